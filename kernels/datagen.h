@@ -1,0 +1,39 @@
+// Deterministic test data and buffer hashing, shared bit for bit by the host backend (g++) and the
+// CUDA kernels (nvcc). Everything here is integer arithmetic plus exact float conversions, so the
+// host and the device produce identical bits for the same (seed, index).
+//
+// Contract:
+//   FillValue(seed, i)  = a float in [-1, 1), exactly k / 2^23 for an integer k in [-2^23, 2^23).
+//   HashWord(word, i)   = a 64-bit mix of one 32-bit element and its index.
+//   The hash of a buffer of n 32-bit words is the wrapping sum (mod 2^64) of HashWord(w[i], i):
+//   order-independent, so a device reduction in any order gives the same value.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define VMM_HD __host__ __device__ __forceinline__
+#else
+#define VMM_HD inline
+#endif
+
+namespace vmm::datagen {
+
+// SplitMix64 finaliser: a bijective 64-bit mixer (Steele, Lea, Flood 2014).
+VMM_HD uint64_t Mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Counter-based generator: the value of element `index` of a buffer filled with `seed`.
+VMM_HD float FillValue(uint64_t seed, uint64_t index) {
+  uint64_t bits = Mix64(Mix64(seed) ^ index);
+  int32_t k = static_cast<int32_t>(bits >> 40) - (1 << 23);  // uniform in [-2^23, 2^23)
+  return static_cast<float>(k) * (1.0f / 8388608.0f);        // exact: k / 2^23
+}
+
+VMM_HD uint64_t HashWord(uint32_t word, uint64_t index) { return Mix64(Mix64(index) + word); }
+
+}  // namespace vmm::datagen

@@ -1,0 +1,181 @@
+// Engine: the one interface between the executor and a VMM/graph backend.
+//
+// Every VMM method maps one to one onto a CUDA driver call, so the CUDA backend is a thin wrapper
+// and the host backend (Linux mmap/memfd) reproduces the same semantics:
+//   Reserve   -> cuMemAddressReserve      Free      -> cuMemAddressFree
+//   Create    -> cuMemCreate              Release   -> cuMemRelease
+//   Map       -> cuMemMap                 Unmap     -> cuMemUnmap
+//   SetAccess -> cuMemSetAccess
+//   BeginCapture/EndCapture -> cudaStreamBeginCapture/EndCapture   Instantiate ->
+//   cudaGraphInstantiate Replay -> cudaGraphLaunch + sync      Update -> cudaGraphExecUpdate
+//   KernelNodes -> cudaGraphGetNodes + cudaGraphKernelNodeGetParams
+//
+// VMM rules every backend enforces (the driver's, written here because the executor relies on
+// them):
+//   - A new mapping has no access until SetAccess is called on it; touching it before is a fault.
+//   - Map needs the whole [va, va+size) inside one reservation and not mapped; size and offsets are
+//     multiples of the granularity; the handle stays alive while mapped even after Release.
+//   - Unmap does not wait for kernels on its own: Unmap and Release here first wait for in-flight
+//   work
+//     (the engine's stream) and say so in SyncNote, because unmapping under a running kernel is the
+//     illegal-address crash inference engines hit in practice.
+//   - Free needs the range fully unmapped.
+//
+// Kernels run on the engine's single in-order stream. Between BeginCapture and EndCapture, Fill and
+// Matmul are recorded into the graph instead of running (their OpTiming stays unmeasured).
+//
+// Matmul contract (so host and device results are bit-identical): row-major fp32,
+// C[m x n] = A[m x k] * B[k x n], each element accumulated as acc = fmaf(A[i,p], B[p,j], acc) for
+// p = 0 .. k-1 in order, starting from acc = 0.0f.
+//
+// Ownership and lifetime: the engine owns every object it creates. Destroying the engine releases
+// what is still alive in reverse order of creation (execs, graphs, mappings, handles,
+// reservations), so a failed run never leaks. Handles are plain values; using one after it was
+// destroyed returns an error Status, never undefined behaviour. Not thread-safe: one executor
+// drives one engine.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runner/base/status.h"
+
+namespace vmm {
+
+using DevicePtr = uint64_t;  // a virtual address in the engine's address space
+
+struct AllocHandle {
+  uint64_t value = 0;
+};
+struct GraphHandle {
+  uint64_t value = 0;
+};
+struct ExecHandle {
+  uint64_t value = 0;
+};
+
+enum class Access { kNone, kRead, kReadWrite };
+
+struct DeviceInfo {
+  std::string backend;             // "host" or "cuda"
+  std::string name;                // e.g. "NVIDIA H200" or "host (x86_64, Linux 6.1)"
+  int ordinal = 0;                 // device ordinal (0 on host)
+  std::string compute_capability;  // "9.0"; empty on host
+  std::string driver_version;      // "13.0" (CUDA driver API version); kernel release on host
+  std::string runtime_version;     // CUDA runtime the binary was built with; empty on host
+  bool vmm_supported = false;
+  uint64_t granularity_min = 0;          // bytes
+  uint64_t granularity_recommended = 0;  // bytes
+  uint64_t total_memory = 0;             // bytes
+};
+
+// Device-side timing of one operation; gpu_us < 0 means "not measured" (e.g. inside a capture).
+struct OpTiming {
+  double gpu_us = -1;
+};
+
+// Whether Unmap/Release had to wait for in-flight work before touching the mapping.
+struct SyncNote {
+  bool waited = false;  // true when there was enqueued work that had not finished yet
+  double wait_us = 0;   // wall time spent waiting
+};
+
+struct MatmulArgs {
+  DevicePtr a = 0, b = 0, c = 0;
+  uint32_t m = 0, n = 0, k = 0;
+};
+
+// cudaGraphExecUpdateResult, by the same names.
+enum class UpdateCode {
+  kSuccess,
+  kError,
+  kErrorTopologyChanged,
+  kErrorNodeTypeChanged,
+  kErrorFunctionChanged,
+  kErrorParametersChanged,
+  kErrorNotSupported,
+  kErrorUnsupportedFunctionChange,
+  kErrorAttributesChanged,
+};
+// "success", "error_topology_changed", ... (the scenario and report spelling).
+const char* UpdateCodeName(UpdateCode code);
+// Inverse of UpdateCodeName; false when `name` is not one of them.
+bool ParseUpdateCode(const std::string& name, UpdateCode* out);
+
+struct UpdateResult {
+  UpdateCode code = UpdateCode::kError;
+  int64_t error_node = -1;  // index (capture order) of the node that blocked the update, -1 if none
+  std::string api_error;    // the API's own error name when it returned one
+                            // ("cudaErrorGraphExecUpdateFailure")
+};
+
+// The launch parameters of one kernel node, as the backend stores them: two captures whose nodes
+// compare equal here can share one executable graph without any update.
+struct KernelNodeParams {
+  std::string function;  // kernel name, e.g. "vmm_matmul_f32"
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<uint32_t, 3> block{1, 1, 1};
+  uint32_t shared_bytes = 0;
+  std::vector<uint8_t> arg_bytes;  // the kernel arguments, packed as the ABI lays them out
+  bool operator==(const KernelNodeParams&) const = default;
+};
+
+// Result of an exact (bitwise) comparison of two buffers of 32-bit elements.
+struct CompareResult {
+  uint64_t mismatches = 0;
+  std::vector<uint64_t> first_indices;  // up to max_report indices, ascending
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  Engine() = default;
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  virtual const DeviceInfo& info() const = 0;
+
+  // --- VMM (one to one with the driver; see the table above) ---
+  // `alignment` 0 means the granularity. `*va` receives the reserved base address.
+  virtual Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) = 0;
+  virtual Status Free(DevicePtr va, uint64_t size) = 0;
+  virtual Status Create(uint64_t size, AllocHandle* out) = 0;
+  virtual Status Release(AllocHandle handle, SyncNote* note) = 0;
+  // Maps [handle+offset, +size) at va. The mapping has no access until SetAccess.
+  virtual Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) = 0;
+  virtual Status SetAccess(DevicePtr va, uint64_t size, Access access) = 0;
+  virtual Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) = 0;
+
+  // --- Kernels (enqueued on the engine's stream; recorded while capturing) ---
+  // Fills `count` fp32 elements at dst with datagen::FillValue(seed, i).
+  virtual Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) = 0;
+  virtual Status Matmul(const MatmulArgs& args, OpTiming* timing) = 0;
+
+  // --- Graphs ---
+  virtual Status BeginCapture() = 0;
+  virtual Status EndCapture(GraphHandle* out) = 0;
+  virtual Status Instantiate(GraphHandle graph, ExecHandle* out) = 0;
+  // Launches the executable graph and waits for it.
+  virtual Status Replay(ExecHandle exec, OpTiming* timing) = 0;
+  // cudaGraphExecUpdate(exec, graph). A refused update is not an error Status: the Status is ok and
+  // `result->code` says why. An error Status means the call itself could not be made.
+  virtual Status Update(ExecHandle exec, GraphHandle graph, UpdateResult* result) = 0;
+  // Kernel nodes of `graph` in capture order.
+  virtual Status KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>* out) = 0;
+  virtual Status DestroyGraph(GraphHandle graph) = 0;
+  virtual Status DestroyExec(ExecHandle exec) = 0;
+
+  // --- Data (synchronous: each waits for the stream first) ---
+  virtual Status CopyToHost(DevicePtr src, uint64_t bytes, void* dst) = 0;
+  // The datagen hash (wrapping sum of HashWord) of `count` 32-bit words at src.
+  virtual Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash) = 0;
+  // Bitwise comparison of `count` 32-bit words; records at most `max_report` indices.
+  virtual Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
+                         CompareResult* out) = 0;
+  virtual Status Synchronize() = 0;
+};
+
+}  // namespace vmm

@@ -1,0 +1,37 @@
+#include <array>
+#include <utility>
+
+#include "runner/engine/engine.h"
+
+namespace vmm {
+namespace {
+constexpr std::array<std::pair<UpdateCode, const char*>, 9> kUpdateCodeNames = {{
+    {UpdateCode::kSuccess, "success"},
+    {UpdateCode::kError, "error"},
+    {UpdateCode::kErrorTopologyChanged, "error_topology_changed"},
+    {UpdateCode::kErrorNodeTypeChanged, "error_node_type_changed"},
+    {UpdateCode::kErrorFunctionChanged, "error_function_changed"},
+    {UpdateCode::kErrorParametersChanged, "error_parameters_changed"},
+    {UpdateCode::kErrorNotSupported, "error_not_supported"},
+    {UpdateCode::kErrorUnsupportedFunctionChange, "error_unsupported_function_change"},
+    {UpdateCode::kErrorAttributesChanged, "error_attributes_changed"},
+}};
+}  // namespace
+
+const char* UpdateCodeName(UpdateCode code) {
+  for (const auto& [c, name] : kUpdateCodeNames)
+    if (c == code) return name;
+  return "unknown";
+}
+
+bool ParseUpdateCode(const std::string& name, UpdateCode* out) {
+  for (const auto& [c, n] : kUpdateCodeNames) {
+    if (name == n) {
+      *out = c;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace vmm

@@ -1,0 +1,76 @@
+// The plan: a scenario whose names are resolved to dense slot indices and whose every step was
+// proven legal by simulating the VMM/graph state machine (BuildPlan). The executor runs a Plan
+// against an Engine without re-checking anything: if BuildPlan returned no diagnostics, every
+// reference is to a live object, every map is inside its reservation and over unmapped space, every
+// unmap covers mapped space, every size and offset is a multiple of the granularity, and every
+// graph/exec used exists. Pure C++: no YAML, no CUDA.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runner/base/diagnostic.h"
+#include "runner/engine/engine.h"
+#include "runner/scenario/scenario.h"
+
+namespace vmm {
+
+struct PlanBuffer {
+  std::string name;
+  std::vector<uint64_t> shape;
+  uint64_t elements = 0;
+  uint64_t bytes = 0;  // elements * 4
+  uint64_t reservation_size =
+      0;  // from the reserve step (bytes rounded up to granularity if unset)
+};
+
+// What a check step expects, decoded from the step's `expect` string.
+enum class Expectation {
+  kNone,        // steps that check nothing
+  kPass,        // check_matmul: every element within the fp64 error bound
+  kEqual,       // check_equal
+  kDifferent,   // check_equal, check_address, check_kernel_params
+  kSame,        // check_address
+  kIdentical,   // check_kernel_params
+  kUpdateCode,  // update: see PlanStep::expect_update
+};
+
+struct PlanStep {
+  const Step* src = nullptr;  // the scenario step; the Scenario must outlive the Plan
+  Op op = Op::kSynchronize;
+  int index = 0;      // position in the top-level step list (capture bodies: inner index)
+  std::string label;  // the step's name, or "<op> #<index>" when unnamed
+
+  // Slots (index into Plan's name tables), -1 when unused.
+  int buffer = -1, alloc = -1, graph = -1, exec = -1, snapshot = -1, other = -1;
+  int a = -1, b = -1, c = -1;
+  std::vector<int> of_steps;  // check_address: indices of the steps whose addresses are compared
+  std::vector<int> graphs;    // check_kernel_params
+
+  // Resolved numbers (defaults applied).
+  uint64_t offset = 0, size = 0, alloc_offset = 0, alignment = 0, seed = 0;
+  uint32_t m = 0, n = 0, k = 0;  // matmul / check_matmul dimensions
+  Access access = Access::kReadWrite;
+  Expectation expect = Expectation::kNone;
+  UpdateCode expect_update = UpdateCode::kSuccess;
+  uint32_t repeat = 1;
+  bool fatal = false;
+
+  std::vector<PlanStep> body;  // capture
+};
+
+struct Plan {
+  std::string scenario_name;
+  uint64_t granularity = 0;
+  std::vector<PlanBuffer> buffers;
+  std::vector<std::string> allocs, graphs, execs, snapshots;  // slot -> name
+  std::vector<uint64_t> alloc_sizes;                          // slot -> bytes
+  std::vector<PlanStep> steps;
+};
+
+// Resolves and validates `scenario`. On success `diagnostics` is empty; otherwise it holds every
+// problem found (one pass, in file order) and the returned Plan must not be run.
+Plan BuildPlan(const Scenario& scenario, std::vector<Diagnostic>* diagnostics);
+
+}  // namespace vmm

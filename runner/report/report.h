@@ -1,0 +1,99 @@
+// The verification report: an in-memory model of one scenario run, written as JSON by WriteReport
+// and read back by ReadReport (report_io.h). Pure C++; nlohmann/json stays inside
+// runner/report/*.cc.
+//
+// Stable fields (compared exactly by `vmm-run diff`): step op/name/status, check expected/actual/
+// verdict, update result codes, address relations (check_address verdicts), data hashes, summary.
+// Volatile fields (ignored or compared with a noise threshold): addresses, timings, started_at,
+// argv, git sha, durations.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace vmm::report {
+
+inline constexpr const char* kSchemaVersion = "1.0";  // major.minor; readers refuse another major
+
+// A scalar detail value. 64-bit integers are written as decimal strings in JSON (readers of JSON in
+// other languages lose precision past 2^53); addresses and hashes as "0x..." hex strings.
+using Scalar = std::variant<bool, int64_t, double, std::string>;
+using Details = std::vector<std::pair<std::string, Scalar>>;  // ordered as the executor added them
+
+enum class StepStatus { kOk, kFailed, kSkipped, kUnchecked };
+const char* StepStatusName(StepStatus s);  // "ok", "failed", "skipped", "unchecked"
+
+enum class Verdict { kPass, kFail };
+const char* VerdictName(Verdict v);  // "pass", "fail"
+
+struct Mismatch {
+  uint64_t index = 0;
+  std::string want, got;  // values as printed (floats with enough digits to round-trip)
+};
+
+struct CheckRecord {
+  std::string expected;  // e.g. "same", "success", "pass", "different"
+  std::string actual;
+  Verdict verdict = Verdict::kFail;
+  uint64_t mismatch_count = 0;       // data checks only
+  std::vector<Mismatch> mismatches;  // the first few
+};
+
+// Summary statistics of a repeated step (repeat: N), microseconds.
+struct TimingStats {
+  uint32_t count = 0;
+  double min_us = 0, median_us = 0, p99_us = 0, max_us = 0;
+};
+
+struct StepRecord {
+  int index = 0;       // position in the scenario's step list
+  std::string name;    // the step's name, or "<op> #<index>"
+  bool named = false;  // true when the scenario gave the name (a stable diff key)
+  std::string op;
+  int line = 0;  // line of the step in the scenario file
+  StepStatus status = StepStatus::kOk;
+  double wall_us = 0;                                // first (or only) execution
+  std::optional<double> gpu_us;                      // device time (events) where measured
+  std::optional<TimingStats> wall_stats, gpu_stats;  // when repeat > 1
+  Details addresses;                                 // e.g. {"va", "0x7f..."}: hex strings
+  Details details;  // op-specific facts (sizes, result codes, hashes, waited...)
+  std::optional<CheckRecord> check;
+  std::string error;             // run-time failure message (status failed, no check)
+  std::vector<StepRecord> body;  // capture: the recorded inner steps
+};
+
+struct DeviceRecord {
+  std::string name, compute_capability, driver_version, runtime_version;
+  int ordinal = 0;
+  bool vmm_supported = false;
+  uint64_t granularity_min = 0, granularity_recommended = 0, total_memory = 0;
+};
+
+struct Summary {
+  int steps = 0, ok = 0, failed = 0, skipped = 0, unchecked = 0;
+  int checks_passed = 0, checks_failed = 0;
+  int exit_code = 0;
+  int failed_step = -1;  // index of the step that failed at run time (exit 4), else -1
+  std::string result;    // "pass", "fail" (a check failed), "error" (a step failed)
+  double duration_ms = 0;
+};
+
+struct Report {
+  std::string schema_version = kSchemaVersion;
+  std::string tool_version, git_sha;
+  std::vector<std::string> argv;
+  std::string scenario_path, scenario_sha256, scenario_name;
+  std::string backend;         // "host" | "cuda"
+  std::string backend_reason;  // why auto picked it, e.g. "no CUDA device: ..."
+  DeviceRecord device;
+  uint64_t granularity = 0;  // the scenario's granularity, bytes
+  std::string started_at;    // ISO 8601 UTC
+  std::vector<StepRecord> steps;
+  Summary summary;
+};
+
+}  // namespace vmm::report
