@@ -1,0 +1,46 @@
+// Launch geometry of every kernel, shared by the CUDA backend (which launches with it) and the host
+// backend (which records the same geometry in its graph nodes, so KernelNodeParams look alike on
+// both). Plain C++: no CUDA types.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace vmm::kernels {
+
+struct LaunchConfig {
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<uint32_t, 3> block{1, 1, 1};
+  uint32_t shared_bytes = 0;  // dynamic shared memory
+};
+
+// Kernel names as they appear in KernelNodeParams::function.
+inline constexpr const char* kMatmulKernelName = "vmm_matmul_f32";
+inline constexpr const char* kFillKernelName = "vmm_fill_f32";
+
+// Matmul: each block computes a kMatmulTile x kMatmulTile tile of C.
+inline constexpr uint32_t kMatmulTile = 64;
+inline constexpr uint32_t kMatmulThreads = 256;
+
+inline LaunchConfig MatmulLaunch(uint32_t m, uint32_t n) {
+  LaunchConfig c;
+  c.grid = {(n + kMatmulTile - 1) / kMatmulTile, (m + kMatmulTile - 1) / kMatmulTile, 1};
+  c.block = {kMatmulThreads, 1, 1};
+  return c;
+}
+
+// Fill: grid-stride loop over the elements.
+inline constexpr uint32_t kFillThreads = 256;
+inline constexpr uint64_t kFillMaxBlocks = 4096;
+
+inline LaunchConfig FillLaunch(uint64_t count) {
+  uint64_t blocks = (count + kFillThreads - 1) / kFillThreads;
+  if (blocks > kFillMaxBlocks) blocks = kFillMaxBlocks;
+  if (blocks == 0) blocks = 1;
+  LaunchConfig c;
+  c.grid = {static_cast<uint32_t>(blocks), 1, 1};
+  c.block = {kFillThreads, 1, 1};
+  return c;
+}
+
+}  // namespace vmm::kernels
