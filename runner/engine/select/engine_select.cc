@@ -1,0 +1,68 @@
+#include "runner/engine/select/engine_select.h"
+
+#include "runner/engine/host/host_engine.h"
+#if VMMRUN_HAVE_CUDA
+#include "runner/engine/cuda/cuda_engine.h"
+#endif
+
+namespace vmm {
+namespace {
+
+StatusOr<EngineChoice> MakeHost(const EngineRequest& request, std::string reason) {
+  HostEngineOptions options;
+  options.granularity = request.granularity;
+  StatusOr<std::unique_ptr<Engine>> engine = CreateHostEngine(options);
+  if (!engine.ok()) return engine.status();
+  return EngineChoice{std::move(engine).value(), std::move(reason)};
+}
+
+// The CUDA engine, or the reason there is none.
+StatusOr<std::unique_ptr<Engine>> MakeCuda(int device) {
+#if VMMRUN_HAVE_CUDA
+  return CreateCudaEngine(device);
+#else
+  (void)device;
+  return Unavailable("this vmm-run was built without the CUDA backend (no nvcc at build time)");
+#endif
+}
+
+}  // namespace
+
+bool ParseBackendKind(const std::string& name, BackendKind* out) {
+  if (name == "auto")
+    *out = BackendKind::kAuto;
+  else if (name == "host")
+    *out = BackendKind::kHost;
+  else if (name == "cuda")
+    *out = BackendKind::kCuda;
+  else
+    return false;
+  return true;
+}
+
+bool CudaBackendBuilt() { return VMMRUN_HAVE_CUDA != 0; }
+
+StatusOr<EngineChoice> SelectEngine(const EngineRequest& request) {
+  switch (request.kind) {
+    case BackendKind::kHost:
+      return MakeHost(request, "requested with --backend host");
+    case BackendKind::kCuda: {
+      StatusOr<std::unique_ptr<Engine>> cuda = MakeCuda(request.device);
+      if (!cuda.ok()) return Unavailable("cuda backend unavailable: " + cuda.status().message());
+      return EngineChoice{std::move(cuda).value(), "requested with --backend cuda"};
+    }
+    case BackendKind::kAuto: {
+      StatusOr<std::unique_ptr<Engine>> cuda = MakeCuda(request.device);
+      if (cuda.ok()) {
+        return EngineChoice{std::move(cuda).value(), "auto: CUDA device " +
+                                                         std::to_string(request.device) +
+                                                         " supports virtual memory management"};
+      }
+      if (cuda.status().code() != Code::kUnavailable) return cuda.status();
+      return MakeHost(request, "auto: " + cuda.status().message() + "; using the host backend");
+    }
+  }
+  return InternalError("unknown backend kind");
+}
+
+}  // namespace vmm

@@ -1,0 +1,37 @@
+// Backend selection for `--backend auto|host|cuda`.
+//
+// auto picks the CUDA backend when a VMM-capable CUDA device is usable, else the host backend, and
+// says why in EngineChoice::reason (printed and recorded in the report). cuda never falls back: it
+// returns Code::kUnavailable (exit 3) with the reason. host always works on Linux.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "runner/base/status.h"
+#include "runner/engine/engine.h"
+
+namespace vmm {
+
+enum class BackendKind { kAuto, kHost, kCuda };
+
+// "auto", "host", "cuda"; false for anything else.
+bool ParseBackendKind(const std::string& name, BackendKind* out);
+
+struct EngineChoice {
+  std::unique_ptr<Engine> engine;
+  std::string reason;  // e.g. "auto: no CUDA device (cudaErrorNoDevice: ...)", "requested"
+};
+
+struct EngineRequest {
+  BackendKind kind = BackendKind::kAuto;
+  int device = 0;            // CUDA device ordinal
+  uint64_t granularity = 0;  // the scenario's granularity; the host backend uses it as its own
+};
+
+// True when this binary was built with the CUDA backend.
+bool CudaBackendBuilt();
+
+StatusOr<EngineChoice> SelectEngine(const EngineRequest& request);
+
+}  // namespace vmm

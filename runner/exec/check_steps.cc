@@ -1,0 +1,198 @@
+// snapshot and the check_* steps. Data is read back to the host and judged there, independently of
+// the engine's kernels; the engine's device checksum is cross-checked against a host hash of the
+// same bytes, so a wrong checksum kernel cannot hide.
+#include <cstring>
+
+#include "kernels/datagen.h"
+#include "runner/base/format.h"
+#include "runner/base/stopwatch.h"
+#include "runner/exec/matmul_check.h"
+#include "runner/exec/run_state.h"
+
+namespace vmm {
+namespace {
+
+using report::CheckRecord;
+using report::StepRecord;
+using report::Verdict;
+
+constexpr size_t kMaxReportedMismatches = 8;
+
+uint64_t HostHash(const std::vector<uint32_t>& words) {
+  uint64_t h = 0;
+  for (uint64_t i = 0; i < words.size(); ++i) h += datagen::HashWord(words[i], i);
+  return h;
+}
+
+// Copies buffer `slot` to the host and hashes it on the device; fails if the hashes disagree.
+Status ReadBuffer(RunState& state, int slot, std::vector<uint32_t>* words, uint64_t* hash) {
+  const PlanBuffer& buffer = state.plan.buffers[slot];
+  words->resize(buffer.elements);
+  DevicePtr va = state.buffer_va[slot];
+  VMM_RETURN_IF_ERROR(state.engine.CopyToHost(va, buffer.bytes, words->data()));
+  VMM_RETURN_IF_ERROR(state.engine.Checksum(va, buffer.elements, hash));
+  uint64_t host = HostHash(*words);
+  if (host != *hash) {
+    return RuntimeError("checksum of buffer '" + buffer.name + "' computed by the backend (" +
+                        Hex(*hash) + ") differs from the hash of the same bytes on the host (" +
+                        Hex(host) + ")");
+  }
+  return Status::Ok();
+}
+
+std::string FloatBits(uint32_t w) {
+  float f;
+  std::memcpy(&f, &w, sizeof f);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", f);
+  return buf;
+}
+
+Status CheckMatmul(const PlanStep& step, RunState& state, StepRecord& record) {
+  std::vector<uint32_t> a, b, c;
+  uint64_t ha = 0, hb = 0, hc = 0;
+  VMM_RETURN_IF_ERROR(ReadBuffer(state, step.a, &a, &ha));
+  VMM_RETURN_IF_ERROR(ReadBuffer(state, step.b, &b, &hb));
+  VMM_RETURN_IF_ERROR(ReadBuffer(state, step.c, &c, &hc));
+  auto as_float = [](const std::vector<uint32_t>& v) {
+    return reinterpret_cast<const float*>(v.data());
+  };
+  MatmulVerification v = VerifyMatmul(as_float(a), as_float(b), as_float(c), step.m, step.n, step.k,
+                                      kMaxReportedMismatches);
+  CheckRecord check;
+  check.expected = "pass";
+  check.actual = v.mismatches == 0 ? "pass" : "fail";
+  check.verdict = v.mismatches == 0 ? Verdict::kPass : Verdict::kFail;
+  check.mismatch_count = v.mismatches;
+  check.mismatches = std::move(v.first);
+  record.check = std::move(check);
+  record.details.emplace_back("method", v.method);
+  record.details.emplace_back("elements", static_cast<int64_t>(v.elements));
+  record.details.emplace_back("max_error_over_bound", v.max_error_ratio);
+  record.details.emplace_back("a_hash", Hex(ha));
+  record.details.emplace_back("b_hash", Hex(hb));
+  record.details.emplace_back("c_hash", Hex(hc));
+  return Status::Ok();
+}
+
+Status CheckEqual(const PlanStep& step, RunState& state, StepRecord& record) {
+  std::vector<uint32_t> words, other_words;
+  uint64_t hash = 0, other_hash = 0;
+  VMM_RETURN_IF_ERROR(ReadBuffer(state, step.buffer, &words, &hash));
+  const std::vector<uint32_t>* other = nullptr;
+  if (step.snapshot >= 0) {
+    const Snapshot& snap = *state.snapshots[step.snapshot];
+    other = &snap.words;
+    other_hash = snap.hash;
+  } else {
+    VMM_RETURN_IF_ERROR(ReadBuffer(state, step.other, &other_words, &other_hash));
+    other = &other_words;
+  }
+  CheckRecord check;
+  std::vector<report::Mismatch> first;
+  for (uint64_t i = 0; i < words.size(); ++i) {
+    if (words[i] == (*other)[i]) continue;
+    ++check.mismatch_count;
+    if (first.size() < kMaxReportedMismatches)
+      first.push_back({i, FloatBits((*other)[i]), FloatBits(words[i])});
+  }
+  const bool equal = check.mismatch_count == 0;
+  check.expected = step.expect == Expectation::kDifferent ? "different" : "equal";
+  check.actual = equal ? "equal" : "different";
+  check.verdict = check.expected == check.actual ? Verdict::kPass : Verdict::kFail;
+  // Listing mismatches is only informative when equality was expected.
+  if (step.expect != Expectation::kDifferent) check.mismatches = std::move(first);
+  record.check = std::move(check);
+  record.details.emplace_back("elements", static_cast<int64_t>(words.size()));
+  record.details.emplace_back("buffer_hash", Hex(hash));
+  record.details.emplace_back("other_hash", Hex(other_hash));
+  return Status::Ok();
+}
+
+Status CheckAddress(const PlanStep& step, RunState& state, StepRecord& record) {
+  bool same = true;
+  DevicePtr first = *state.step_address[step.of_steps.front()];
+  for (int index : step.of_steps) {
+    DevicePtr addr = *state.step_address[index];
+    record.addresses.emplace_back(state.plan.steps[index].label, Hex(addr));
+    if (addr != first) same = false;
+  }
+  CheckRecord check;
+  check.expected = step.expect == Expectation::kDifferent ? "different" : "same";
+  check.actual = same ? "same" : "different";
+  check.verdict = check.expected == check.actual ? Verdict::kPass : Verdict::kFail;
+  record.check = std::move(check);
+  return Status::Ok();
+}
+
+// Describes the first difference between two kernel-node lists, or "" when identical.
+std::string FirstDifference(const std::vector<KernelNodeParams>& x,
+                            const std::vector<KernelNodeParams>& y) {
+  if (x.size() != y.size())
+    return "node count " + std::to_string(x.size()) + " vs " + std::to_string(y.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const std::string node = "node " + std::to_string(i) + ": ";
+    if (x[i].function != y[i].function)
+      return node + "function " + x[i].function + " vs " + y[i].function;
+    if (x[i].grid != y[i].grid) return node + "grid differs";
+    if (x[i].block != y[i].block) return node + "block differs";
+    if (x[i].shared_bytes != y[i].shared_bytes) return node + "shared memory differs";
+    if (x[i].arg_bytes != y[i].arg_bytes) return node + "argument bytes differ";
+  }
+  return "";
+}
+
+Status CheckKernelParams(const PlanStep& step, RunState& state, StepRecord& record) {
+  std::vector<KernelNodeParams> first, second;
+  VMM_RETURN_IF_ERROR(state.engine.KernelNodes(state.graphs[step.graphs[0]], &first));
+  VMM_RETURN_IF_ERROR(state.engine.KernelNodes(state.graphs[step.graphs[1]], &second));
+  std::string difference = FirstDifference(first, second);
+  CheckRecord check;
+  check.expected = step.expect == Expectation::kDifferent ? "different" : "identical";
+  check.actual = difference.empty() ? "identical" : "different";
+  check.verdict = check.expected == check.actual ? Verdict::kPass : Verdict::kFail;
+  record.check = std::move(check);
+  record.details.emplace_back("nodes", static_cast<int64_t>(first.size()));
+  size_t arg_bytes = 0;
+  for (const KernelNodeParams& p : first) arg_bytes += p.arg_bytes.size();
+  record.details.emplace_back("arg_bytes_compared", static_cast<int64_t>(arg_bytes));
+  if (!difference.empty()) record.details.emplace_back("first_difference", difference);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RunCheckStep(const PlanStep& step, RunState& state, StepRecord& record) {
+  Stopwatch watch;
+  Status status;
+  switch (step.op) {
+    case Op::kSnapshot: {
+      Snapshot snap;
+      status = ReadBuffer(state, step.buffer, &snap.words, &snap.hash);
+      if (status.ok()) {
+        record.details.emplace_back("elements", static_cast<int64_t>(snap.words.size()));
+        record.details.emplace_back("data_hash", Hex(snap.hash));
+        state.snapshots[step.snapshot] = std::move(snap);
+      }
+      break;
+    }
+    case Op::kCheckMatmul:
+      status = CheckMatmul(step, state, record);
+      break;
+    case Op::kCheckEqual:
+      status = CheckEqual(step, state, record);
+      break;
+    case Op::kCheckAddress:
+      status = CheckAddress(step, state, record);
+      break;
+    case Op::kCheckKernelParams:
+      status = CheckKernelParams(step, state, record);
+      break;
+    default:
+      return InternalError(std::string("RunCheckStep got op ") + OpName(step.op));
+  }
+  record.wall_us = watch.ElapsedUs();
+  return status;
+}
+
+}  // namespace vmm

@@ -1,0 +1,154 @@
+#include "runner/exec/executor.h"
+
+#include "runner/base/stopwatch.h"
+#include "runner/exec/run_state.h"
+#include "runner/exec/timing_stats.h"
+
+namespace vmm {
+
+RunState::RunState(const Plan& p, Engine& e)
+    : plan(p),
+      engine(e),
+      buffer_va(p.buffers.size(), 0),
+      allocs(p.allocs.size()),
+      graphs(p.graphs.size()),
+      execs(p.execs.size()),
+      snapshots(p.snapshots.size()),
+      step_address(p.steps.size()) {}
+
+namespace {
+
+using report::StepRecord;
+using report::StepStatus;
+
+Status Dispatch(const PlanStep& step, RunState& state, StepRecord& record) {
+  switch (step.op) {
+    case Op::kReserve:
+    case Op::kFree:
+    case Op::kCreate:
+    case Op::kRelease:
+    case Op::kMap:
+    case Op::kSetAccess:
+    case Op::kUnmap:
+      return RunVmmStep(step, state, record);
+    case Op::kFill:
+    case Op::kMatmul:
+      return RunKernelStep(step, state, record);
+    case Op::kCapture:
+    case Op::kInstantiate:
+    case Op::kReplay:
+    case Op::kUpdate:
+    case Op::kDestroyGraph:
+    case Op::kDestroyExec:
+    case Op::kSynchronize:
+      return RunGraphStep(step, state, record);
+    case Op::kSnapshot:
+    case Op::kCheckMatmul:
+    case Op::kCheckEqual:
+    case Op::kCheckAddress:
+    case Op::kCheckKernelParams:
+      return RunCheckStep(step, state, record);
+  }
+  return InternalError("unknown op");
+}
+
+StepRecord NewRecord(const PlanStep& step) {
+  StepRecord record;
+  record.index = step.index;
+  record.name = step.label;
+  record.named = step.src != nullptr && step.src->name.set;
+  record.op = OpName(step.op);
+  record.line = step.src != nullptr ? step.src->loc.line : 0;
+  return record;
+}
+
+// Runs `step` step.repeat times; the record keeps the first run's facts plus timing statistics.
+Status RunRepeated(const PlanStep& step, RunState& state, StepRecord& record) {
+  Status status = Dispatch(step, state, record);
+  if (!status.ok() || step.repeat <= 1) return status;
+  std::vector<double> wall{record.wall_us}, gpu;
+  if (record.gpu_us) gpu.push_back(*record.gpu_us);
+  for (uint32_t i = 1; i < step.repeat; ++i) {
+    StepRecord again = NewRecord(step);
+    status = Dispatch(step, state, again);
+    if (!status.ok()) return status.WithContext("repetition " + std::to_string(i + 1));
+    wall.push_back(again.wall_us);
+    if (again.gpu_us) gpu.push_back(*again.gpu_us);
+    // A repeated check must hold every time: keep the first failing verdict.
+    if (again.check && again.check->verdict == report::Verdict::kFail &&
+        (!record.check || record.check->verdict == report::Verdict::kPass)) {
+      record.check = again.check;
+    }
+  }
+  record.wall_stats = ComputeStats(std::move(wall));
+  if (!gpu.empty()) record.gpu_stats = ComputeStats(std::move(gpu));
+  return Status::Ok();
+}
+
+void Count(const StepRecord& record, report::Summary& summary) {
+  ++summary.steps;
+  switch (record.status) {
+    case StepStatus::kOk:
+      ++summary.ok;
+      break;
+    case StepStatus::kFailed:
+      ++summary.failed;
+      break;
+    case StepStatus::kSkipped:
+      ++summary.skipped;
+      break;
+    case StepStatus::kUnchecked:
+      ++summary.unchecked;
+      break;
+  }
+  if (record.check && record.status != StepStatus::kSkipped) {
+    if (record.check->verdict == report::Verdict::kPass)
+      ++summary.checks_passed;
+    else
+      ++summary.checks_failed;
+  }
+}
+
+}  // namespace
+
+RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
+  Stopwatch total;
+  RunState state(plan, engine);
+  RunOutcome outcome;
+  report::Summary& summary = outcome.summary;
+  bool stopped = false;  // a run-time failure or a fatal check: the rest is skipped
+  for (const PlanStep& step : plan.steps) {
+    StepRecord record = NewRecord(step);
+    if (stopped) {
+      record.status = StepStatus::kSkipped;
+    } else {
+      Status status = RunRepeated(step, state, record);
+      if (!status.ok()) {
+        record.status = StepStatus::kFailed;
+        record.error = status.message();
+        summary.failed_step = step.index;
+        stopped = true;
+      } else if (record.check && record.check->verdict == report::Verdict::kFail) {
+        record.status = StepStatus::kFailed;
+        if (step.fatal) stopped = true;
+      }
+    }
+    Count(record, summary);
+    if (observer != nullptr) observer->OnStep(step, record);
+    outcome.steps.push_back(std::move(record));
+  }
+  if (summary.failed_step >= 0) {
+    summary.exit_code = 4;
+    summary.result = "error";
+  } else if (summary.checks_failed > 0) {
+    summary.exit_code = 1;
+    summary.result = "fail";
+  } else {
+    summary.exit_code = 0;
+    summary.result = "pass";
+  }
+  summary.duration_ms = total.ElapsedUs() / 1000.0;
+  return outcome;
+}
+
+}  // namespace vmm

@@ -1,0 +1,38 @@
+// Executor: runs a validated Plan against an Engine and records what happened in report steps.
+//
+// Contract:
+//   - The Plan came from BuildPlan with no diagnostics; the executor does not re-validate it.
+//   - Steps run in order. A step whose engine call fails is recorded `failed` with the engine's
+//     message, every later step is recorded `skipped`, and Run returns exit code 4. A failed check
+//     continues the run (exit 1 at the end) unless the step is `fatal`, which skips the rest.
+//   - The executor never releases anything itself on failure: the Engine owns every object and
+//     releases what is alive when it is destroyed (reverse creation order).
+//   - Timing: wall_us is measured around the engine call(s) of the step only; bookkeeping, report
+//     building and observer callbacks happen outside the timed region.
+// Not thread-safe; one Executor per run.
+#pragma once
+
+#include <vector>
+
+#include "runner/engine/engine.h"
+#include "runner/plan/plan.h"
+#include "runner/report/report.h"
+
+namespace vmm {
+
+// Receives each step's record as soon as it is final (for the console log).
+class StepObserver {
+ public:
+  virtual ~StepObserver() = default;
+  virtual void OnStep(const PlanStep& step, const report::StepRecord& record) = 0;
+};
+
+struct RunOutcome {
+  std::vector<report::StepRecord> steps;
+  report::Summary summary;  // exit_code: 0 pass, 1 a check failed, 4 a step failed
+};
+
+// Runs `plan` on `engine`. `observer` may be null.
+RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer);
+
+}  // namespace vmm
