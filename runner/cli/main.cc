@@ -1,0 +1,75 @@
+// vmm-run entry point: wires the subcommands (one file each) and is the one error boundary.
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "runner/cli/run_command.h"
+#include "runner/cli/steps_command.h"
+#include "runner/cli/validate_command.h"
+#include "version.h"
+
+namespace {
+
+// `vmm-run FILE...` is shorthand for `vmm-run run FILE...`: when no subcommand is named and some
+// argument is not an option, "run" is inserted.
+std::vector<std::string> WithDefaultSubcommand(std::vector<std::string> args,
+                                               const std::set<std::string>& subcommands) {
+  bool has_subcommand = false, has_positional = false;
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (subcommands.count(args[i])) has_subcommand = true;
+    if (!args[i].empty() && args[i][0] != '-') has_positional = true;
+  }
+  if (!has_subcommand && has_positional) args.insert(args.begin() + 1, "run");
+  return args;
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app{
+      "vmm-run: run CUDA VMM and CUDA graph scenarios, verify every claim, report as JSON.\n"
+      "  vmm-run scenarios/reuse.yaml          (same as: vmm-run run ...)"};
+  app.set_version_flag("--version",
+                       std::string("vmm-run ") + VMMRUN_VERSION + " (" + VMMRUN_GIT_SHA + ")");
+  app.require_subcommand(1);
+
+  vmm::RunOptions run;
+  vmm::ValidateOptions validate;
+  vmm::StepsOptions steps;
+  vmm::SetupRunCommand(app, run);
+  vmm::SetupValidateCommand(app, validate);
+  vmm::SetupStepsCommand(app, steps);
+
+  std::set<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.insert(sub->get_name());
+  std::vector<std::string> args =
+      WithDefaultSubcommand(std::vector<std::string>(argv, argv + argc), names);
+  std::vector<char*> cargs;
+  for (std::string& a : args) cargs.push_back(a.data());
+  run.argv.assign(argv, argv + argc);
+
+  try {
+    app.parse(static_cast<int>(cargs.size()), cargs.data());
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);  // prints help/version (code 0) or the usage error
+    return code == 0 ? 0 : 2;
+  }
+  if (app.got_subcommand("run")) return vmm::RunRunCommand(run);
+  if (app.got_subcommand("validate")) return vmm::RunValidateCommand(validate);
+  if (app.got_subcommand("steps")) return vmm::RunStepsCommand(steps);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "vmm-run: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "vmm-run: internal error: unknown exception\n";
+  }
+  return 3;
+}
