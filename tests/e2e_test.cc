@@ -1,0 +1,189 @@
+// End-to-end tests of the vmm-run binary: exit codes, console output and the reports it writes,
+// on the host backend (or whatever `auto` picks on this machine).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "runner/report/report_io.h"
+
+namespace vmm {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+// Runs vmm-run with `args` from the source directory (so scenario paths are relative).
+Result Run(const std::string& args) {
+  std::string command = "cd '" VMMRUN_SOURCE_DIR "' && '" VMMRUN_BINARY "' " + args + " 2>&1";
+  Result result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) result.out.append(buf.data(), n);
+  int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+class E2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("vmm_e2e_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  fs::path dir_;
+};
+
+TEST_F(E2E, ReuseRunsToAPassOnTheHostBackend) {
+  Result r = Run("scenarios/reuse.yaml --backend host --report " + Path("reuse.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("backend: host (requested with --backend host)"), std::string::npos);
+  EXPECT_NE(r.out.find("same: YES"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("equal: NO"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("result: PASS"), std::string::npos) << r.out;
+  StatusOr<report::Report> report = report::ReadReport(Path("reuse.json"));
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->scenario_name, "reuse");
+  EXPECT_EQ(report->backend, "host");
+  EXPECT_EQ(report->summary.exit_code, 0);
+  EXPECT_EQ(report->summary.checks_failed, 0);
+  EXPECT_EQ(report->summary.checks_passed, 5);  // 2 matmul, 2 address, 1 differ
+  EXPECT_EQ(report->scenario_sha256.size(), 64u);
+  for (const report::StepRecord& step : report->steps) {
+    EXPECT_EQ(step.status, report::StepStatus::kOk) << step.name;
+    if (step.op == "check_matmul") {
+      ASSERT_TRUE(step.check.has_value());
+      EXPECT_EQ(step.check->mismatch_count, 0u);
+    }
+  }
+}
+
+TEST_F(E2E, GraphUpdateRunsToAPassAndReportsTheUpdateCode) {
+  Result r = Run("scenarios/graph_update.yaml --backend host --report " + Path("g.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("result success (expected success)"), std::string::npos) << r.out;
+  StatusOr<report::Report> report = report::ReadReport(Path("g.json"));
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  bool saw_update = false;
+  for (const report::StepRecord& step : report->steps) {
+    if (step.op != "update") continue;
+    saw_update = true;
+    ASSERT_TRUE(step.check.has_value());
+    EXPECT_EQ(step.check->actual, "success");
+    ASSERT_TRUE(step.wall_stats.has_value());
+    EXPECT_EQ(step.wall_stats->count, 20u);
+  }
+  EXPECT_TRUE(saw_update);
+}
+
+TEST_F(E2E, DefaultSubcommandAndDefaultReportDirectory) {
+  Result r = Run("scenarios/update_topology.yaml -q --backend host --report-dir " + Path("out"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(fs::exists(Path("out/update_topology.host.json"))) << r.out;
+  EXPECT_EQ(r.out.find("   0  "), std::string::npos) << "--quiet printed steps:\n" << r.out;
+}
+
+TEST_F(E2E, FailedCheckExitsOneAndKeepsRunning) {
+  Result r = Run("tests/data/check_fails.yaml --backend host --report " + Path("f.json"));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  StatusOr<report::Report> report = report::ReadReport(Path("f.json"));
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->summary.result, "fail");
+  EXPECT_EQ(report->summary.checks_failed, 1);
+  EXPECT_EQ(report->steps.back().status, report::StepStatus::kOk);  // the run went on
+}
+
+TEST_F(E2E, FatalCheckSkipsTheRest) {
+  Result r = Run("tests/data/fatal_check.yaml --backend host --report " + Path("f.json"));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  StatusOr<report::Report> report = report::ReadReport(Path("f.json"));
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->steps.back().status, report::StepStatus::kSkipped);
+  EXPECT_EQ(report->summary.skipped, 1);
+}
+
+TEST_F(E2E, RuntimeFailureExitsFourAndNamesTheStep) {
+  Result r = Run("tests/data/runtime_failure.yaml --backend host --report " + Path("r.json"));
+  EXPECT_EQ(r.exit_code, 4) << r.out;
+  EXPECT_NE(r.out.find("one pebibyte"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FAILED: cuMemCreate"), std::string::npos) << r.out;
+  StatusOr<report::Report> report = report::ReadReport(Path("r.json"));
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->summary.failed_step, 4);
+  EXPECT_EQ(report->summary.result, "error");
+  EXPECT_EQ(report->steps[4].status, report::StepStatus::kFailed);
+  EXPECT_EQ(report->steps[5].status, report::StepStatus::kSkipped);
+}
+
+TEST_F(E2E, BadScenarioExitsTwoAndRunsNothing) {
+  Result r = Run("tests/bad_inputs/unknown_key.yaml --backend host --report " + Path("b.json"));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("tests/bad_inputs/unknown_key.yaml:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("nothing was run"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(Path("b.json")));
+}
+
+TEST_F(E2E, ValidateAcceptsEveryScenarioAndRejectsBadOnes) {
+  Result good = Run("validate scenarios/reuse.yaml scenarios/graph_update.yaml");
+  EXPECT_EQ(good.exit_code, 0) << good.out;
+  EXPECT_NE(good.out.find("scenarios/reuse.yaml: ok"), std::string::npos) << good.out;
+  Result bad = Run("validate scenarios/reuse.yaml tests/bad_inputs/unknown_key.yaml");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+}
+
+TEST_F(E2E, UsageErrorsExitTwo) {
+  EXPECT_EQ(Run("run scenarios/reuse.yaml --backend gpu").exit_code, 2);
+  EXPECT_EQ(Run("run does/not/exist.yaml").exit_code, 2);
+  EXPECT_EQ(Run("frobnicate").exit_code, 2);
+  Result two = Run("run scenarios/reuse.yaml scenarios/graph_update.yaml --report x.json");
+  EXPECT_EQ(two.exit_code, 2);
+  EXPECT_NE(two.out.find("use --report-dir instead"), std::string::npos) << two.out;
+}
+
+TEST_F(E2E, StepsDocumentsEveryOp) {
+  Result r = Run("steps");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  for (const char* op :
+       {"reserve",     "free",         "create",      "release",       "map",
+        "set_access",  "unmap",        "fill",        "matmul",        "capture",
+        "instantiate", "replay",       "update",      "destroy_graph", "destroy_exec",
+        "snapshot",    "check_matmul", "check_equal", "check_address", "check_kernel_params",
+        "synchronize"}) {
+    EXPECT_NE(r.out.find(op), std::string::npos) << op;
+  }
+  EXPECT_EQ(Run("steps mapp").exit_code, 2);
+}
+
+// Without a GPU, --backend cuda must exit 3 and auto must fall back to host, saying why.
+TEST_F(E2E, CudaBackendUnavailableWithoutAGpu) {
+  Result auto_run = Run("scenarios/reuse.yaml -q --report " + Path("a.json"));
+  ASSERT_EQ(auto_run.exit_code, 0) << auto_run.out;
+  StatusOr<report::Report> report = report::ReadReport(Path("a.json"));
+  ASSERT_TRUE(report.ok());
+  if (report->backend == "cuda")
+    GTEST_SKIP() << "a CUDA device is present: " << report->device.name;
+  EXPECT_NE(report->backend_reason.find("auto: "), std::string::npos) << report->backend_reason;
+  Result cuda = Run("scenarios/reuse.yaml --backend cuda --report " + Path("c.json"));
+  EXPECT_EQ(cuda.exit_code, 3) << cuda.out;
+  EXPECT_NE(cuda.out.find("cuda backend unavailable"), std::string::npos) << cuda.out;
+  EXPECT_FALSE(fs::exists(Path("c.json")));
+}
+
+}  // namespace
+}  // namespace vmm
