@@ -1,0 +1,313 @@
+#include "runner/engine/host/address_space.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "runner/base/format.h"
+
+namespace vmm::host {
+namespace {
+
+constexpr const char* kInvalidValue = "CUDA_ERROR_INVALID_VALUE";
+constexpr const char* kOutOfMemory = "CUDA_ERROR_OUT_OF_MEMORY";
+
+// "[0x7f0000000000, +0x200000)"
+std::string Range(uint64_t va, uint64_t size) {
+  std::string s = "[";
+  s += Hex(va);
+  s += ", +";
+  s += Hex(size);
+  s += ")";
+  return s;
+}
+
+int Prot(Access access) {
+  switch (access) {
+    case Access::kNone:
+      return PROT_NONE;
+    case Access::kRead:
+      return PROT_READ;
+    case Access::kReadWrite:
+      return PROT_READ | PROT_WRITE;
+  }
+  return PROT_NONE;
+}
+
+bool Sufficient(Access have, Access need) {
+  if (need == Access::kReadWrite) return have == Access::kReadWrite;
+  if (need == Access::kRead) return have != Access::kNone;
+  return true;
+}
+
+// Erases every entry of `objects` (a map whose values have an `id`), highest id first.
+template <typename Map>
+void EraseNewestFirst(Map* objects) {
+  std::vector<typename Map::iterator> order;
+  for (auto it = objects->begin(); it != objects->end(); ++it) order.push_back(it);
+  std::sort(order.begin(), order.end(),
+            [](const auto& x, const auto& y) { return x->second.id > y->second.id; });
+  for (auto it : order) objects->erase(it);
+}
+
+}  // namespace
+
+Status CudaError(const std::string& function, const char* error, const std::string& reason) {
+  return RuntimeError(function + ": " + error + ": " + reason);
+}
+
+const char* AccessName(Access access) {
+  switch (access) {
+    case Access::kNone:
+      return "none";
+    case Access::kRead:
+      return "read";
+    case Access::kReadWrite:
+      return "read_write";
+  }
+  return "unknown";
+}
+
+AddressSpace::~AddressSpace() {
+  access_.clear();
+  EraseNewestFirst(&mappings_);      // re-reserves each range
+  EraseNewestFirst(&allocations_);   // closes each fd
+  EraseNewestFirst(&reservations_);  // munmaps each range
+}
+
+std::string AddressSpace::CheckGranular(const char* what, uint64_t value, bool nonzero) const {
+  if (nonzero && value == 0) return std::string(what) + " is 0";
+  if (value % granularity_ != 0) {
+    return std::string(what) + " " + Hex(value) + " is not a multiple of the granularity " +
+           Hex(granularity_);
+  }
+  return "";
+}
+
+const AddressSpace::ReservationEntry* AddressSpace::FindReservation(uint64_t va) const {
+  auto it = reservations_.upper_bound(va);
+  if (it == reservations_.begin()) return nullptr;
+  --it;
+  return va < it->second.range.end() ? &it->second : nullptr;
+}
+
+std::map<uint64_t, AddressSpace::MappingEntry>::const_iterator AddressSpace::FindMapping(
+    uint64_t va) const {
+  auto it = mappings_.upper_bound(va);
+  if (it == mappings_.begin()) return mappings_.end();
+  --it;
+  return va < it->second.range.end() ? it : mappings_.end();
+}
+
+uint64_t AddressSpace::FirstUnmapped(uint64_t va, uint64_t end) const {
+  while (va < end) {
+    auto it = FindMapping(va);
+    if (it == mappings_.end()) return va;
+    va = it->second.range.end();
+  }
+  return end;
+}
+
+void AddressSpace::SplitRunAt(uint64_t va) {
+  auto it = access_.upper_bound(va);
+  if (it == access_.begin()) return;
+  --it;
+  if (it->first == va || it->second.end <= va) return;
+  access_.emplace(va, AccessRun{it->second.end, it->second.access});
+  it->second.end = va;
+}
+
+Status AddressSpace::Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) {
+  const char* fn = "cuMemAddressReserve";
+  if (std::string e = CheckGranular("size", size, true); !e.empty())
+    return CudaError(fn, kInvalidValue, e);
+  if ((alignment & (alignment - 1)) != 0)
+    return CudaError(fn, kInvalidValue, "alignment " + Hex(alignment) + " is not a power of two");
+  StatusOr<Reservation> range = Reservation::Create(size, std::max(alignment, granularity_));
+  if (!range.ok()) return CudaError(fn, kOutOfMemory, range.status().message());
+  const uint64_t base = range->base();
+  reservations_.emplace(base, ReservationEntry{ids_->Next(), std::move(range).value()});
+  *va = base;
+  return Status::Ok();
+}
+
+Status AddressSpace::Free(DevicePtr va, uint64_t size) {
+  const char* fn = "cuMemAddressFree";
+  auto it = reservations_.find(va);
+  if (it == reservations_.end()) {
+    if (const ReservationEntry* inside = FindReservation(va)) {
+      return CudaError(fn, kInvalidValue,
+                       Hex(va) + " is inside the reservation " +
+                           Range(inside->range.base(), inside->range.size()) +
+                           ", not at its start");
+    }
+    return CudaError(fn, kInvalidValue, Hex(va) + " is not the start of a reservation");
+  }
+  const Reservation& range = it->second.range;
+  if (size != range.size()) {
+    return CudaError(fn, kInvalidValue,
+                     "size of the reservation at " + Hex(va) + ": expected " + Hex(range.size()) +
+                         ", got " + Hex(size));
+  }
+  size_t live = 0;
+  std::string first;
+  for (auto m = mappings_.lower_bound(range.base()); m != mappings_.end() && m->first < range.end();
+       ++m) {
+    if (live++ == 0) first = Range(m->first, m->second.range.size());
+  }
+  if (live > 0) {
+    return CudaError(fn, kInvalidValue,
+                     "the reservation " + Range(range.base(), range.size()) + " still has " +
+                         std::to_string(live) + (live == 1 ? " mapping " : " mappings (first ") +
+                         first + (live == 1 ? "" : ")") + "; unmap first");
+  }
+  reservations_.erase(it);
+  return Status::Ok();
+}
+
+Status AddressSpace::Create(uint64_t size, AllocHandle* out) {
+  const char* fn = "cuMemCreate";
+  if (std::string e = CheckGranular("size", size, true); !e.empty())
+    return CudaError(fn, kInvalidValue, e);
+  const uint64_t id = ids_->Next();
+  StatusOr<PhysicalMemory> memory = PhysicalMemory::Create(size, "vmm-run:alloc-" + Hex(id));
+  if (!memory.ok()) return CudaError(fn, kOutOfMemory, memory.status().message());
+  allocations_.emplace(id, AllocationEntry{id, std::move(memory).value()});
+  out->value = id;
+  return Status::Ok();
+}
+
+Status AddressSpace::Release(AllocHandle handle) {
+  auto it = allocations_.find(handle.value);
+  if (it == allocations_.end()) {
+    return CudaError("cuMemRelease", kInvalidValue,
+                     "unknown or released handle " + Hex(handle.value));
+  }
+  allocations_.erase(it);  // closes the fd; mappings of it keep the memory (as in CUDA)
+  return Status::Ok();
+}
+
+Status AddressSpace::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) {
+  const char* fn = "cuMemMap";
+  for (std::string e : {CheckGranular("size", size, true), CheckGranular("address", va, false),
+                        CheckGranular("offset", offset, false)}) {
+    if (!e.empty()) return CudaError(fn, kInvalidValue, e);
+  }
+  auto alloc = allocations_.find(handle.value);
+  if (alloc == allocations_.end())
+    return CudaError(fn, kInvalidValue, "unknown or released handle " + Hex(handle.value));
+  const uint64_t alloc_size = alloc->second.memory.size();
+  if (offset > alloc_size || size > alloc_size - offset) {
+    return CudaError(fn, kInvalidValue,
+                     "offset " + Hex(offset) + " + size " + Hex(size) + " exceeds the size " +
+                         Hex(alloc_size) + " of handle " + Hex(handle.value));
+  }
+  const ReservationEntry* reservation = FindReservation(va);
+  if (reservation == nullptr)
+    return CudaError(fn, kInvalidValue, Range(va, size) + " is not inside a reservation");
+  const Reservation& r = reservation->range;
+  if (size > r.end() - va) {
+    return CudaError(
+        fn, kInvalidValue,
+        Range(va, size) + " extends past the end of the reservation " + Range(r.base(), r.size()));
+  }
+  // The first mapping that ends after va: it overlaps when it starts before va + size.
+  auto m = FindMapping(va);
+  if (m == mappings_.end()) m = mappings_.lower_bound(va);
+  if (m != mappings_.end() && m->first < va + size) {
+    return CudaError(fn, kInvalidValue,
+                     Range(va, size) + " overlaps the mapping " +
+                         Range(m->first, m->second.range.size()) + " of handle " +
+                         Hex(m->second.handle));
+  }
+  StatusOr<Mapping> mapping = Mapping::Create(va, size, alloc->second.memory, offset);
+  if (!mapping.ok()) return CudaError(fn, kOutOfMemory, mapping.status().message());
+  mappings_.emplace(va,
+                    MappingEntry{ids_->Next(), handle.value, offset, std::move(mapping).value()});
+  // A new mapping has no access until cuMemSetAccess.
+  access_.emplace(va, AccessRun{va + size, Access::kNone});
+  return Status::Ok();
+}
+
+Status AddressSpace::SetAccess(DevicePtr va, uint64_t size, Access access) {
+  const char* fn = "cuMemSetAccess";
+  for (std::string e : {CheckGranular("size", size, true), CheckGranular("address", va, false)}) {
+    if (!e.empty()) return CudaError(fn, kInvalidValue, e);
+  }
+  if (va + size < va) return CudaError(fn, kInvalidValue, Range(va, size) + " wraps around");
+  const uint64_t end = va + size;
+  if (uint64_t hole = FirstUnmapped(va, end); hole != end) {
+    return CudaError(fn, kInvalidValue,
+                     Range(va, size) + " includes the unmapped address " + Hex(hole));
+  }
+  // Every byte is in a mapping; protect each mapping's share (one mprotect per mapping).
+  for (auto m = FindMapping(va); m != mappings_.end() && m->first < end; ++m) {
+    const uint64_t lo = std::max(va, m->first), hi = std::min(end, m->second.range.end());
+    if (Status s = m->second.range.Protect(lo, hi - lo, Prot(access)); !s.ok())
+      return CudaError(fn, kOutOfMemory, s.message());
+  }
+  SplitRunAt(va);
+  SplitRunAt(end);
+  for (auto run = access_.find(va); run != access_.end() && run->first < end; ++run)
+    run->second.access = access;
+  return Status::Ok();
+}
+
+Status AddressSpace::Unmap(DevicePtr va, uint64_t size) {
+  const char* fn = "cuMemUnmap";
+  for (std::string e : {CheckGranular("size", size, true), CheckGranular("address", va, false)}) {
+    if (!e.empty()) return CudaError(fn, kInvalidValue, e);
+  }
+  if (va + size < va) return CudaError(fn, kInvalidValue, Range(va, size) + " wraps around");
+  const uint64_t end = va + size;
+  // The range must be exactly a union of whole mappings: CUDA cannot unmap part of one.
+  for (uint64_t cursor = va; cursor < end;) {
+    auto m = FindMapping(cursor);
+    if (m == mappings_.end()) {
+      return CudaError(fn, kInvalidValue,
+                       Range(va, size) + " includes the unmapped address " + Hex(cursor));
+    }
+    const Mapping& r = m->second.range;
+    if (r.va() < va || r.end() > end) {
+      return CudaError(fn, kInvalidValue,
+                       Range(va, size) + (r.va() < va ? " starts" : " ends") +
+                           " inside the mapping " + Range(r.va(), r.size()) +
+                           "; a mapping can only be unmapped whole");
+    }
+    cursor = r.end();
+  }
+  // Nothing runs asynchronously on the host, so there is no in-flight work to wait for.
+  for (auto m = mappings_.lower_bound(va); m != mappings_.end() && m->first < end;) {
+    const uint64_t map_start = m->first, map_end = m->second.range.end();
+    if (Status s = m->second.range.Unmap(); !s.ok())
+      return CudaError(fn, kOutOfMemory, s.message());
+    access_.erase(access_.lower_bound(map_start), access_.lower_bound(map_end));
+    m = mappings_.erase(m);
+  }
+  return Status::Ok();
+}
+
+Status AddressSpace::CheckAccess(const std::string& function, const char* operand, DevicePtr va,
+                                 uint64_t bytes, Access need) const {
+  if (bytes == 0) return Status::Ok();
+  const std::string what = std::string(need == Access::kReadWrite ? "write" : "read") + " of '" +
+                           operand + "' " + Range(va, bytes) + " touches ";
+  const char* fn_error = "CUDA_ERROR_ILLEGAL_ADDRESS";
+  if (va + bytes < va) return CudaError(function, fn_error, what + "the end of the address space");
+  const uint64_t end = va + bytes;
+  for (uint64_t cursor = va; cursor < end;) {
+    auto run = access_.upper_bound(cursor);
+    if (run == access_.begin() || (--run)->second.end <= cursor)
+      return CudaError(function, fn_error, what + "the unmapped address " + Hex(cursor));
+    if (!Sufficient(run->second.access, need)) {
+      return CudaError(function, fn_error,
+                       what + Hex(cursor) + " with access '" + AccessName(run->second.access) +
+                           "' (needs '" + AccessName(need) + "')");
+    }
+    cursor = run->second.end;
+  }
+  return Status::Ok();
+}
+
+}  // namespace vmm::host

@@ -1,0 +1,98 @@
+// Compiled with -ffp-contract=off (see CMakeLists.txt): the compiler may neither fuse a multiply
+// and an add on its own nor reorder the accumulation; the only fused operations are the explicit
+// std::fmaf calls the matmul contract prescribes.
+#include "runner/engine/host/cpu_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels/datagen.h"
+
+namespace vmm::host {
+namespace {
+
+// x86-64 compilers may not assume FMA hardware; aarch64 always has it.
+#if defined(__x86_64__)
+#define VMM_FMA_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define VMM_FMA_CLONES
+#endif
+
+// Rows of A processed together: each row of B is loaded once per block instead of once per row.
+constexpr uint32_t kRowBlock = 4;
+
+// acc[r][j] = fmaf(a[r][p], b[p][j], acc[r][j]) for p ascending: the per-element order of the
+// contract. The loop over j carries no dependency, so it vectorises to vfmadd where FMA exists;
+// target_clones builds an FMA variant and a portable one and picks at load time.
+template <uint32_t kRows>
+__attribute__((always_inline)) inline void AccumulateRows(const float* a, const float* b,
+                                                          float* acc, uint32_t n, uint32_t k) {
+  for (uint32_t p = 0; p < k; ++p) {
+    const float* brow = b + static_cast<uint64_t>(p) * n;
+    for (uint32_t r = 0; r < kRows; ++r) {
+      const float aip = a[static_cast<uint64_t>(r) * k + p];
+      float* accr = acc + static_cast<uint64_t>(r) * n;
+      for (uint32_t j = 0; j < n; ++j) accr[j] = std::fmaf(aip, brow[j], accr[j]);
+    }
+  }
+}
+
+VMM_FMA_CLONES void MatmulBlock(const float* a, const float* b, float* acc, uint32_t rows,
+                                uint32_t n, uint32_t k) {
+  if (rows == kRowBlock) {
+    AccumulateRows<kRowBlock>(a, b, acc, n, k);
+  } else {
+    for (uint32_t r = 0; r < rows; ++r) {
+      AccumulateRows<1>(a + static_cast<uint64_t>(r) * k, b, acc + static_cast<uint64_t>(r) * n, n,
+                        k);
+    }
+  }
+}
+
+}  // namespace
+
+void FillF32(float* dst, uint64_t count, uint64_t seed) {
+  for (uint64_t i = 0; i < count; ++i) dst[i] = datagen::FillValue(seed, i);
+}
+
+void MatmulF32(const float* a, const float* b, float* c, uint32_t m, uint32_t n, uint32_t k) {
+  std::vector<float> acc(static_cast<size_t>(kRowBlock) * n);
+  for (uint32_t i = 0; i < m; i += kRowBlock) {
+    const uint32_t rows = m - i < kRowBlock ? m - i : kRowBlock;
+    std::fill(acc.begin(), acc.end(), 0.0f);
+    MatmulBlock(a + static_cast<uint64_t>(i) * k, b, acc.data(), rows, n, k);
+    std::memcpy(c + static_cast<uint64_t>(i) * n, acc.data(),
+                static_cast<size_t>(rows) * n * sizeof(float));
+  }
+}
+
+uint64_t ChecksumWords(const void* words, uint64_t count) {
+  const auto* bytes = static_cast<const unsigned char*>(words);
+  uint64_t sum = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    uint32_t w;
+    std::memcpy(&w, bytes + i * 4, 4);
+    sum += datagen::HashWord(w, i);
+  }
+  return sum;
+}
+
+CompareResult CompareWords(const void* a, const void* b, uint64_t count, uint32_t max_report) {
+  const auto* pa = static_cast<const unsigned char*>(a);
+  const auto* pb = static_cast<const unsigned char*>(b);
+  CompareResult result;
+  for (uint64_t i = 0; i < count; ++i) {
+    uint32_t wa, wb;
+    std::memcpy(&wa, pa + i * 4, 4);
+    std::memcpy(&wb, pb + i * 4, 4);
+    if (wa != wb) {
+      if (result.first_indices.size() < max_report) result.first_indices.push_back(i);
+      ++result.mismatches;
+    }
+  }
+  return result;
+}
+
+}  // namespace vmm::host

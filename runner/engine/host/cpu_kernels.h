@@ -1,0 +1,29 @@
+// The host backend's kernels: plain CPU functions over raw memory, bit-identical to kernels/*.cu.
+//
+// They check nothing: HostEngine proves that every byte they touch is mapped with enough access
+// before calling them. Arguments may not overlap unless stated (as on the device, an overlapping
+// output gives an unspecified result).
+#pragma once
+
+#include <cstdint>
+
+#include "runner/engine/engine.h"
+
+namespace vmm::host {
+
+// dst[i] = datagen::FillValue(seed, i) for i in [0, count).
+void FillF32(float* dst, uint64_t count, uint64_t seed);
+
+// Row-major C[m x n] = A[m x k] * B[k x n] under the Engine's matmul contract: each element is
+// acc = std::fmaf(A[i,p], B[p,j], acc) for p = 0 .. k-1 in order, from acc = 0.0f. No other
+// floating-point operation touches the result, so it is bit-identical to vmm_matmul_f32.
+// Uses the FMA instruction when the CPU has one, else the (exact, slower) libm fmaf.
+void MatmulF32(const float* a, const float* b, float* c, uint32_t m, uint32_t n, uint32_t k);
+
+// The datagen buffer hash: wrapping sum of datagen::HashWord(word[i], i) over `count` 32-bit words.
+uint64_t ChecksumWords(const void* words, uint64_t count);
+
+// Bitwise comparison of `count` 32-bit words; keeps the first `max_report` mismatching indices.
+CompareResult CompareWords(const void* a, const void* b, uint64_t count, uint32_t max_report);
+
+}  // namespace vmm::host

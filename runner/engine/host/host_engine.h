@@ -1,0 +1,54 @@
+// The host backend: a real VMM twin on Linux virtual memory, with CPU kernels and recorded graphs.
+//
+//   Reserve   = mmap(PROT_NONE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_NORESERVE), aligned by trimming
+//   Create    = memfd_create + ftruncate (+ fallocate, so it fails now rather than SIGBUS later)
+//   Map       = mmap(va, PROT_NONE, MAP_SHARED|MAP_FIXED, fd, offset): no access until SetAccess
+//   SetAccess = mprotect          Unmap   = re-reserve the range (anonymous PROT_NONE, MAP_FIXED)
+//   Release   = close the fd (a live mapping keeps the memory, as in CUDA)
+//   Free      = munmap
+//
+// Every driver rule is enforced and reported as a Code::kRuntime Status in the CUDA backend's
+// words, "<driver function>: <CUDA error name>: <reason>" (see address_space.h), and every kernel,
+// CopyToHost, Checksum and Compare first proves that each byte it touches is mapped with enough
+// access (writes need read_write); otherwise it returns
+// "<kernel or function>: CUDA_ERROR_ILLEGAL_ADDRESS: ..." instead of faulting. Names used:
+// vmm_fill_f32 / vmm_matmul_f32 for kernels (prefixed "cuGraphLaunch: node <i>: " in a replay),
+// cuMemcpyDtoH for CopyToHost, Checksum and Compare, cuStreamBeginCapture / cuStreamEndCapture /
+// cuGraphInstantiate / cuGraphLaunch / cuGraphExecUpdate / cuGraphGetNodes / cuGraphDestroy /
+// cuGraphExecDestroy for the graph calls.
+//
+// Kernels run synchronously on the calling thread, so the engine's in-order stream is always
+// drained: OpTiming::gpu_us is the wall time of the CPU kernel itself (of all nodes, for Replay),
+// Synchronize has nothing to wait for, and Unmap/Release report SyncNote{waited = false}.
+// While capturing, calls that would synchronize the stream (Replay, CopyToHost, Checksum, Compare,
+// Synchronize) fail with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the capture, as
+// they do under cudaStreamCaptureModeGlobal; EndCapture then fails with
+// CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and ends the capture.
+//
+// Graphs follow host_graph.h (capture records kernel nodes with the CUDA kernels' exact parameters;
+// update follows the programming guide's rules). Handles of all kinds come from one counter and
+// are never reused, so a stale handle is always reported as unknown.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "runner/base/status.h"
+#include "runner/engine/engine.h"
+
+namespace vmm {
+
+struct HostEngineOptions {
+  // Bytes; 0 means the page size. Must be a power-of-two multiple of the page size (the CUDA
+  // backend reports 2 MiB on current GPUs; scenarios pass theirs so both backends agree).
+  uint64_t granularity = 0;
+};
+
+// Creates the host engine. Fails with Code::kInvalidInput when the granularity is not a
+// power-of-two multiple of the page size. DeviceInfo: backend "host", name
+// "host CPU (<model name from /proc/cpuinfo>)", driver_version = kernel release (uname),
+// vmm_supported, granularity_min = page size, granularity_recommended = the granularity in use,
+// total_memory = physical RAM.
+StatusOr<std::unique_ptr<Engine>> CreateHostEngine(const HostEngineOptions& options);
+
+}  // namespace vmm

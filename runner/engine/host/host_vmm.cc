@@ -1,0 +1,147 @@
+#include "runner/engine/host/host_vmm.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "runner/base/format.h"
+
+namespace vmm::host {
+namespace {
+
+constexpr int kReserveFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+
+std::string Errno(int err) { return std::strerror(err); }
+
+void* Addr(uint64_t va) { return reinterpret_cast<void*>(va); }
+
+}  // namespace
+
+uint64_t PageSize() { return static_cast<uint64_t>(sysconf(_SC_PAGESIZE)); }
+
+// --- Reservation ---
+
+StatusOr<Reservation> Reservation::Create(uint64_t size, uint64_t alignment) {
+  const uint64_t page = PageSize();
+  if (size == 0 || size % page != 0)
+    return InternalError("reservation size " + Hex(size) + " is not a multiple of the page size");
+  if (alignment < page) alignment = page;
+  if ((alignment & (alignment - 1)) != 0)
+    return InternalError("reservation alignment " + Hex(alignment) + " is not a power of two");
+  // Over-reserve by alignment - page so that an aligned start exists, then trim both ends.
+  const uint64_t slack = alignment - page;
+  if (size > UINT64_MAX - slack)
+    return RuntimeError("size " + Hex(size) + " is too large to reserve");
+  const uint64_t total = size + slack;
+  void* p = mmap(nullptr, total, PROT_NONE, kReserveFlags, -1, 0);
+  if (p == MAP_FAILED) {
+    return RuntimeError("mmap of " + Hex(total) + " bytes failed: " + Errno(errno));
+  }
+  const uint64_t raw = reinterpret_cast<uint64_t>(p);
+  const uint64_t base = (raw + alignment - 1) & ~(alignment - 1);
+  if (base > raw) munmap(p, base - raw);
+  const uint64_t tail = raw + total - (base + size);
+  if (tail > 0) munmap(Addr(base + size), tail);
+  return Reservation(base, size);
+}
+
+Reservation& Reservation::operator=(Reservation&& other) noexcept {
+  if (this != &other) {
+    Reset();
+    base_ = std::exchange(other.base_, 0);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+Reservation::~Reservation() { Reset(); }
+
+void Reservation::Reset() noexcept {
+  if (size_ != 0) munmap(Addr(base_), size_);
+  base_ = 0;
+  size_ = 0;
+}
+
+// --- PhysicalMemory ---
+
+StatusOr<PhysicalMemory> PhysicalMemory::Create(uint64_t size, const std::string& name) {
+  if (size > static_cast<uint64_t>(INT64_MAX))
+    return RuntimeError("size " + Hex(size) + " is too large for a memfd");
+  int fd = memfd_create(name.c_str(), MFD_CLOEXEC);
+  if (fd < 0) return RuntimeError("memfd_create failed: " + Errno(errno));
+  PhysicalMemory memory(fd, size);  // closes the fd on the error paths below
+  if (ftruncate(fd, static_cast<off_t>(size)) != 0)
+    return RuntimeError("ftruncate to " + Hex(size) + " failed: " + Errno(errno));
+  // Commit now: shmem pages that cannot be allocated later would raise SIGBUS on first touch.
+  int err = posix_fallocate(fd, 0, static_cast<off_t>(size));
+  if (err != 0) {
+    return RuntimeError("committing " + Hex(size) + " bytes failed: " + Errno(err));
+  }
+  return memory;
+}
+
+PhysicalMemory& PhysicalMemory::operator=(PhysicalMemory&& other) noexcept {
+  if (this != &other) {
+    Reset();
+    fd_ = std::exchange(other.fd_, -1);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+PhysicalMemory::~PhysicalMemory() { Reset(); }
+
+void PhysicalMemory::Reset() noexcept {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+  size_ = 0;
+}
+
+// --- Mapping ---
+
+StatusOr<Mapping> Mapping::Create(uint64_t va, uint64_t size, const PhysicalMemory& memory,
+                                  uint64_t offset) {
+  void* p = mmap(Addr(va), size, PROT_NONE, MAP_SHARED | MAP_FIXED, memory.fd(),
+                 static_cast<off_t>(offset));
+  if (p == MAP_FAILED) {
+    return RuntimeError("mmap of " + Hex(size) + " bytes at " + Hex(va) +
+                        " failed: " + Errno(errno));
+  }
+  return Mapping(va, size);
+}
+
+Mapping& Mapping::operator=(Mapping&& other) noexcept {
+  if (this != &other) {
+    (void)Unmap();
+    va_ = std::exchange(other.va_, 0);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+Mapping::~Mapping() { (void)Unmap(); }
+
+Status Mapping::Protect(uint64_t va, uint64_t size, int prot) const {
+  if (mprotect(Addr(va), size, prot) != 0) {
+    return RuntimeError("mprotect of " + Hex(size) + " bytes at " + Hex(va) +
+                        " failed: " + Errno(errno));
+  }
+  return Status::Ok();
+}
+
+Status Mapping::Unmap() {
+  if (size_ == 0) return Status::Ok();
+  void* p = mmap(Addr(va_), size_, PROT_NONE, kReserveFlags | MAP_FIXED, -1, 0);
+  if (p == MAP_FAILED) {
+    return RuntimeError("re-reserving " + Hex(size_) + " bytes at " + Hex(va_) +
+                        " failed: " + Errno(errno));
+  }
+  va_ = 0;
+  size_ = 0;
+  return Status::Ok();
+}
+
+}  // namespace vmm::host
