@@ -1,0 +1,64 @@
+// Host entry points of the CUDA kernels. Plain C++: no CUDA header is needed to include this file,
+// so the engine and the benches compile as ordinary C++ and only kernels/*.cu go through nvcc.
+//
+// Every Launch* function enqueues its kernel(s) on `stream` (a cudaStream_t; nullptr is the legacy
+// default stream) and returns at once, without synchronizing. The return value is the cudaError_t
+// of the launch as an int (0 = cudaSuccess); errors raised while the kernel runs surface at the
+// next synchronization, as usual in CUDA. All pointers are device addresses that must stay mapped
+// and accessible until the work has finished. While `stream` is capturing, the launches are
+// recorded into the graph instead of running (Checksum and Compare also enqueue memsets).
+//
+// Geometry comes from launch_config.h (MatmulLaunch, FillLaunch), so the host backend can record
+// identical kernel nodes.
+#pragma once
+
+#include <cstdint>
+
+struct CUstream_st;  // = cudaStream_t
+
+namespace vmm::kernels {
+
+// C[m x n] = A[m x k] * B[k x n], row-major fp32; each element is accumulated with
+// acc = fmaf(A[i,p], B[p,j], acc) for p = 0..k-1 in order from 0.0f, bit-identical to the
+// host backend. Returns cudaErrorInvalidValue when m or n is 0 (nothing to launch); k = 0 writes
+// zeros. C must not overlap A or B.
+int LaunchMatmul(const float* a, const float* b, float* c, uint32_t m, uint32_t n, uint32_t k,
+                 CUstream_st* stream);
+
+// dst[i] = datagen::FillValue(seed, i) for i < count (grid-stride, any count including 0).
+int LaunchFill(float* dst, uint64_t count, uint64_t seed, CUstream_st* stream);
+
+// *hash (device memory, 8 bytes) = wrapping sum over i < count of datagen::HashWord(src[i], i).
+// Zeroes *hash first (a memset on the same stream), then accumulates with 64-bit atomics: the sum
+// is order-independent, so the result is deterministic.
+int LaunchChecksum(const uint32_t* src, uint64_t count, uint64_t* hash, CUstream_st* stream);
+
+// Bitwise comparison in two passes over fixed chunks of kCompareChunk words:
+//   1. LaunchCompareCount writes, for every chunk c < CompareChunkCount(count), the number of
+//      indices i in chunk c with a[i] != b[i] into chunk_counts[c] (device, uint32 per chunk).
+//   2. The caller picks, in ascending chunk order, the chunks that hold the first mismatches, and
+//      LaunchCompareCollect writes the mismatching indices of each picked chunk, ascending, to
+//      indices[chunk.base ...]; base is the number of mismatches in all earlier chunks, so the
+//      output is the first mismatching indices in ascending order. Indices at positions
+//      >= max_report are not written.
+inline constexpr uint32_t kCompareChunk = 4096;
+struct CompareChunk {
+  uint64_t chunk = 0;  // chunk number: covers [chunk * kCompareChunk, +kCompareChunk) ∩ [0, count)
+  uint64_t base = 0;   // output position of the chunk's first mismatch
+};
+uint64_t CompareChunkCount(uint64_t count);
+int LaunchCompareCount(const uint32_t* a, const uint32_t* b, uint64_t count, uint32_t* chunk_counts,
+                       CUstream_st* stream);
+int LaunchCompareCollect(const uint32_t* a, const uint32_t* b, uint64_t count,
+                         const CompareChunk* chunks, uint32_t num_chunks, uint64_t* indices,
+                         uint32_t max_report, CUstream_st* stream);
+
+// The host-side entry addresses ("symbols") of the kernels that appear in captured graphs, as
+// cudaGetFuncBySymbol / cudaGetKernel take them and cudaGraphKernelNodeGetParams reports them.
+const void* MatmulKernelSymbol();
+const void* FillKernelSymbol();
+
+// kMatmulKernelName / kFillKernelName (launch_config.h) for the matching symbol, else nullptr.
+const char* KernelNameForSymbol(const void* symbol);
+
+}  // namespace vmm::kernels
