@@ -1,0 +1,180 @@
+// The JSON writer (ReportToJson) and the enum spellings. The reader is in report_parse.cc.
+#include "runner/report/report_io.h"
+
+#include <nlohmann/json.hpp>
+
+#include "runner/report/atomic_file.h"
+#include "runner/report/scalar_json.h"
+
+namespace vmm::report {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kToolName = "vmm-run";
+
+Json DetailsToJson(const Details& details) {
+  Json j = Json::object();
+  for (const auto& [key, value] : details) j[key] = ScalarToJson(value);
+  return j;
+}
+
+Json StatsToJson(const TimingStats& s) {
+  Json j;
+  j["count"] = s.count;
+  j["min_us"] = s.min_us;
+  j["median_us"] = s.median_us;
+  j["p99_us"] = s.p99_us;
+  j["max_us"] = s.max_us;
+  return j;
+}
+
+Json CheckToJson(const CheckRecord& c) {
+  Json j;
+  j["expected"] = c.expected;
+  j["actual"] = c.actual;
+  j["verdict"] = VerdictName(c.verdict);
+  j["mismatch_count"] = c.mismatch_count;
+  Json mismatches = Json::array();
+  for (const Mismatch& m : c.mismatches) {
+    Json mj;
+    mj["index"] = m.index;
+    mj["want"] = m.want;
+    mj["got"] = m.got;
+    mismatches.push_back(std::move(mj));
+  }
+  j["mismatches"] = std::move(mismatches);
+  return j;
+}
+
+Json StepToJson(const StepRecord& s) {
+  Json j;
+  j["index"] = s.index;
+  j["name"] = s.name;
+  j["named"] = s.named;
+  j["op"] = s.op;
+  j["line"] = s.line;
+  j["status"] = StepStatusName(s.status);
+  j["wall_us"] = s.wall_us;
+  if (s.gpu_us) j["gpu_us"] = *s.gpu_us;
+  if (s.wall_stats) j["wall_stats"] = StatsToJson(*s.wall_stats);
+  if (s.gpu_stats) j["gpu_stats"] = StatsToJson(*s.gpu_stats);
+  j["addresses"] = DetailsToJson(s.addresses);
+  j["details"] = DetailsToJson(s.details);
+  if (s.check) j["check"] = CheckToJson(*s.check);
+  if (!s.error.empty()) j["error"] = s.error;
+  if (!s.body.empty()) {
+    Json body = Json::array();
+    for (const StepRecord& inner : s.body) body.push_back(StepToJson(inner));
+    j["body"] = std::move(body);
+  }
+  return j;
+}
+
+Json DeviceToJson(const DeviceRecord& d) {
+  Json j;
+  j["name"] = d.name;
+  j["ordinal"] = d.ordinal;
+  j["compute_capability"] = d.compute_capability;
+  j["driver_version"] = d.driver_version;
+  j["runtime_version"] = d.runtime_version;
+  j["vmm_supported"] = d.vmm_supported;
+  j["granularity_min_bytes"] = std::to_string(d.granularity_min);
+  j["granularity_recommended_bytes"] = std::to_string(d.granularity_recommended);
+  j["total_memory_bytes"] = std::to_string(d.total_memory);
+  return j;
+}
+
+Json SummaryToJson(const Summary& s) {
+  Json j;
+  j["steps"] = s.steps;
+  j["ok"] = s.ok;
+  j["failed"] = s.failed;
+  j["skipped"] = s.skipped;
+  j["unchecked"] = s.unchecked;
+  j["checks_passed"] = s.checks_passed;
+  j["checks_failed"] = s.checks_failed;
+  j["exit_code"] = s.exit_code;
+  j["failed_step"] = s.failed_step;
+  j["result"] = s.result;
+  j["duration_ms"] = s.duration_ms;
+  return j;
+}
+
+}  // namespace
+
+const char* StepStatusName(StepStatus s) {
+  switch (s) {
+    case StepStatus::kOk:
+      return "ok";
+    case StepStatus::kFailed:
+      return "failed";
+    case StepStatus::kSkipped:
+      return "skipped";
+    case StepStatus::kUnchecked:
+      return "unchecked";
+  }
+  return "unknown";
+}
+
+const char* VerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kPass:
+      return "pass";
+    case Verdict::kFail:
+      return "fail";
+  }
+  return "unknown";
+}
+
+bool ParseStepStatus(const std::string& name, StepStatus* out) {
+  for (StepStatus s :
+       {StepStatus::kOk, StepStatus::kFailed, StepStatus::kSkipped, StepStatus::kUnchecked}) {
+    if (name == StepStatusName(s)) {
+      *out = s;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool ParseVerdict(const std::string& name, Verdict* out) {
+  for (Verdict v : {Verdict::kPass, Verdict::kFail}) {
+    if (name == VerdictName(v)) {
+      *out = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string ReportToJson(const Report& r) {
+  Json j;
+  j["schema_version"] = r.schema_version;
+  j["tool"] = {{"name", kToolName}, {"version", r.tool_version}, {"git_sha", r.git_sha}};
+  j["argv"] = r.argv;
+  j["scenario"] = {
+      {"path", r.scenario_path}, {"sha256", r.scenario_sha256}, {"name", r.scenario_name}};
+  j["backend"] = {{"name", r.backend}, {"reason", r.backend_reason}};
+  j["device"] = DeviceToJson(r.device);
+  j["granularity_bytes"] = std::to_string(r.granularity);
+  j["started_at"] = r.started_at;
+  Json steps = Json::array();
+  for (const StepRecord& s : r.steps) steps.push_back(StepToJson(s));
+  j["steps"] = std::move(steps);
+  j["summary"] = SummaryToJson(r.summary);
+  // `replace` turns bytes that are not UTF-8 into U+FFFD instead of throwing.
+  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+Status WriteReport(const Report& report, const std::string& path) {
+  return WriteFileAtomically(path, ReportToJson(report));
+}
+
+StatusOr<Report> ReadReport(const std::string& path) {
+  StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) return text.status();
+  return ParseReportJson(*text, path);
+}
+
+}  // namespace vmm::report

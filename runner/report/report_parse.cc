@@ -1,0 +1,393 @@
+// ParseReportJson: the strict reader of report JSON (the inverse of ReportToJson in report_io.cc).
+// nlohmann exceptions stop here: parsing uses the exception-free API and every access checks the
+// type first.
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "runner/report/report_io.h"
+#include "runner/report/scalar_json.h"
+
+namespace vmm::report {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// "a string", "an object", "null": the JSON type of `j` for messages.
+std::string TypeText(const Json& j) {
+  switch (j.type()) {
+    case Json::value_t::object:
+      return "an object";
+    case Json::value_t::array:
+      return "an array";
+    case Json::value_t::string:
+      return "a string";
+    case Json::value_t::boolean:
+      return "a boolean";
+    case Json::value_t::null:
+      return "null";
+    default:
+      return "a number";
+  }
+}
+
+// RFC 6901 escaping of one reference token.
+std::string EscapePointerToken(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Reads typed fields out of JSON objects, recording one message per problem. Every accessor takes
+// the JSON pointer of the object it reads from; a missing or mistyped field leaves *out unchanged.
+class FieldReader {
+ public:
+  explicit FieldReader(std::string name) : name_(std::move(name)) {}
+
+  const std::vector<std::string>& errors() const { return errors_; }
+
+  void Error(const std::string& pointer, const std::string& message) {
+    errors_.push_back(name_ + ": " + (pointer.empty() ? "" : pointer + ": ") + message);
+  }
+
+  // The member `key` of `obj`, or nullptr (with a message when `required`).
+  const Json* Member(const Json& obj, const std::string& ptr, const char* key, bool required) {
+    auto it = obj.find(key);
+    if (it != obj.end()) return &*it;
+    if (required) Error(ptr, std::string("missing required key '") + key + "'");
+    return nullptr;
+  }
+
+  // The member `key` when it has the expected type (checked by `ok`), else nullptr.
+  template <typename Check>
+  const Json* Typed(const Json& obj, const std::string& ptr, const char* key, bool required,
+                    Check ok, const char* expected) {
+    const Json* j = Member(obj, ptr, key, required);
+    if (j == nullptr) return nullptr;
+    if (!ok(*j)) {
+      Error(Child(ptr, key), std::string("expected ") + expected + ", got " + TypeText(*j));
+      return nullptr;
+    }
+    return j;
+  }
+
+  const Json* Object(const Json& obj, const std::string& ptr, const char* key, bool required) {
+    return Typed(
+        obj, ptr, key, required, [](const Json& j) { return j.is_object(); }, "an object");
+  }
+  const Json* Array(const Json& obj, const std::string& ptr, const char* key, bool required) {
+    return Typed(
+        obj, ptr, key, required, [](const Json& j) { return j.is_array(); }, "an array");
+  }
+
+  void String(const Json& obj, const std::string& ptr, const char* key, std::string* out) {
+    auto is = [](const Json& j) { return j.is_string(); };
+    if (const Json* j = Typed(obj, ptr, key, true, is, "a string")) *out = j->get<std::string>();
+  }
+
+  void Bool(const Json& obj, const std::string& ptr, const char* key, bool* out) {
+    auto is = [](const Json& j) { return j.is_boolean(); };
+    if (const Json* j = Typed(obj, ptr, key, true, is, "a boolean")) *out = j->get<bool>();
+  }
+
+  // A JSON number or null (a non-finite value, read as NaN).
+  void Double(const Json& obj, const std::string& ptr, const char* key, double* out) {
+    auto is = [](const Json& j) { return j.is_number() || j.is_null(); };
+    if (const Json* j = Typed(obj, ptr, key, true, is, "a number")) {
+      *out = j->is_null() ? std::numeric_limits<double>::quiet_NaN() : j->get<double>();
+    }
+  }
+
+  // A JSON integer in [lo, hi].
+  template <typename T>
+  void Integer(const Json& obj, const std::string& ptr, const char* key, T* out,
+               T lo = std::numeric_limits<T>::min(), T hi = std::numeric_limits<T>::max()) {
+    const Json* j = Member(obj, ptr, key, true);
+    if (j == nullptr) return;
+    bool in_range = false;
+    if (j->is_number_unsigned()) {
+      in_range = j->get<uint64_t>() <= static_cast<uint64_t>(hi);
+    } else if (j->is_number_integer()) {
+      const int64_t v = j->get<int64_t>();
+      in_range = v >= static_cast<int64_t>(lo) &&
+                 (v < 0 || static_cast<uint64_t>(v) <= static_cast<uint64_t>(hi));
+    } else {
+      Error(Child(ptr, key),
+            "expected an integer, got " + (j->is_number() ? j->dump() : TypeText(*j)));
+      return;
+    }
+    if (!in_range) {
+      Error(Child(ptr, key), "expected an integer in [" + std::to_string(lo) + ", " +
+                                 std::to_string(hi) + "], got " + j->dump());
+      return;
+    }
+    *out = j->get<T>();
+  }
+
+  // A 64-bit unsigned integer written as a decimal string ("2097152").
+  void DecimalString(const Json& obj, const std::string& ptr, const char* key, uint64_t* out) {
+    auto is = [](const Json& j) { return j.is_string(); };
+    const Json* j = Typed(obj, ptr, key, true, is, "a decimal integer string");
+    if (j == nullptr) return;
+    const std::string& s = j->get_ref<const std::string&>();
+    uint64_t v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size()) {
+      Error(Child(ptr, key), "expected a decimal integer string, got '" + s + "'");
+      return;
+    }
+    *out = v;
+  }
+
+  // A string that `parse` accepts; otherwise "expected one of <choices>, got '<s>'".
+  template <typename T, typename Parse>
+  void Enum(const Json& obj, const std::string& ptr, const char* key, T* out, Parse parse,
+            const char* choices) {
+    std::string s;
+    const size_t before = errors_.size();
+    String(obj, ptr, key, &s);
+    if (errors_.size() != before) return;
+    if (!parse(s, out))
+      Error(Child(ptr, key), std::string("expected one of ") + choices + ", got '" + s + "'");
+  }
+
+  static std::string Child(const std::string& ptr, const std::string& key) {
+    return ptr + "/" + EscapePointerToken(key);
+  }
+
+ private:
+  std::string name_;
+  std::vector<std::string> errors_;
+};
+
+void ReadDetails(FieldReader& r, const Json& obj, const std::string& ptr, const char* key,
+                 Details* out) {
+  const Json* j = r.Object(obj, ptr, key, true);
+  if (j == nullptr) return;
+  for (auto it = j->begin(); it != j->end(); ++it) {
+    Scalar value;
+    if (!JsonToScalar(it.value(), &value)) {
+      r.Error(FieldReader::Child(FieldReader::Child(ptr, key), it.key()),
+              "expected a boolean, number or string, got " + TypeText(it.value()));
+      continue;
+    }
+    out->emplace_back(it.key(), std::move(value));
+  }
+}
+
+std::optional<TimingStats> ReadStats(FieldReader& r, const Json& obj, const std::string& ptr,
+                                     const char* key) {
+  const Json* j = r.Object(obj, ptr, key, false);
+  if (j == nullptr) return std::nullopt;
+  const std::string p = FieldReader::Child(ptr, key);
+  TimingStats s;
+  r.Integer(*j, p, "count", &s.count);
+  r.Double(*j, p, "min_us", &s.min_us);
+  r.Double(*j, p, "median_us", &s.median_us);
+  r.Double(*j, p, "p99_us", &s.p99_us);
+  r.Double(*j, p, "max_us", &s.max_us);
+  return s;
+}
+
+CheckRecord ReadCheck(FieldReader& r, const Json& c, const std::string& p) {
+  CheckRecord check;
+  r.String(c, p, "expected", &check.expected);
+  r.String(c, p, "actual", &check.actual);
+  r.Enum(c, p, "verdict", &check.verdict, ParseVerdict, "pass, fail");
+  r.Integer(c, p, "mismatch_count", &check.mismatch_count);
+  if (const Json* ms = r.Array(c, p, "mismatches", true)) {
+    for (size_t i = 0; i < ms->size(); ++i) {
+      const std::string mp = p + "/mismatches/" + std::to_string(i);
+      const Json& m = (*ms)[i];
+      if (!m.is_object()) {
+        r.Error(mp, "expected an object, got " + TypeText(m));
+        continue;
+      }
+      Mismatch mismatch;
+      r.Integer(m, mp, "index", &mismatch.index);
+      r.String(m, mp, "want", &mismatch.want);
+      r.String(m, mp, "got", &mismatch.got);
+      check.mismatches.push_back(std::move(mismatch));
+    }
+  }
+  return check;
+}
+
+StepRecord ReadStep(FieldReader& r, const Json& s, const std::string& p) {
+  StepRecord step;
+  r.Integer(s, p, "index", &step.index);
+  r.String(s, p, "name", &step.name);
+  r.Bool(s, p, "named", &step.named);
+  r.String(s, p, "op", &step.op);
+  r.Integer(s, p, "line", &step.line);
+  r.Enum(s, p, "status", &step.status, ParseStepStatus, "ok, failed, skipped, unchecked");
+  r.Double(s, p, "wall_us", &step.wall_us);
+  if (r.Member(s, p, "gpu_us", false)) r.Double(s, p, "gpu_us", &step.gpu_us.emplace());
+  step.wall_stats = ReadStats(r, s, p, "wall_stats");
+  step.gpu_stats = ReadStats(r, s, p, "gpu_stats");
+  ReadDetails(r, s, p, "addresses", &step.addresses);
+  ReadDetails(r, s, p, "details", &step.details);
+  if (const Json* c = r.Object(s, p, "check", false)) step.check = ReadCheck(r, *c, p + "/check");
+  if (r.Member(s, p, "error", false)) r.String(s, p, "error", &step.error);
+  if (const Json* body = r.Array(s, p, "body", false)) {
+    for (size_t i = 0; i < body->size(); ++i) {
+      const std::string bp = p + "/body/" + std::to_string(i);
+      if (!(*body)[i].is_object()) {
+        r.Error(bp, "expected an object, got " + TypeText((*body)[i]));
+        continue;
+      }
+      step.body.push_back(ReadStep(r, (*body)[i], bp));
+    }
+  }
+  return step;
+}
+
+void ReadDevice(FieldReader& r, const Json& d, DeviceRecord* out) {
+  const std::string p = "/device";
+  r.String(d, p, "name", &out->name);
+  r.Integer(d, p, "ordinal", &out->ordinal);
+  r.String(d, p, "compute_capability", &out->compute_capability);
+  r.String(d, p, "driver_version", &out->driver_version);
+  r.String(d, p, "runtime_version", &out->runtime_version);
+  r.Bool(d, p, "vmm_supported", &out->vmm_supported);
+  r.DecimalString(d, p, "granularity_min_bytes", &out->granularity_min);
+  r.DecimalString(d, p, "granularity_recommended_bytes", &out->granularity_recommended);
+  r.DecimalString(d, p, "total_memory_bytes", &out->total_memory);
+}
+
+void ReadSummary(FieldReader& r, const Json& s, Summary* out) {
+  const std::string p = "/summary";
+  r.Integer(s, p, "steps", &out->steps);
+  r.Integer(s, p, "ok", &out->ok);
+  r.Integer(s, p, "failed", &out->failed);
+  r.Integer(s, p, "skipped", &out->skipped);
+  r.Integer(s, p, "unchecked", &out->unchecked);
+  r.Integer(s, p, "checks_passed", &out->checks_passed);
+  r.Integer(s, p, "checks_failed", &out->checks_failed);
+  r.Integer(s, p, "exit_code", &out->exit_code);
+  r.Integer(s, p, "failed_step", &out->failed_step);
+  r.String(s, p, "result", &out->result);
+  r.Double(s, p, "duration_ms", &out->duration_ms);
+}
+
+// "1.0" -> major 1. False unless the string is "<digits>.<digits>".
+bool ParseMajor(const std::string& version, int* major) {
+  const size_t dot = version.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == version.size()) return false;
+  for (size_t i = 0; i < version.size(); ++i) {
+    if (i != dot && (version[i] < '0' || version[i] > '9')) return false;
+  }
+  auto [end, ec] = std::from_chars(version.data(), version.data() + dot, *major);
+  return ec == std::errc() && end == version.data() + dot;
+}
+
+// "r.json:3:7: invalid JSON: <what>" from the byte offset nlohmann reports.
+std::string SyntaxError(const std::string& text, const std::string& name, size_t byte,
+                        const std::string& what) {
+  int line = 1, column = 1;
+  for (size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  // nlohmann's message reads "[json.exception.parse_error.101] parse error at line 1, column 2:
+  // syntax error while parsing value - ..."; keep the part after the position.
+  std::string reason = what;
+  if (size_t col = what.find("column "); col != std::string::npos) {
+    if (size_t colon = what.find(": ", col); colon != std::string::npos) {
+      reason = what.substr(colon + 2);
+    }
+  }
+  return name + ":" + std::to_string(line) + ":" + std::to_string(column) +
+         ": invalid JSON: " + reason;
+}
+
+}  // namespace
+
+StatusOr<Report> ParseReportJson(const std::string& text, const std::string& name) {
+  Json root;
+  try {
+    root = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    return InvalidInput(SyntaxError(text, name, e.byte, e.what()));
+  }
+  FieldReader r(name);
+  if (!root.is_object()) return InvalidInput(name + ": expected an object, got " + TypeText(root));
+
+  Report report;
+  r.String(root, "", "schema_version", &report.schema_version);
+  if (!r.errors().empty()) return InvalidInput(r.errors().front());
+  int major = 0;
+  if (!ParseMajor(report.schema_version, &major)) {
+    return InvalidInput(name + ": /schema_version: expected '<major>.<minor>', got '" +
+                        report.schema_version + "'");
+  }
+  if (major != 1) {
+    return InvalidInput(name + ": schema_version " + report.schema_version +
+                        " is not supported (this vmm-run reads 1.x)");
+  }
+
+  if (const Json* tool = r.Object(root, "", "tool", true)) {
+    std::string tool_name;
+    r.String(*tool, "/tool", "name", &tool_name);
+    r.String(*tool, "/tool", "version", &report.tool_version);
+    r.String(*tool, "/tool", "git_sha", &report.git_sha);
+  }
+  if (const Json* argv = r.Array(root, "", "argv", true)) {
+    for (size_t i = 0; i < argv->size(); ++i) {
+      if ((*argv)[i].is_string()) {
+        report.argv.push_back((*argv)[i].get<std::string>());
+      } else {
+        r.Error("/argv/" + std::to_string(i), "expected a string, got " + TypeText((*argv)[i]));
+      }
+    }
+  }
+  if (const Json* scenario = r.Object(root, "", "scenario", true)) {
+    r.String(*scenario, "/scenario", "path", &report.scenario_path);
+    r.String(*scenario, "/scenario", "sha256", &report.scenario_sha256);
+    r.String(*scenario, "/scenario", "name", &report.scenario_name);
+  }
+  if (const Json* backend = r.Object(root, "", "backend", true)) {
+    r.String(*backend, "/backend", "name", &report.backend);
+    r.String(*backend, "/backend", "reason", &report.backend_reason);
+  }
+  if (const Json* device = r.Object(root, "", "device", true))
+    ReadDevice(r, *device, &report.device);
+  r.DecimalString(root, "", "granularity_bytes", &report.granularity);
+  r.String(root, "", "started_at", &report.started_at);
+  if (const Json* steps = r.Array(root, "", "steps", true)) {
+    for (size_t i = 0; i < steps->size(); ++i) {
+      const std::string p = "/steps/" + std::to_string(i);
+      if (!(*steps)[i].is_object()) {
+        r.Error(p, "expected an object, got " + TypeText((*steps)[i]));
+        continue;
+      }
+      report.steps.push_back(ReadStep(r, (*steps)[i], p));
+    }
+  }
+  if (const Json* summary = r.Object(root, "", "summary", true)) {
+    ReadSummary(r, *summary, &report.summary);
+  }
+
+  if (!r.errors().empty()) {
+    std::string message;
+    for (const std::string& e : r.errors()) message += (message.empty() ? "" : "\n") + e;
+    return InvalidInput(message);
+  }
+  return report;
+}
+
+}  // namespace vmm::report
