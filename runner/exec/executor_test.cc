@@ -1,0 +1,183 @@
+// Executor tests: the call sequence and failure handling against the recording FakeEngine, and the
+// checks' verdicts against the real host engine.
+#include "runner/exec/executor.h"
+
+#include <gtest/gtest.h>
+
+#include "runner/engine/fake_engine.h"
+#include "runner/engine/host/host_engine.h"
+#include "runner/scenario/parse.h"
+
+namespace vmm {
+namespace {
+
+// Parses and plans `text`; the Scenario is kept alive beside the Plan (which points into it).
+struct Planned {
+  explicit Planned(const std::string& text) {
+    std::vector<Diagnostic> diagnostics;
+    std::optional<Scenario> parsed = ParseScenario(text, "test.yaml", &diagnostics);
+    if (parsed) {
+      scenario = std::make_unique<Scenario>(std::move(*parsed));
+      plan = BuildPlan(*scenario, &diagnostics);
+    }
+    errors = FormatDiagnostics(diagnostics);
+  }
+  std::unique_ptr<Scenario> scenario;
+  Plan plan;
+  std::string errors;
+};
+
+const char* kRemap = R"(version: 1
+name: remap
+buffers: {A: {shape: [64]}}
+steps:
+  - {op: reserve, buffer: A}
+  - {op: create, alloc: p1, size: 2MiB}
+  - {op: map, name: first, buffer: A, alloc: p1}
+  - {op: unmap, buffer: A}
+  - {op: release, alloc: p1}
+  - {op: create, alloc: p2, size: 2MiB}
+  - {op: map, name: second, buffer: A, alloc: p2}
+  - {op: check_address, name: kept, of: [first, second], expect: same}
+  - {op: unmap, buffer: A}
+  - {op: release, alloc: p2}
+  - {op: free, buffer: A}
+)";
+
+TEST(Executor, MakesOneEngineCallPerVmmStepInOrder) {
+  Planned p(kRemap);
+  ASSERT_EQ(p.errors, "");
+  FakeEngine engine;
+  RunOutcome out = RunPlan(p.plan, engine, nullptr);
+  EXPECT_EQ(out.summary.exit_code, 0);
+  EXPECT_EQ(out.summary.checks_passed, 1);
+  std::vector<std::string> expected = {
+      "Reserve(size=0x200000, align=0x0) -> 0x100000000",
+      "Create(size=0x200000) -> 0x1",
+      "Map(va=0x100000000, size=0x200000, offset=0x0, handle=0x1)",
+      "Unmap(va=0x100000000, size=0x200000)",
+      "Release(handle=0x1)",
+      "Create(size=0x200000) -> 0x2",
+      "Map(va=0x100000000, size=0x200000, offset=0x0, handle=0x2)",
+      "Unmap(va=0x100000000, size=0x200000)",
+      "Release(handle=0x2)",
+      "Free(va=0x100000000, size=0x200000)",
+  };
+  EXPECT_EQ(engine.calls(), expected);
+  ASSERT_EQ(out.steps.size(), 11u);
+  EXPECT_EQ(out.steps[7].check->actual, "same");
+  ASSERT_EQ(out.steps[7].addresses.size(), 2u);
+}
+
+TEST(Executor, RuntimeFailureStopsTheRunAndNamesTheStep) {
+  Planned p(kRemap);
+  ASSERT_EQ(p.errors, "");
+  FakeEngine engine;
+  engine.FailAt("Map", 2, RuntimeError("cuMemMap: CUDA_ERROR_OUT_OF_MEMORY: injected"));
+  RunOutcome out = RunPlan(p.plan, engine, nullptr);
+  EXPECT_EQ(out.summary.exit_code, 4);
+  EXPECT_EQ(out.summary.result, "error");
+  EXPECT_EQ(out.summary.failed_step, 6);
+  EXPECT_EQ(out.steps[6].status, report::StepStatus::kFailed);
+  EXPECT_EQ(out.steps[6].error, "cuMemMap: CUDA_ERROR_OUT_OF_MEMORY: injected");
+  for (size_t i = 7; i < out.steps.size(); ++i)
+    EXPECT_EQ(out.steps[i].status, report::StepStatus::kSkipped) << i;
+  EXPECT_EQ(out.summary.skipped, 4);
+  // Nothing after the failure reached the engine.
+  EXPECT_EQ(engine.calls().back(),
+            "Map(va=0x100000000, size=0x200000, offset=0x0, handle=0x2) -> error: "
+            "cuMemMap: CUDA_ERROR_OUT_OF_MEMORY: injected");
+}
+
+const char* kGraph = R"(version: 1
+name: graph
+buffers: {A: {shape: [8, 8]}, B: {shape: [8, 8]}, C: {shape: [8, 8]}}
+steps:
+  - {op: reserve, buffer: A}
+  - {op: reserve, buffer: B}
+  - {op: reserve, buffer: C}
+  - {op: create, alloc: pA, size: 2MiB}
+  - {op: create, alloc: pB, size: 2MiB}
+  - {op: create, alloc: pC, size: 2MiB}
+  - {op: map, buffer: A, alloc: pA}
+  - {op: map, buffer: B, alloc: pB}
+  - {op: map, buffer: C, alloc: pC}
+  - {op: set_access, buffer: A}
+  - {op: set_access, buffer: B}
+  - {op: set_access, buffer: C}
+  - {op: fill, buffer: A, seed: 1}
+  - {op: fill, buffer: B, seed: 2}
+  - op: capture
+    graph: g
+    steps:
+      - {op: matmul, a: A, b: B, c: C}
+  - {op: instantiate, graph: g, exec: e}
+  - {op: replay, name: replay, exec: e, repeat: 5}
+  - {op: check_matmul, name: product, a: A, b: B, c: C}
+  - {op: update, name: update, exec: e, graph: g, expect: success}
+)";
+
+TEST(Executor, UpdateVerdictComparesResultCodes) {
+  Planned p(kGraph);
+  ASSERT_EQ(p.errors, "");
+  FakeEngine engine;
+  UpdateResult refused;
+  refused.code = UpdateCode::kErrorTopologyChanged;
+  refused.error_node = 0;
+  engine.SetUpdateResult(refused);
+  RunOutcome out = RunPlan(p.plan, engine, nullptr);
+  const report::StepRecord& update = out.steps.back();
+  ASSERT_TRUE(update.check.has_value());
+  EXPECT_EQ(update.check->expected, "success");
+  EXPECT_EQ(update.check->actual, "error_topology_changed");
+  EXPECT_EQ(update.check->verdict, report::Verdict::kFail);
+  EXPECT_EQ(update.status, report::StepStatus::kFailed);
+  EXPECT_EQ(out.summary.exit_code, 1);
+}
+
+TEST(Executor, RepeatedStepGetsTimingStatistics) {
+  Planned p(kGraph);
+  ASSERT_EQ(p.errors, "");
+  FakeEngine engine;
+  RunOutcome out = RunPlan(p.plan, engine, nullptr);
+  const report::StepRecord& replay = out.steps[16];
+  ASSERT_EQ(replay.op, "replay");
+  ASSERT_TRUE(replay.wall_stats.has_value());
+  EXPECT_EQ(replay.wall_stats->count, 5u);
+  ASSERT_TRUE(replay.gpu_stats.has_value());
+  EXPECT_EQ(replay.gpu_stats->median_us, 1.0);  // the fake reports 1 µs per node
+  int replays = 0;
+  for (const std::string& call : engine.calls()) replays += call.rfind("Replay(", 0) == 0;
+  EXPECT_EQ(replays, 5);
+}
+
+TEST(Executor, HostEngineComputesAndVerifiesTheProduct) {
+  Planned p(kGraph);
+  ASSERT_EQ(p.errors, "");
+  StatusOr<std::unique_ptr<Engine>> engine = CreateHostEngine({2u << 20});
+  ASSERT_TRUE(engine.ok()) << engine.status().message();
+  RunOutcome out = RunPlan(p.plan, **engine, nullptr);
+  EXPECT_EQ(out.summary.exit_code, 0);
+  const report::StepRecord& product = out.steps[17];
+  ASSERT_EQ(product.op, "check_matmul");
+  ASSERT_TRUE(product.check.has_value());
+  EXPECT_EQ(product.check->verdict, report::Verdict::kPass);
+  EXPECT_EQ(product.check->mismatch_count, 0u);
+}
+
+// A backend whose checksum disagrees with the bytes it returns is caught, not trusted.
+TEST(Executor, ChecksumIsCrossCheckedOnTheHost) {
+  Planned p(kGraph);
+  ASSERT_EQ(p.errors, "");
+  FakeEngine engine;
+  engine.SetChecksum(0x1234);
+  RunOutcome out = RunPlan(p.plan, engine, nullptr);
+  EXPECT_EQ(out.summary.exit_code, 4);
+  EXPECT_EQ(out.steps[17].status, report::StepStatus::kFailed);
+  EXPECT_NE(out.steps[17].error.find("differs from the hash of the same bytes on the host"),
+            std::string::npos)
+      << out.steps[17].error;
+}
+
+}  // namespace
+}  // namespace vmm
