@@ -1,0 +1,105 @@
+// FakeEngine: an Engine with no memory behind it, for the executor's unit tests.
+//
+// It records every call as one readable line, in call order, e.g.
+//   "Reserve(size=0x200000, align=0x0) -> 0x100000000"
+//   "Map(va=0x100000000, size=0x200000, offset=0x0, handle=0x1)"
+//   "Matmul(a=0x100000000, b=0x100200000, c=0x100400000, m=256, n=256, k=256) [captured]"
+//   "Update(exec=0x1, graph=0x2) -> success"
+// and a failed call as its line plus " -> error: <message>".
+//
+// Behaviour (deterministic, no validation of VMM rules: the plan proves those):
+//   - Reserve hands out VAs from 0x100000000 upwards, each aligned to max(alignment, granularity)
+//     and advanced by the size rounded up to the granularity. Create, EndCapture and Instantiate
+//     hand out handles 0x1, 0x2, ... (one counter per kind).
+//   - Fill/Matmul while capturing append a kernel node whose KernelNodeParams match the host and
+//     CUDA backends (name, launch geometry, arguments packed as the CUDA ABI lays them out);
+//     outside a capture they report gpu_us = 1. Replay reports gpu_us = 1 per node.
+//   - KernelNodes returns a graph's recorded nodes; graph calls with an unknown handle fail with
+//     "fake engine: unknown graph 0x7" (or exec); BeginCapture while capturing and EndCapture
+//     without one fail too.
+//   - CopyToHost writes zeros, Checksum returns SetChecksum's value (0 by default), Compare returns
+//     SetCompareResult's value (no mismatches by default), Update returns SetUpdateResult's value
+//     (success by default). Unmap and Release report SyncNote{waited = false}.
+//   - FailAt(method, nth, status): the nth call (1-based) of `method` returns `status` and has no
+//     other effect (no handle is handed out, no node is recorded).
+// Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runner/engine/engine.h"
+
+namespace vmm {
+
+class FakeEngine final : public Engine {
+ public:
+  static constexpr DevicePtr kFirstVa = 0x100000000;
+
+  // info(): backend "fake", name "fake engine", vmm_supported, both granularities = `granularity`.
+  explicit FakeEngine(uint64_t granularity = 2 << 20);
+
+  // Every call so far, one line each (see the header comment).
+  const std::vector<std::string>& calls() const { return calls_; }
+
+  // Makes the `nth` call (1-based, counted from construction) of `method` ("Map", "Replay", ...)
+  // fail with `status`, which must not be ok.
+  void FailAt(const std::string& method, int nth, Status status);
+  void SetUpdateResult(UpdateResult result) { update_result_ = std::move(result); }
+  void SetChecksum(uint64_t hash) { checksum_ = hash; }
+  void SetCompareResult(CompareResult result) { compare_result_ = std::move(result); }
+
+  const DeviceInfo& info() const override { return info_; }
+  Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) override;
+  Status Free(DevicePtr va, uint64_t size) override;
+  Status Create(uint64_t size, AllocHandle* out) override;
+  Status Release(AllocHandle handle, SyncNote* note) override;
+  Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) override;
+  Status SetAccess(DevicePtr va, uint64_t size, Access access) override;
+  Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override;
+  Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override;
+  Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
+  Status BeginCapture() override;
+  Status EndCapture(GraphHandle* out) override;
+  Status Instantiate(GraphHandle graph, ExecHandle* out) override;
+  Status Replay(ExecHandle exec, OpTiming* timing) override;
+  Status Update(ExecHandle exec, GraphHandle graph, UpdateResult* result) override;
+  Status KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>* out) override;
+  Status DestroyGraph(GraphHandle graph) override;
+  Status DestroyExec(ExecHandle exec) override;
+  Status CopyToHost(DevicePtr src, uint64_t bytes, void* dst) override;
+  Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash) override;
+  Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
+                 CompareResult* out) override;
+  Status Synchronize() override;
+
+ private:
+  // Counts the call; returns the injected failure for it (recording "line -> error: ...") or ok.
+  Status Enter(const std::string& method, const std::string& line);
+  // Records "line -> error: <message>" and returns `status`.
+  Status Fail(const std::string& line, Status status);
+  // Records `line` as the call's line (ok calls; `line` may carry a " -> result" suffix).
+  void Record(std::string line) { calls_.push_back(std::move(line)); }
+  // Records a kernel node while capturing; returns whether it did.
+  bool Capture(KernelNodeParams params);
+
+  DeviceInfo info_;
+  std::vector<std::string> calls_;
+  std::map<std::string, int> call_counts_;
+  std::map<std::pair<std::string, int>, Status> failures_;
+  UpdateResult update_result_{UpdateCode::kSuccess, -1, ""};
+  uint64_t checksum_ = 0;
+  CompareResult compare_result_;
+
+  DevicePtr next_va_ = kFirstVa;
+  uint64_t next_alloc_ = 1, next_graph_ = 1, next_exec_ = 1;
+  bool capturing_ = false;
+  std::vector<KernelNodeParams> capture_;
+  std::map<uint64_t, std::vector<KernelNodeParams>> graphs_;  // by handle value
+  std::map<uint64_t, size_t> execs_;                          // handle -> node count
+};
+
+}  // namespace vmm
