@@ -1,0 +1,158 @@
+#include "runner/report/junit.h"
+
+#include <cstdio>
+
+#include "runner/report/atomic_file.h"
+
+namespace vmm::report {
+namespace {
+
+// Escapes `text` for XML 1.0 content or (with `attribute`) a double-quoted attribute value.
+std::string Escape(const std::string& text, bool attribute) {
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += attribute ? "&quot;" : "\"";
+        break;
+      case '\n':
+        out += attribute ? "&#10;" : "\n";
+        break;
+      case '\t':
+        out += attribute ? "&#9;" : "\t";
+        break;
+      case '\r':
+        out += "&#13;";
+        break;
+      default:
+        // XML 1.0 cannot carry other C0 controls, not even as character references.
+        if (c < 0x20 || c == 0x7f) {
+          out += "\xEF\xBF\xBD";  // U+FFFD
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out;
+}
+
+std::string Attr(const char* name, const std::string& value) {
+  return std::string(" ") + name + "=\"" + Escape(value, true) + "\"";
+}
+
+std::string Seconds(double us) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6f", us > 0 ? us / 1e6 : 0.0);
+  return buf;
+}
+
+bool IsCheckStep(const StepRecord& s) {
+  return s.check.has_value() || s.op == "update" || s.op.rfind("check_", 0) == 0;
+}
+
+struct Counts {
+  int tests = 0, failures = 0, errors = 0, skipped = 0;
+  double time_us = 0;
+  Counts& operator+=(const Counts& o) {
+    tests += o.tests;
+    failures += o.failures;
+    errors += o.errors;
+    skipped += o.skipped;
+    time_us += o.time_us;
+    return *this;
+  }
+};
+
+std::string CountAttrs(const Counts& c) {
+  return Attr("tests", std::to_string(c.tests)) + Attr("failures", std::to_string(c.failures)) +
+         Attr("errors", std::to_string(c.errors)) + Attr("skipped", std::to_string(c.skipped)) +
+         Attr("time", Seconds(c.time_us));
+}
+
+// The <testcase> element of one step, or "" when the step is not listed. Updates `counts`.
+std::string TestCase(const Report& r, const StepRecord& s, Counts* counts) {
+  const bool verdict_failed = s.check && s.check->verdict == Verdict::kFail;
+  const bool run_failed = s.status == StepStatus::kFailed && !verdict_failed;
+  if (!IsCheckStep(s) && !run_failed) return "";
+  ++counts->tests;
+  const std::string where = r.scenario_path + ":" + std::to_string(s.line);
+  std::string out = "    <testcase" + Attr("classname", r.scenario_name) + Attr("name", s.name) +
+                    Attr("file", r.scenario_path) + Attr("line", std::to_string(s.line)) +
+                    Attr("time", Seconds(s.wall_us));
+  if (verdict_failed) {
+    ++counts->failures;
+    const CheckRecord& c = *s.check;
+    std::string body =
+        where + ": " + s.name + "\nexpected: " + c.expected + "\nactual: " + c.actual + "\n";
+    if (c.mismatch_count > 0) {
+      body += "mismatches: " + std::to_string(c.mismatch_count) + "\n";
+      for (const Mismatch& m : c.mismatches) {
+        body += "  [" + std::to_string(m.index) + "] want " + m.want + ", got " + m.got + "\n";
+      }
+    }
+    out += ">\n      <failure" + Attr("message", "expected " + c.expected + ", got " + c.actual) +
+           Attr("type", s.op) + ">" + Escape(body, false) + "</failure>\n    </testcase>\n";
+  } else if (run_failed) {
+    ++counts->errors;
+    const std::string message = s.error.empty() ? "step failed" : s.error;
+    out += ">\n      <error" + Attr("message", message) + Attr("type", s.op) + ">" +
+           Escape(where + ": " + s.name + "\n" + message + "\n", false) +
+           "</error>\n    </testcase>\n";
+  } else if (s.status == StepStatus::kSkipped || s.status == StepStatus::kUnchecked) {
+    ++counts->skipped;
+    out +=
+        ">\n      <skipped" + Attr("message", StepStatusName(s.status)) + "/>\n    </testcase>\n";
+  } else {
+    out += "/>\n";
+  }
+  counts->time_us += s.wall_us > 0 ? s.wall_us : 0;
+  return out;
+}
+
+std::string TestSuite(const Report& r, Counts* total) {
+  Counts counts;
+  std::string cases;
+  for (const StepRecord& s : r.steps) cases += TestCase(r, s, &counts);
+  // The suite's time is the whole run's, not the sum of the listed steps.
+  counts.time_us = r.summary.duration_ms * 1000;
+  *total += counts;
+  std::string out = "  <testsuite" + Attr("name", r.scenario_name) + CountAttrs(counts) +
+                    Attr("timestamp", r.started_at) + ">\n    <properties>\n";
+  const std::pair<const char*, const std::string*> properties[] = {
+      {"scenario", &r.scenario_path},
+      {"backend", &r.backend},
+      {"device", &r.device.name},
+      {"driver_version", &r.device.driver_version},
+      {"tool_version", &r.tool_version}};
+  for (const auto& [name, value] : properties) {
+    out += "      <property" + Attr("name", name) + Attr("value", *value) + "/>\n";
+  }
+  return out + "    </properties>\n" + cases + "  </testsuite>\n";
+}
+
+}  // namespace
+
+std::string ReportsToJUnit(const std::vector<const Report*>& reports) {
+  Counts total;
+  std::string suites;
+  for (const Report* r : reports) suites += TestSuite(*r, &total);
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites" + Attr("name", "vmm-run") +
+         CountAttrs(total) + ">\n" + suites + "</testsuites>\n";
+}
+
+Status WriteJUnit(const Report& report, const std::string& path) {
+  return WriteFileAtomically(path, ReportToJUnit(report));
+}
+
+}  // namespace vmm::report

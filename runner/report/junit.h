@@ -1,0 +1,30 @@
+// JUnit XML output, so CI systems (GitLab, Jenkins, GitHub test reporters) show each check.
+//
+// Layout: <testsuites> holding one <testsuite> per report (scenario). Each check step (a step with
+// a check record, an op named check_* or update) and each step that failed at run time is one
+// <testcase classname="<scenario name>" name="<step name>" file="<scenario path>" line="<line>"
+// time="<seconds>">, carrying:
+//   - <failure> when the check's verdict is fail: message "expected X, got Y", body with
+//     "<scenario path>:<line>: <step name>", expected, actual and the first mismatches;
+//   - <error> when the step failed at run time without a verdict (the step's error message);
+//   - <skipped/> when it was skipped (after a fatal failure) or unchecked.
+// Passing non-check steps are not listed. Text is XML-escaped; control characters XML 1.0 cannot
+// carry become U+FFFD.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runner/base/status.h"
+#include "runner/report/report.h"
+
+namespace vmm::report {
+
+// The JUnit document for the given reports (one <testsuite> each, in order).
+std::string ReportsToJUnit(const std::vector<const Report*>& reports);
+inline std::string ReportToJUnit(const Report& report) { return ReportsToJUnit({&report}); }
+
+// Writes ReportToJUnit(report) to `path` atomically (see WriteFileAtomically).
+Status WriteJUnit(const Report& report, const std::string& path);
+
+}  // namespace vmm::report
