@@ -1,0 +1,74 @@
+#include "runner/engine/cuda/cuda_call.h"
+
+#include <cstdio>
+#include <string>
+
+namespace vmm::cuda {
+namespace {
+
+std::string Where(const char* file, int line) {
+  return std::string(" at ") + file + ":" + std::to_string(line);
+}
+
+std::string CuMessage(const DriverApi& api, CUresult result, const char* call, const char* file,
+                      int line) {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  if (api.cuGetErrorName == nullptr || api.cuGetErrorName(result, &name) != CUDA_SUCCESS ||
+      name == nullptr) {
+    name = nullptr;
+  }
+  if (api.cuGetErrorString == nullptr || api.cuGetErrorString(result, &text) != CUDA_SUCCESS ||
+      text == nullptr) {
+    text = "unknown error";
+  }
+  std::string name_text =
+      name != nullptr ? std::string(name) : "CUresult " + std::to_string(static_cast<int>(result));
+  return std::string(call) + " failed: " + name_text + " (" + text + ")" + Where(file, line);
+}
+
+std::string CudaMessage(cudaError_t result, const char* call, const char* file, int line) {
+  return std::string(call) + " failed: " + cudaGetErrorName(result) + " (" +
+         cudaGetErrorString(result) + ")" + Where(file, line);
+}
+
+}  // namespace
+
+Status CuStatus(const DriverApi& api, CUresult result, const char* call, const char* file,
+                int line) {
+  if (result == CUDA_SUCCESS) return Status::Ok();
+  return RuntimeError(CuMessage(api, result, call, file, line));
+}
+
+Status CudaStatus(cudaError_t result, const char* call, const char* file, int line) {
+  if (result == cudaSuccess) return Status::Ok();
+  (void)cudaGetLastError();
+  return RuntimeError(CudaMessage(result, call, file, line));
+}
+
+bool CuLogIfError(const DriverApi& api, CUresult result, const char* call, const char* file,
+                  int line) noexcept {
+  if (result == CUDA_SUCCESS) return true;
+  try {
+    std::fprintf(stderr, "vmm-run: warning: %s\n",
+                 CuMessage(api, result, call, file, line).c_str());
+  } catch (...) {  // std::bad_alloc while building the message: say less rather than throw
+    std::fprintf(stderr, "vmm-run: warning: %s failed (CUresult %d)\n", call,
+                 static_cast<int>(result));
+  }
+  return false;
+}
+
+bool CudaLogIfError(cudaError_t result, const char* call, const char* file, int line) noexcept {
+  if (result == cudaSuccess) return true;
+  (void)cudaGetLastError();
+  try {
+    std::fprintf(stderr, "vmm-run: warning: %s\n", CudaMessage(result, call, file, line).c_str());
+  } catch (...) {
+    std::fprintf(stderr, "vmm-run: warning: %s failed (cudaError %d)\n", call,
+                 static_cast<int>(result));
+  }
+  return false;
+}
+
+}  // namespace vmm::cuda

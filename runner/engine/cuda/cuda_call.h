@@ -1,0 +1,48 @@
+// One error macro per API family (after nvbench's cuda_call.cuh): a failed call becomes a
+// Code::kRuntime Status that names the call as written, the error's name and description, and
+// where it was made:
+//   "cuMemMap(va, size, offset, h, 0) failed: CUDA_ERROR_INVALID_VALUE (invalid argument) at
+//    runner/engine/cuda/cuda_engine.cc:123"
+//
+//   CU_CALL(api, cuMemMap(va, size, offset, h, 0))  driver call through a DriverApi table `api`
+//                                                   (the driver is reached only through entry
+//                                                   points, so the macro names the table)
+//   CUDA_CALL(cudaStreamSynchronize(s))             runtime call; also takes the int-returning
+//                                                   kernels::Launch* functions
+//   CU_CALL_NOTHROW / CUDA_CALL_NOTHROW             for destructors and cleanup paths: print the
+//                                                   same message to stderr as "vmm-run: warning:
+//                                                   ..." and return whether the call succeeded.
+//
+// Paths are project-relative when the target compiles with -fmacro-prefix-map (see CMakeLists.txt).
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include "runner/base/status.h"
+#include "runner/engine/cuda/driver_api.h"
+
+namespace vmm::cuda {
+
+// Ok when `result` is CUDA_SUCCESS; otherwise the message above. Error names come from
+// api.cuGetErrorName/cuGetErrorString ("CUresult <n>" when the driver does not know the value).
+Status CuStatus(const DriverApi& api, CUresult result, const char* call, const char* file,
+                int line);
+// The same for the runtime (cudaGetErrorName / cudaGetErrorString). A failed call also leaves the
+// thread's last-error state set; this clears it (a sticky error stays, as CUDA defines).
+Status CudaStatus(cudaError_t result, const char* call, const char* file, int line);
+
+// Log variants: never throw, never abort; true when the call succeeded.
+bool CuLogIfError(const DriverApi& api, CUresult result, const char* call, const char* file,
+                  int line) noexcept;
+bool CudaLogIfError(cudaError_t result, const char* call, const char* file, int line) noexcept;
+
+}  // namespace vmm::cuda
+
+#define CU_CALL(api, call) ::vmm::cuda::CuStatus((api), (api).call, #call, __FILE__, __LINE__)
+#define CUDA_CALL(call) \
+  ::vmm::cuda::CudaStatus(static_cast<cudaError_t>(call), #call, __FILE__, __LINE__)
+#define CU_CALL_NOTHROW(api, call) \
+  ::vmm::cuda::CuLogIfError((api), (api).call, #call, __FILE__, __LINE__)
+#define CUDA_CALL_NOTHROW(call) \
+  ::vmm::cuda::CudaLogIfError(static_cast<cudaError_t>(call), #call, __FILE__, __LINE__)

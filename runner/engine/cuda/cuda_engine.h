@@ -1,0 +1,48 @@
+// The CUDA backend: Engine on the CUDA driver's VMM API and CUDA graphs, for one device.
+//
+// The binary never links libcuda (driver_api.h): on a machine without a driver or device,
+// CreateCudaEngine returns Code::kUnavailable with the reason, e.g.
+//   "no CUDA device: cudaErrorNoDevice: no CUDA-capable device is detected"
+//   "no CUDA driver: cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA
+//    runtime version"
+//   "device 0 does not support virtual memory management"
+// and never crashes.
+//
+// Behaviour beyond engine.h:
+//   - VMM calls go one to one to the driver (cuMemAddressReserve, cuMemCreate with pinned device
+//     memory on the engine's device, cuMemMap, cuMemSetAccess for this device, cuMemUnmap,
+//     cuMemRelease, cuMemAddressFree); a driver error comes back as a Code::kRuntime Status
+//     naming the engine call, the driver call, the CUDA error and the source line. Ranges the
+//     engine did not create are passed to the driver too (its verdict is the ground truth); the
+//     engine's bookkeeping follows what the driver accepted.
+//   - Kernels run on one non-blocking stream. Fill and Matmul with a non-null OpTiming wait for
+//     the kernel (event timing); with timing == nullptr they return while the kernel runs, which
+//     is how a scenario leaves work in flight for Unmap/Release to find (SyncNote::waited).
+//   - BeginCapture first drains the stream, then captures in cudaStreamCaptureModeThreadLocal:
+//     this thread may not make unsafe calls (the capture fails, as with Global mode), other
+//     threads are unaffected. Because nothing is in flight during a capture, Unmap and Release
+//     there do not query the stream (that would invalidate the capture) and report waited=false.
+//   - Calls that synchronize the stream (Replay, CopyToHost, Checksum, Compare, Synchronize)
+//     during a capture fail as the runtime decides (cudaErrorStreamCaptureUnsupported) and
+//     invalidate the capture; EndCapture then fails and ends it.
+//   - Handles (AllocHandle, GraphHandle, ExecHandle) are engine ids from one counter, never
+//     reused; a stale one is an error Status.
+//   - Destruction ends a capture in progress, waits for the stream, then destroys execs, graphs,
+//     mappings, physical allocations and reservations, each newest first, then the scratch
+//     memory, events and stream. Failures there are logged to stderr, never thrown.
+//   - All methods make the engine's device context current first, so the engine may be driven
+//     from any one thread at a time.
+#pragma once
+
+#include <memory>
+
+#include "runner/base/status.h"
+#include "runner/engine/engine.h"
+
+namespace vmm {
+
+// The engine for CUDA device `ordinal`. Code::kUnavailable when there is no usable driver or
+// device, the device lacks VMM support, or vmm-run's kernels cannot run on it.
+StatusOr<std::unique_ptr<Engine>> CreateCudaEngine(int ordinal);
+
+}  // namespace vmm

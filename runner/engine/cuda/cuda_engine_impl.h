@@ -1,0 +1,107 @@
+// CudaEngine: the Engine implementation behind CreateCudaEngine (cuda_engine.h has the contract).
+// Internal to runner/engine/cuda: include cuda_engine.h elsewhere.
+//
+// Ownership: the engine owns every object in the maps below, keyed by the handle id it gave out.
+// Member order encodes the release order: members are destroyed in reverse declaration order, so
+// the maps go first (execs, graphs, mappings, allocations, reservations), then the scratch memory,
+// the events, the stream, and last the driver table every object points to. The destructor also
+// empties each map newest-first before that, after ending a capture and synchronizing.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "runner/base/status.h"
+#include "runner/engine/cuda/driver_api.h"
+#include "runner/engine/cuda/kernel_registry.h"
+#include "runner/engine/cuda/runtime_handles.h"
+#include "runner/engine/cuda/vmm_handles.h"
+#include "runner/engine/engine.h"
+
+namespace vmm::cuda {
+
+class CudaEngine final : public Engine {
+ public:
+  // Use CreateCudaEngine; this only takes the pieces it found.
+  CudaEngine(const DriverApi& api, int ordinal, CUcontext context, DeviceInfo info);
+  ~CudaEngine() override;
+
+  // Creates the stream, events and kernel registry (context must be current).
+  Status Init();
+
+  const DeviceInfo& info() const override { return info_; }
+
+  Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) override;
+  Status Free(DevicePtr va, uint64_t size) override;
+  Status Create(uint64_t size, AllocHandle* out) override;
+  Status Release(AllocHandle handle, SyncNote* note) override;
+  Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) override;
+  Status SetAccess(DevicePtr va, uint64_t size, Access access) override;
+  Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override;
+
+  Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override;
+  Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
+
+  Status BeginCapture() override;
+  Status EndCapture(GraphHandle* out) override;
+  Status Instantiate(GraphHandle graph, ExecHandle* out) override;
+  Status Replay(ExecHandle exec, OpTiming* timing) override;
+  Status Update(ExecHandle exec, GraphHandle graph, UpdateResult* result) override;
+  Status KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>* out) override;
+  Status DestroyGraph(GraphHandle graph) override;
+  Status DestroyExec(ExecHandle exec) override;
+
+  Status CopyToHost(DevicePtr src, uint64_t bytes, void* dst) override;
+  Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash) override;
+  Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
+                 CompareResult* out) override;
+  Status Synchronize() override;
+
+ private:
+  cudaStream_t stream() const { return stream_.get(); }
+  uint64_t NextId() { return next_id_++; }
+
+  // Makes the engine's context current on the calling thread when it is not already.
+  Status Bind();
+  // Unmap/Release: waits for in-flight work on the stream and says whether there was any.
+  Status WaitForStream(SyncNote* note);
+  // Runs `launch` (a kernel launch on the stream); when `timing` is set and no capture is in
+  // progress, brackets it with events and waits for it to fill timing->gpu_us.
+  template <typename Launch>
+  Status TimedLaunch(OpTiming* timing, Launch launch);
+  // Calls that synchronize the stream: during a capture, lets the runtime refuse (and invalidate
+  // the capture) before anything is enqueued.
+  Status SyncIfCapturing();
+  // Re-reads whether the stream is capturing (after a failed capture call).
+  void RefreshCapturing() noexcept;
+  // Ends a capture in progress and drops its graph (destruction path).
+  void AbortCapture() noexcept;
+
+  // Driver table first: every VMM object keeps a pointer to it, so it must be destroyed last.
+  DriverApi api_;
+  int ordinal_ = 0;
+  CUcontext context_ = nullptr;  // the device's primary context (retained by the runtime)
+  DeviceInfo info_;
+  CUmemAllocationProp prop_ = {};
+  KernelRegistry kernels_;
+  Stream stream_;
+  Event start_;
+  Event stop_;
+  DeviceBuffer hash_scratch_;     // Checksum: one uint64
+  DeviceBuffer counts_scratch_;   // Compare: one uint32 per chunk
+  DeviceBuffer chunks_scratch_;   // Compare: the picked chunks
+  DeviceBuffer indices_scratch_;  // Compare: the first mismatching indices
+  bool capturing_ = false;
+  uint64_t next_id_ = 1;
+  std::map<uint64_t, Reservation> reservations_;
+  std::map<uint64_t, PhysicalAlloc> allocs_;
+  std::map<uint64_t, Mapping> mappings_;
+  std::map<uint64_t, Graph> graphs_;
+  std::map<uint64_t, GraphExec> execs_;
+};
+
+}  // namespace vmm::cuda

@@ -1,0 +1,69 @@
+#include "runner/engine/cuda/driver_api.h"
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+namespace vmm::cuda {
+namespace {
+
+std::string VersionText(unsigned version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+// Looks `name` up at ABI `version`. `required` = false leaves *out null when the driver lacks it.
+template <typename Fn>
+Status Load(const char* name, unsigned version, bool required, Fn* out) {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
+  const cudaError_t err =
+      cudaGetDriverEntryPointByVersion(name, &fn, version, cudaEnableDefault, &query);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    // cudaErrorInvalidValue also means "version newer than the driver": fine for optional symbols.
+    if (!required) {
+      *out = nullptr;
+      return Status::Ok();
+    }
+    return Unavailable("no CUDA driver: cudaGetDriverEntryPointByVersion(\"" + std::string(name) +
+                       "\", " + VersionText(version) + ") failed: " + cudaGetErrorName(err) + ": " +
+                       cudaGetErrorString(err));
+  }
+  if (query != cudaDriverEntryPointSuccess || fn == nullptr) {
+    *out = nullptr;
+    if (!required) return Status::Ok();
+    const char* why = query == cudaDriverEntryPointVersionNotSufficent
+                          ? "the driver's version of it is not sufficient"
+                          : "symbol not found";
+    return Unavailable("CUDA driver too old: entry point '" + std::string(name) + "' (CUDA " +
+                       VersionText(version) + "): " + why);
+  }
+  *out = reinterpret_cast<Fn>(fn);
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<DriverApi> LoadDriverApi() {
+  DriverApi api;
+  constexpr unsigned v = kDriverAbiVersion;
+  VMM_RETURN_IF_ERROR(Load("cuGetErrorName", v, true, &api.cuGetErrorName));
+  VMM_RETURN_IF_ERROR(Load("cuGetErrorString", v, true, &api.cuGetErrorString));
+  VMM_RETURN_IF_ERROR(Load("cuDriverGetVersion", v, true, &api.cuDriverGetVersion));
+  VMM_RETURN_IF_ERROR(Load("cuDeviceGet", v, true, &api.cuDeviceGet));
+  VMM_RETURN_IF_ERROR(Load("cuDeviceGetAttribute", v, true, &api.cuDeviceGetAttribute));
+  VMM_RETURN_IF_ERROR(Load("cuCtxGetCurrent", v, true, &api.cuCtxGetCurrent));
+  VMM_RETURN_IF_ERROR(
+      Load("cuMemGetAllocationGranularity", v, true, &api.cuMemGetAllocationGranularity));
+  VMM_RETURN_IF_ERROR(Load("cuMemAddressReserve", v, true, &api.cuMemAddressReserve));
+  VMM_RETURN_IF_ERROR(Load("cuMemAddressFree", v, true, &api.cuMemAddressFree));
+  VMM_RETURN_IF_ERROR(Load("cuMemCreate", v, true, &api.cuMemCreate));
+  VMM_RETURN_IF_ERROR(Load("cuMemRelease", v, true, &api.cuMemRelease));
+  VMM_RETURN_IF_ERROR(Load("cuMemMap", v, true, &api.cuMemMap));
+  VMM_RETURN_IF_ERROR(Load("cuMemUnmap", v, true, &api.cuMemUnmap));
+  VMM_RETURN_IF_ERROR(Load("cuMemSetAccess", v, true, &api.cuMemSetAccess));
+  VMM_RETURN_IF_ERROR(Load("cuFuncGetParamInfo", 12040, false, &api.cuFuncGetParamInfo));
+  return api;
+}
+
+}  // namespace vmm::cuda

@@ -1,0 +1,42 @@
+#include "runner/engine/cuda/runtime_handles.h"
+
+#include "runner/engine/cuda/cuda_call.h"
+
+namespace vmm::cuda {
+
+void StreamTraits::Destroy(Raw raw) noexcept { CUDA_CALL_NOTHROW(cudaStreamDestroy(raw)); }
+void EventTraits::Destroy(Raw raw) noexcept { CUDA_CALL_NOTHROW(cudaEventDestroy(raw)); }
+void GraphTraits::Destroy(Raw raw) noexcept { CUDA_CALL_NOTHROW(cudaGraphDestroy(raw)); }
+void GraphExecTraits::Destroy(Raw raw) noexcept { CUDA_CALL_NOTHROW(cudaGraphExecDestroy(raw)); }
+void DeviceMemoryTraits::Destroy(Raw raw) noexcept { CUDA_CALL_NOTHROW(cudaFree(raw)); }
+
+StatusOr<Stream> CreateStream() {
+  cudaStream_t stream = nullptr;
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)));
+  return Stream(stream);
+}
+
+StatusOr<Event> CreateEvent() {
+  cudaEvent_t event = nullptr;
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventCreateWithFlags(&event, cudaEventDefault)));
+  return Event(event);
+}
+
+StatusOr<GraphExec> InstantiateGraph(cudaGraph_t graph) {
+  cudaGraphExec_t exec = nullptr;
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGraphInstantiate(&exec, graph, 0)));
+  return GraphExec(exec);
+}
+
+Status DeviceBuffer::Reserve(size_t bytes) {
+  if (bytes <= size_) return Status::Ok();
+  memory_.Reset();
+  size_ = 0;
+  void* memory = nullptr;
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaMalloc(&memory, bytes)));
+  memory_ = RuntimeHandle<DeviceMemoryTraits>(memory);
+  size_ = bytes;
+  return Status::Ok();
+}
+
+}  // namespace vmm::cuda
