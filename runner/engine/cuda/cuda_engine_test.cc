@@ -1,1 +1,241 @@
+// GPU tests of the CUDA engine's VMM calls, kernels and data paths (binary vmm_gpu_tests, ctest
+// label "gpu"); graphs and lifetime are in cuda_graph_test.cc. Data is checked bit for bit against
+// the host formulas; failures print the first differing indices and values.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "kernels/datagen.h"
+#include "runner/engine/cuda/cuda_test_util.h"
+#include "runner/engine/engine.h"
+
+namespace vmm::testing_cuda {
+namespace {
+
+TEST_F(CudaEngineTest, DeviceInfoIsComplete) {
+  const DeviceInfo& info = engine_->info();
+  EXPECT_EQ(info.backend, "cuda");
+  EXPECT_FALSE(info.name.empty());
+  EXPECT_EQ(info.ordinal, 0);
+  EXPECT_NE(info.compute_capability.find('.'), std::string::npos) << info.compute_capability;
+  EXPECT_NE(info.driver_version.find('.'), std::string::npos) << info.driver_version;
+  EXPECT_NE(info.runtime_version.find('.'), std::string::npos) << info.runtime_version;
+  EXPECT_TRUE(info.vmm_supported);
+  ASSERT_GT(info.granularity_min, 0u);
+  EXPECT_EQ(info.granularity_min & (info.granularity_min - 1), 0u) << "not a power of two";
+  EXPECT_EQ(info.granularity_recommended % info.granularity_min, 0u);
+  EXPECT_GT(info.total_memory, info.granularity_min);
+  std::printf("device: %s, cc %s, driver %s, runtime %s, granularity %llu/%llu B\n",
+              info.name.c_str(), info.compute_capability.c_str(), info.driver_version.c_str(),
+              info.runtime_version.c_str(), static_cast<unsigned long long>(info.granularity_min),
+              static_cast<unsigned long long>(info.granularity_recommended));
+}
+
+TEST_F(CudaEngineTest, ReserveCreateMapSetAccessAndBack) {
+  DevicePtr va = 0;
+  AllocHandle h;
+  ASSERT_OK(engine_->Reserve(2 * gran_, 0, &va));
+  EXPECT_EQ(va % gran_, 0u);
+  ASSERT_OK(engine_->Create(gran_, &h));
+  ASSERT_OK(engine_->Map(va + gran_, gran_, 0, h));  // the second granule of the range
+  ASSERT_OK(engine_->SetAccess(va + gran_, gran_, Access::kReadWrite));
+  const uint64_t count = gran_ / sizeof(float);
+  ASSERT_OK(engine_->Fill(va + gran_, count, 7, nullptr));
+  uint64_t mismatches = 0;
+  const std::string diff =
+      DescribeMismatches(Expected(7, count), Read(va + gran_, count), &mismatches);
+  EXPECT_EQ(mismatches, 0u) << diff;
+  SyncNote note;
+  ASSERT_OK(engine_->Unmap(va + gran_, gran_, &note));
+  ASSERT_OK(engine_->Release(h, &note));
+  EXPECT_FALSE(note.waited);  // Unmap already drained the stream
+  ASSERT_OK(engine_->Free(va, 2 * gran_));
+}
+
+TEST_F(CudaEngineTest, RemapKeepsTheAddressAndShowsTheNewMemory) {
+  const uint64_t count = gran_ / sizeof(float);
+  DevicePtr va = 0;
+  DevicePtr staging = 0;
+  AllocHandle first;
+  AllocHandle second;
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(gran_, &va, &first));
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(gran_, &staging, &second));
+  ASSERT_OK(engine_->Fill(va, count, 1, nullptr));
+  ASSERT_OK(engine_->Fill(staging, count, 2, nullptr));  // new data, written elsewhere
+  SyncNote note;
+  ASSERT_OK(engine_->Unmap(va, gran_, &note));
+  ASSERT_OK(engine_->Release(first, &note));
+  ASSERT_OK(engine_->Map(va, gran_, 0, second));  // the same VA, the other physical memory
+  ASSERT_OK(engine_->SetAccess(va, gran_, Access::kReadWrite));
+  uint64_t mismatches = 0;
+  const std::string diff = DescribeMismatches(Expected(2, count), Read(va, count), &mismatches);
+  EXPECT_EQ(mismatches, 0u) << "the remapped VA does not show the new memory:" << diff;
+  uint64_t at_va = 0;
+  uint64_t at_staging = 0;
+  ASSERT_OK(engine_->Checksum(va, count, &at_va));
+  ASSERT_OK(engine_->Checksum(staging, count, &at_staging));
+  EXPECT_EQ(at_va, at_staging);
+}
+
+TEST_F(CudaEngineTest, BadRangesAreErrorsNotCrashes) {
+  DevicePtr va = 0;
+  AllocHandle h;
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(gran_, &va, &h));
+  DevicePtr unmapped = 0;
+  ASSERT_OK(engine_->Reserve(2 * gran_, 0, &unmapped));
+  SyncNote note;
+
+  Status s = engine_->Unmap(unmapped, gran_, &note);  // reserved, never mapped
+  EXPECT_EQ(s.code(), Code::kRuntime) << s.message();
+  EXPECT_NE(s.message().find("cuMemUnmap"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find(" at runner/engine/cuda/"), std::string::npos)
+      << "paths should be project-relative: " << s.message();
+  s = engine_->Free(unmapped, gran_);  // size differs from the reservation's
+  EXPECT_EQ(s.code(), Code::kRuntime) << s.message();
+  s = engine_->Free(0x1000, gran_);  // never reserved
+  EXPECT_EQ(s.code(), Code::kRuntime) << s.message();
+  s = engine_->Map(unmapped, gran_, gran_, h);  // offset + size beyond the allocation
+  EXPECT_EQ(s.code(), Code::kRuntime) << s.message();
+  s = engine_->Map(va, gran_, 0, h);  // already mapped there
+  EXPECT_EQ(s.code(), Code::kRuntime) << s.message();
+  s = engine_->Release(AllocHandle{999999}, &note);
+  EXPECT_EQ(s.code(), Code::kRuntime) << s.message();
+  std::printf("driver answers: %s\n", s.message().c_str());
+
+  // None of this left an error behind: the engine still computes.
+  ASSERT_OK(engine_->Fill(va, 1024, 3, nullptr));
+  uint64_t hash = 0;
+  ASSERT_OK(engine_->Checksum(va, 1024, &hash));
+  ASSERT_OK(engine_->Free(unmapped, 2 * gran_));  // the right size still frees it
+}
+
+TEST_F(CudaEngineTest, FillIsBitIdenticalToDatagen) {
+  const uint64_t count = uint64_t{1} << 20;
+  DevicePtr va = 0;
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(count * sizeof(float), &va));
+  OpTiming timing;
+  ASSERT_OK(engine_->Fill(va, count, 0x5eed, &timing));
+  EXPECT_GT(timing.gpu_us, 0.0);
+  uint64_t mismatches = 0;
+  const std::string diff =
+      DescribeMismatches(Expected(0x5eed, count), Read(va, count), &mismatches);
+  EXPECT_EQ(mismatches, 0u) << diff;
+}
+
+struct MatmulCase {
+  uint32_t m, n, k;
+};
+
+class CudaMatmulTest : public CudaEngineTest, public ::testing::WithParamInterface<MatmulCase> {};
+
+TEST_P(CudaMatmulTest, BitIdenticalToHostFmafLoopAndWithinFp64Bound) {
+  const auto [m, n, k] = GetParam();
+  DevicePtr a = 0, b = 0, c = 0;
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(uint64_t{m} * k * 4, &a));
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(uint64_t{k} * n * 4, &b));
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(uint64_t{m} * n * 4, &c));
+  ASSERT_OK(engine_->Fill(a, uint64_t{m} * k, 11, nullptr));
+  ASSERT_OK(engine_->Fill(b, uint64_t{k} * n, 12, nullptr));
+  ASSERT_OK(engine_->Fill(c, uint64_t{m} * n, 13, nullptr));  // garbage the kernel must overwrite
+  OpTiming timing;
+  ASSERT_OK(engine_->Matmul({a, b, c, m, n, k}, &timing));
+  EXPECT_GT(timing.gpu_us, 0.0);
+  const std::vector<float> ha = Read(a, uint64_t{m} * k);
+  const std::vector<float> hb = Read(b, uint64_t{k} * n);
+  const std::vector<float> got = Read(c, uint64_t{m} * n);
+  const std::vector<float> want = HostMatmul(ha, hb, m, n, k);
+  uint64_t mismatches = 0;
+  const std::string diff = DescribeMismatches(want, got, &mismatches);
+  EXPECT_EQ(mismatches, 0u) << m << "x" << n << "x" << k << ":" << diff;
+
+  // Independent of the fmaf order: |c - exact| <= gamma_k * sum |a||b| (Higham, fp32 dot).
+  const double u = std::ldexp(1.0, -24);
+  const double gamma = k * u / (1 - k * u);
+  uint64_t out_of_bound = 0;
+  uint64_t nonzero = 0;
+  for (uint32_t i = 0; i < m; i += std::max(1u, m / 64)) {
+    for (uint32_t j = 0; j < n; ++j) {
+      double exact = 0, magnitude = 0;
+      for (uint32_t p = 0; p < k; ++p) {
+        const double prod = double{ha[size_t{i} * k + p]} * double{hb[size_t{p} * n + j]};
+        exact += prod;
+        magnitude += std::fabs(prod);
+      }
+      const double value = got[size_t{i} * n + j];
+      if (std::fabs(value - exact) > gamma * magnitude + 1e-30) ++out_of_bound;
+      if (value != 0) ++nonzero;
+    }
+  }
+  EXPECT_EQ(out_of_bound, 0u);
+  EXPECT_GT(nonzero, 0u) << "the result is all zeros";
+  std::printf("matmul %ux%ux%u: %.1f us\n", m, n, k, timing.gpu_us);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, CudaMatmulTest,
+                         ::testing::Values(MatmulCase{37, 53, 29}, MatmulCase{256, 256, 256},
+                                           MatmulCase{1000, 1000, 1000}, MatmulCase{64, 64, 1},
+                                           MatmulCase{1, 1, 70}, MatmulCase{130, 70, 17}),
+                         [](const ::testing::TestParamInfo<MatmulCase>& info) {
+                           return std::to_string(info.param.m) + "x" +
+                                  std::to_string(info.param.n) + "x" + std::to_string(info.param.k);
+                         });
+
+TEST_F(CudaEngineTest, ChecksumEqualsTheHostFormula) {
+  for (const uint64_t count : {uint64_t{1}, uint64_t{1000003}, uint64_t{1} << 20}) {
+    DevicePtr va = 0;
+    ASSERT_NO_FATAL_FAILURE(NewBuffer(count * 4, &va));
+    ASSERT_OK(engine_->Fill(va, count, 99, nullptr));
+    uint64_t want = 0;
+    for (uint64_t i = 0; i < count; ++i)
+      want += datagen::HashWord(std::bit_cast<uint32_t>(datagen::FillValue(99, i)), i);
+    uint64_t got = 0;
+    ASSERT_OK(engine_->Checksum(va, count, &got));
+    EXPECT_EQ(got, want) << "count " << count;
+  }
+  DevicePtr va = 0;
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(4, &va));
+  uint64_t empty = 1;
+  ASSERT_OK(engine_->Checksum(va, 0, &empty));
+  EXPECT_EQ(empty, 0u);
+}
+
+TEST_F(CudaEngineTest, CompareFindsPlantedMismatchesInOrder) {
+  const uint64_t count = 3000005;
+  DevicePtr a = 0, b = 0;
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(count * 4, &a));
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(count * 4, &b));
+  ASSERT_OK(engine_->Fill(a, count, 5, nullptr));
+  ASSERT_OK(engine_->Fill(b, count, 5, nullptr));
+  CompareResult r;
+  ASSERT_OK(engine_->Compare(a, b, count, 8, &r));
+  EXPECT_EQ(r.mismatches, 0u);
+  EXPECT_TRUE(r.first_indices.empty());
+
+  std::vector<uint64_t> planted = {count - 1, 5, 4095, 4096, 100000, 2999999};
+  for (uint64_t i = 200000; i < 200050; ++i) planted.push_back(i);  // a dense run in one chunk
+  const uint32_t bad = 0xdeadbeefu;  // never a FillValue (|value| < 1)
+  ASSERT_OK(engine_->Synchronize());
+  for (uint64_t i : planted) {
+    ASSERT_EQ(cudaMemcpy(reinterpret_cast<void*>(b + i * 4), &bad, 4, cudaMemcpyHostToDevice),
+              cudaSuccess);
+  }
+  std::sort(planted.begin(), planted.end());
+  ASSERT_OK(engine_->Compare(a, b, count, 4, &r));
+  EXPECT_EQ(r.mismatches, planted.size());
+  EXPECT_EQ(r.first_indices, std::vector<uint64_t>(planted.begin(), planted.begin() + 4));
+  ASSERT_OK(engine_->Compare(a, b, count, 1000, &r));
+  EXPECT_EQ(r.first_indices, planted);
+  ASSERT_OK(engine_->Compare(a, b, count, 0, &r));
+  EXPECT_EQ(r.mismatches, planted.size());
+  EXPECT_TRUE(r.first_indices.empty());
+}
+
+}  // namespace
+}  // namespace vmm::testing_cuda
