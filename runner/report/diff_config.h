@@ -1,0 +1,36 @@
+// Thresholds of `vmm-run diff`: a plain struct (no YAML here). Files are parsed by
+// runner/scenario/diff_config_parse.h; schemas/diff-config.schema.json documents the file format.
+#pragma once
+
+#include <map>
+#include <string>
+
+namespace vmm::report {
+
+// When a timing counts as changed. With base value b (the median when the step repeated), new
+// value n and the base's spread s = p99 - median (0 when the step ran once), the step regressed
+// when
+//     n - b > max(relative * b, floor_us, spread_factor * s)
+// and improved when b - n exceeds the same bound. Improvements never fail a diff.
+struct TimingThreshold {
+  bool enabled = true;       // false: the metric is not compared at all
+  double relative = 0.25;    // fraction of the base value, >= 0
+  double floor_us = 5;       // absolute floor in microseconds, >= 0: sub-floor changes are noise
+  double spread_factor = 3;  // multiples of the base's p99 - median, >= 0
+};
+
+// The timing metrics a diff compares (the report's key names).
+inline constexpr const char* kTimingMetrics[] = {"wall_us", "gpu_us"};
+
+struct DiffConfig {
+  TimingThreshold timing;                          // for every metric without an override
+  std::map<std::string, TimingThreshold> metrics;  // overrides, keyed by kTimingMetrics names
+  bool ignore_device = false;  // backend/device differences become info rows instead of failures
+
+  const TimingThreshold& ThresholdFor(const std::string& metric) const {
+    auto it = metrics.find(metric);
+    return it == metrics.end() ? timing : it->second;
+  }
+};
+
+}  // namespace vmm::report
