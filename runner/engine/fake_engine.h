@@ -17,8 +17,9 @@
 //   - KernelNodes returns a graph's recorded nodes; graph calls with an unknown handle fail with
 //     "fake engine: unknown graph 0x7" (or exec); BeginCapture while capturing and EndCapture
 //     without one fail too.
-//   - CopyToHost writes zeros, Checksum returns SetChecksum's value (0 by default), Compare returns
-//     SetCompareResult's value (no mismatches by default), Update returns SetUpdateResult's value
+//   - CopyToHost writes zeros; Checksum returns SetChecksum's value, by default the datagen hash of
+//     `count` zero words (so it agrees with what CopyToHost returns); Compare returns
+//     SetCompareResult's value (no mismatches by default); Update returns SetUpdateResult's value
 //     (success by default). Unmap and Release report SyncNote{waited = false}.
 //   - FailAt(method, nth, status): the nth call (1-based) of `method` returns `status` and has no
 //     other effect (no handle is handed out, no node is recorded).
@@ -27,6 +28,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,7 +51,7 @@ class FakeEngine final : public Engine {
   // fail with `status`, which must not be ok.
   void FailAt(const std::string& method, int nth, Status status);
   void SetUpdateResult(UpdateResult result) { update_result_ = std::move(result); }
-  void SetChecksum(uint64_t hash) { checksum_ = hash; }
+  void SetChecksum(uint64_t hash) { checksum_ = hash; }  // for every later Checksum call
   void SetCompareResult(CompareResult result) { compare_result_ = std::move(result); }
 
   const DeviceInfo& info() const override { return info_; }
@@ -91,7 +93,7 @@ class FakeEngine final : public Engine {
   std::map<std::string, int> call_counts_;
   std::map<std::pair<std::string, int>, Status> failures_;
   UpdateResult update_result_{UpdateCode::kSuccess, -1, ""};
-  uint64_t checksum_ = 0;
+  std::optional<uint64_t> checksum_;  // unset: the hash of zeros
   CompareResult compare_result_;
 
   DevicePtr next_va_ = kFirstVa;

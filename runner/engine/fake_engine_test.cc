@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/datagen.h"
+
 namespace vmm {
 namespace {
 
@@ -125,8 +127,10 @@ TEST(FakeEngine, DataCallsReturnConfiguredValues) {
   std::vector<uint8_t> out(8, 0xff);
   ASSERT_TRUE(engine.CopyToHost(0x100000000, out.size(), out.data()).ok());
   EXPECT_EQ(out, std::vector<uint8_t>(8, 0));
-  engine.SetChecksum(0xabc);
   uint64_t hash = 0;
+  ASSERT_TRUE(engine.Checksum(0x100000000, 2, &hash).ok());
+  EXPECT_EQ(hash, datagen::HashWord(0, 0) + datagen::HashWord(0, 1));  // zeros, like CopyToHost
+  engine.SetChecksum(0xabc);
   ASSERT_TRUE(engine.Checksum(0x100000000, 4, &hash).ok());
   EXPECT_EQ(hash, 0xabcu);
   engine.SetCompareResult({3, {1, 5, 9}});

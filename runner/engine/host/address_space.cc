@@ -11,6 +11,7 @@ namespace vmm::host {
 namespace {
 
 constexpr const char* kInvalidValue = "CUDA_ERROR_INVALID_VALUE";
+constexpr const char* kNotSupported = "CUDA_ERROR_NOT_SUPPORTED";
 constexpr const char* kOutOfMemory = "CUDA_ERROR_OUT_OF_MEMORY";
 
 // "[0x7f0000000000, +0x200000)"
@@ -70,7 +71,6 @@ const char* AccessName(Access access) {
 }
 
 AddressSpace::~AddressSpace() {
-  access_.clear();
   EraseNewestFirst(&mappings_);      // re-reserves each range
   EraseNewestFirst(&allocations_);   // closes each fd
   EraseNewestFirst(&reservations_);  // munmaps each range
@@ -109,13 +109,18 @@ uint64_t AddressSpace::FirstUnmapped(uint64_t va, uint64_t end) const {
   return end;
 }
 
-void AddressSpace::SplitRunAt(uint64_t va) {
-  auto it = access_.upper_bound(va);
-  if (it == access_.begin()) return;
-  --it;
-  if (it->first == va || it->second.end <= va) return;
-  access_.emplace(va, AccessRun{it->second.end, it->second.access});
-  it->second.end = va;
+std::string AddressSpace::CheckWholeMappings(uint64_t va, uint64_t end, const char* call) const {
+  const uint64_t size = end - va;
+  auto first = FindMapping(va), last = FindMapping(end - 1);
+  std::string where;
+  if (first != mappings_.end() && first->first < va) {
+    where = " starts inside the mapping " + Range(first->first, first->second.range.size());
+  } else if (last != mappings_.end() && last->second.range.end() > end) {
+    where = " ends inside the mapping " + Range(last->first, last->second.range.size());
+  } else {
+    return "";
+  }
+  return Range(va, size) + where + "; " + call + " takes whole mappings only";
 }
 
 Status AddressSpace::Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) {
@@ -190,18 +195,27 @@ Status AddressSpace::Release(AllocHandle handle) {
 
 Status AddressSpace::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) {
   const char* fn = "cuMemMap";
-  for (std::string e : {CheckGranular("size", size, true), CheckGranular("address", va, false),
-                        CheckGranular("offset", offset, false)}) {
-    if (!e.empty()) return CudaError(fn, kInvalidValue, e);
+  if (std::string e = CheckGranular("address", va, false); !e.empty())
+    return CudaError(fn, kInvalidValue, e);
+  if (size == 0) return CudaError(fn, kInvalidValue, "size is 0");
+  for (std::string e :
+       {CheckGranular("size", size, true), CheckGranular("offset", offset, false)}) {
+    if (!e.empty()) return CudaError(fn, kNotSupported, e);
   }
   auto alloc = allocations_.find(handle.value);
   if (alloc == allocations_.end())
     return CudaError(fn, kInvalidValue, "unknown or released handle " + Hex(handle.value));
   const uint64_t alloc_size = alloc->second.memory.size();
   if (offset > alloc_size || size > alloc_size - offset) {
-    return CudaError(fn, kInvalidValue,
+    return CudaError(fn, kNotSupported,
                      "offset " + Hex(offset) + " + size " + Hex(size) + " exceeds the size " +
                          Hex(alloc_size) + " of handle " + Hex(handle.value));
+  }
+  if (offset != 0 || size != alloc_size) {
+    return CudaError(fn, kNotSupported,
+                     "offset " + Hex(offset) + ", size " + Hex(size) + " is only part of handle " +
+                         Hex(handle.value) + " (" + Hex(alloc_size) +
+                         " bytes); the driver maps whole handles only");
   }
   const ReservationEntry* reservation = FindReservation(va);
   if (reservation == nullptr)
@@ -223,10 +237,9 @@ Status AddressSpace::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHand
   }
   StatusOr<Mapping> mapping = Mapping::Create(va, size, alloc->second.memory, offset);
   if (!mapping.ok()) return CudaError(fn, kOutOfMemory, mapping.status().message());
-  mappings_.emplace(va,
-                    MappingEntry{ids_->Next(), handle.value, offset, std::move(mapping).value()});
   // A new mapping has no access until cuMemSetAccess.
-  access_.emplace(va, AccessRun{va + size, Access::kNone});
+  mappings_.emplace(
+      va, MappingEntry{ids_->Next(), handle.value, Access::kNone, std::move(mapping).value()});
   return Status::Ok();
 }
 
@@ -241,16 +254,17 @@ Status AddressSpace::SetAccess(DevicePtr va, uint64_t size, Access access) {
     return CudaError(fn, kInvalidValue,
                      Range(va, size) + " includes the unmapped address " + Hex(hole));
   }
-  // Every byte is in a mapping; protect each mapping's share (one mprotect per mapping).
-  for (auto m = FindMapping(va); m != mappings_.end() && m->first < end; ++m) {
-    const uint64_t lo = std::max(va, m->first), hi = std::min(end, m->second.range.end());
-    if (Status s = m->second.range.Protect(lo, hi - lo, Prot(access)); !s.ok())
+  if (std::string e = CheckWholeMappings(va, end, fn); !e.empty())
+    return CudaError(fn, kInvalidValue, e);
+  // The range is a run of whole mappings; protect each one.
+  for (auto m = mappings_.find(va); m != mappings_.end() && m->first < end; ++m) {
+    MappingEntry& entry = m->second;
+    if (Status s = entry.range.Protect(entry.range.va(), entry.range.size(), Prot(access));
+        !s.ok()) {
       return CudaError(fn, kOutOfMemory, s.message());
+    }
+    entry.access = access;
   }
-  SplitRunAt(va);
-  SplitRunAt(end);
-  for (auto run = access_.find(va); run != access_.end() && run->first < end; ++run)
-    run->second.access = access;
   return Status::Ok();
 }
 
@@ -261,51 +275,37 @@ Status AddressSpace::Unmap(DevicePtr va, uint64_t size) {
   }
   if (va + size < va) return CudaError(fn, kInvalidValue, Range(va, size) + " wraps around");
   const uint64_t end = va + size;
-  // The range must be exactly a union of whole mappings: CUDA cannot unmap part of one.
-  for (uint64_t cursor = va; cursor < end;) {
-    auto m = FindMapping(cursor);
-    if (m == mappings_.end()) {
-      return CudaError(fn, kInvalidValue,
-                       Range(va, size) + " includes the unmapped address " + Hex(cursor));
-    }
-    const Mapping& r = m->second.range;
-    if (r.va() < va || r.end() > end) {
-      return CudaError(fn, kInvalidValue,
-                       Range(va, size) + (r.va() < va ? " starts" : " ends") +
-                           " inside the mapping " + Range(r.va(), r.size()) +
-                           "; a mapping can only be unmapped whole");
-    }
-    cursor = r.end();
-  }
+  // CUDA cannot unmap part of a mapping; unmapped space in the range is skipped (as the driver
+  // does), so only whole mappings are ever re-reserved.
+  if (std::string e = CheckWholeMappings(va, end, fn); !e.empty())
+    return CudaError(fn, kInvalidValue, e);
   // Nothing runs asynchronously on the host, so there is no in-flight work to wait for.
   for (auto m = mappings_.lower_bound(va); m != mappings_.end() && m->first < end;) {
-    const uint64_t map_start = m->first, map_end = m->second.range.end();
     if (Status s = m->second.range.Unmap(); !s.ok())
       return CudaError(fn, kOutOfMemory, s.message());
-    access_.erase(access_.lower_bound(map_start), access_.lower_bound(map_end));
     m = mappings_.erase(m);
   }
   return Status::Ok();
 }
 
-Status AddressSpace::CheckAccess(const std::string& function, const char* operand, DevicePtr va,
-                                 uint64_t bytes, Access need) const {
+Status AddressSpace::CheckAccess(const std::string& function, const char* error,
+                                 const char* operand, DevicePtr va, uint64_t bytes,
+                                 Access need) const {
   if (bytes == 0) return Status::Ok();
   const std::string what = std::string(need == Access::kReadWrite ? "write" : "read") + " of '" +
                            operand + "' " + Range(va, bytes) + " touches ";
-  const char* fn_error = "CUDA_ERROR_ILLEGAL_ADDRESS";
-  if (va + bytes < va) return CudaError(function, fn_error, what + "the end of the address space");
+  if (va + bytes < va) return CudaError(function, error, what + "the end of the address space");
   const uint64_t end = va + bytes;
   for (uint64_t cursor = va; cursor < end;) {
-    auto run = access_.upper_bound(cursor);
-    if (run == access_.begin() || (--run)->second.end <= cursor)
-      return CudaError(function, fn_error, what + "the unmapped address " + Hex(cursor));
-    if (!Sufficient(run->second.access, need)) {
-      return CudaError(function, fn_error,
-                       what + Hex(cursor) + " with access '" + AccessName(run->second.access) +
+    auto m = FindMapping(cursor);
+    if (m == mappings_.end())
+      return CudaError(function, error, what + "the unmapped address " + Hex(cursor));
+    if (!Sufficient(m->second.access, need)) {
+      return CudaError(function, error,
+                       what + Hex(cursor) + " with access '" + AccessName(m->second.access) +
                            "' (needs '" + AccessName(need) + "')");
     }
-    cursor = run->second.end;
+    cursor = m->second.range.end();
   }
   return Status::Ok();
 }

@@ -1,12 +1,37 @@
 // AddressSpace: the VMM half of the host backend. It owns every reservation, physical allocation
-// and mapping, enforces the CUDA driver's rules before touching the OS, and tracks the access of
-// every mapped byte so kernels can be checked instead of faulting.
+// and mapping, enforces the CUDA driver's rules before touching the OS, and keeps the access of
+// every mapping so kernels and copies can be checked instead of faulting.
 //
 // Every failure is a Code::kRuntime Status whose message reads like the CUDA backend's:
 //   "<driver function>: <CUDA error name>: <plain reason>"
-// e.g. "cuMemMap: CUDA_ERROR_INVALID_VALUE: offset 0x0 + size 0x400000 exceeds the size 0x200000
-// of handle 0x4". A failed call changes nothing, except Unmap, which stops at the first mapping the
-// OS refuses to re-reserve (only possible when the process runs out of memory mappings).
+// e.g. "cuMemMap: CUDA_ERROR_INVALID_VALUE: [0x7f0000000000, +0x200000) overlaps the mapping ...".
+// A failed call changes nothing, except Unmap and SetAccess over several mappings, which stop at
+// the first mapping the OS refuses to re-reserve or mprotect (only possible when the process runs
+// out of memory mappings).
+//
+// The rules and error names are the documented ones as the driver enforces them; measured on an
+// H200 with driver 580.159 (CUDA 13.0):
+//   cuMemAddressReserve  size 0 or not a granularity multiple, alignment not a power of two ->
+//                        INVALID_VALUE; an alignment below the granularity means the granularity.
+//   cuMemCreate          size 0 or not a granularity multiple -> INVALID_VALUE.
+//   cuMemMap             address not a granularity multiple, size 0, unknown or released handle,
+//                        range not inside one reservation, range over an existing mapping ->
+//                        INVALID_VALUE. The driver maps whole handles only: size or offset not a
+//                        granularity multiple, offset + size beyond the handle, offset != 0 or
+//                        size != the handle's size -> NOT_SUPPORTED.
+//   cuMemSetAccess       the range must be fully mapped and consist of whole mappings (several are
+//                        fine; half of one is INVALID_VALUE). kNone is a valid setting.
+//   cuMemUnmap           must not cut a mapping (INVALID_VALUE); unmapped space inside the range is
+//                        skipped, so unmapping where nothing is mapped succeeds, as on the driver.
+//   cuMemAddressFree     exactly one whole reservation with no mapping left in it, else
+//                        INVALID_VALUE.
+//   cuMemRelease         unknown or already released handle -> INVALID_VALUE; a mapped handle may
+//   be
+//                        released, its mappings keep the memory until they are unmapped.
+// Where the driver is more lenient than its documentation, the host keeps the documented rule (and
+// the plan never issues such a call): the driver accepted a map past the end of a reservation and
+// a map of a released handle that was still mapped elsewhere (a released handle that was never
+// mapped crashed it, as does an unknown one); the host refuses all of these with INVALID_VALUE.
 //
 // Ownership: handles and addresses are plain values; unknown or stale ones are reported, never
 // dereferenced. Destruction releases mappings, then handles, then reservations, each in reverse
@@ -61,11 +86,10 @@ class AddressSpace {
 
   // Ok when every byte of [va, va+bytes) is mapped with at least `need` (kRead: read or
   // read_write; kReadWrite: read_write). Otherwise
-  //   "<function>: CUDA_ERROR_ILLEGAL_ADDRESS: <read|write> of '<operand>' [va, +bytes) touches
-  //   ..."
+  //   "<function>: <error>: <read|write> of '<operand>' [va, +bytes) touches ..."
   // naming the first offending address. An empty range is always ok.
-  Status CheckAccess(const std::string& function, const char* operand, DevicePtr va, uint64_t bytes,
-                     Access need) const;
+  Status CheckAccess(const std::string& function, const char* error, const char* operand,
+                     DevicePtr va, uint64_t bytes, Access need) const;
 
   // Live object counts (for tests and diagnostics).
   size_t reservation_count() const { return reservations_.size(); }
@@ -84,13 +108,8 @@ class AddressSpace {
   struct MappingEntry {
     uint64_t id;
     uint64_t handle;  // for diagnostics only: the handle may be released while mapped
-    uint64_t offset;
+    Access access;    // kNone until SetAccess
     Mapping range;
-  };
-  // A run of mapped bytes with one access; runs tile the mapped space and never cross a mapping.
-  struct AccessRun {
-    uint64_t end;
-    Access access;
   };
 
   // "" when `value` is a non-zero (for sizes) multiple of the granularity, else the reason.
@@ -101,15 +120,14 @@ class AddressSpace {
   std::map<uint64_t, MappingEntry>::const_iterator FindMapping(uint64_t va) const;
   // The first address of [va, end) that no mapping covers, or `end` when all of it is mapped.
   uint64_t FirstUnmapped(uint64_t va, uint64_t end) const;
-  // Splits the access run containing `va` (if any) so that a run starts at `va`.
-  void SplitRunAt(uint64_t va);
+  // "" when no mapping straddles `va` or `end`, else why (`call` names what needs whole mappings).
+  std::string CheckWholeMappings(uint64_t va, uint64_t end, const char* call) const;
 
   uint64_t granularity_;
   IdSource* ids_;
   std::map<uint64_t, ReservationEntry> reservations_;  // by base address
   std::map<uint64_t, AllocationEntry> allocations_;    // by handle value (== id)
   std::map<uint64_t, MappingEntry> mappings_;          // by start address
-  std::map<uint64_t, AccessRun> access_;               // by start address
 };
 
 }  // namespace vmm::host

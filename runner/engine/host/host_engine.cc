@@ -21,6 +21,10 @@ namespace host {
 namespace {
 
 constexpr const char* kInvalidValue = "CUDA_ERROR_INVALID_VALUE";
+// A kernel touching memory it may not is a device fault; a copy is refused when enqueued.
+constexpr const char* kIllegalAddress = "CUDA_ERROR_ILLEGAL_ADDRESS";
+constexpr const char* kChecksumKernel = "vmm_checksum_u32";
+constexpr const char* kCompareKernel = "vmm_compare_count_u32";
 
 // `count` elements of 4 bytes, saturating: an impossible size then fails the access check.
 uint64_t Bytes4(uint64_t count) { return count > UINT64_MAX / 4 ? UINT64_MAX : count * 4; }
@@ -184,25 +188,26 @@ class HostEngine final : public Engine {
     VMM_RETURN_IF_ERROR(SyncPoint(fn));
     if (dst == nullptr && bytes != 0)
       return CudaError(fn, kInvalidValue, "the destination is null");
-    VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, "src", src, bytes, Access::kRead));
+    VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kInvalidValue, "src", src, bytes, Access::kRead));
     if (bytes != 0) std::memcpy(dst, Ptr<const void>(src), bytes);
     return Status::Ok();
   }
 
   Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash) override {
-    const char* fn = "cuMemcpyDtoH";
-    VMM_RETURN_IF_ERROR(SyncPoint(fn));
-    VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, "src", src, Bytes4(count), Access::kRead));
+    VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
+    VMM_RETURN_IF_ERROR(space_.CheckAccess(kChecksumKernel, kIllegalAddress, "src", src,
+                                           Bytes4(count), Access::kRead));
     *hash = ChecksumWords(Ptr<const void>(src), count);
     return Status::Ok();
   }
 
   Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
                  CompareResult* out) override {
-    const char* fn = "cuMemcpyDtoH";
-    VMM_RETURN_IF_ERROR(SyncPoint(fn));
-    VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, "a", a, Bytes4(count), Access::kRead));
-    VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, "b", b, Bytes4(count), Access::kRead));
+    VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
+    for (auto [operand, va] : {std::pair{"a", a}, std::pair{"b", b}}) {
+      VMM_RETURN_IF_ERROR(space_.CheckAccess(kCompareKernel, kIllegalAddress, operand, va,
+                                             Bytes4(count), Access::kRead));
+    }
     *out = CompareWords(Ptr<const void>(a), Ptr<const void>(b), count, max_report);
     return Status::Ok();
   }
@@ -229,17 +234,20 @@ class HostEngine final : public Engine {
     switch (node.kind) {
       case KernelKind::kFill: {
         const FillArgs& f = node.fill;
-        VMM_RETURN_IF_ERROR(
-            space_.CheckAccess(fn, "dst", f.dst, Bytes4(f.count), Access::kReadWrite));
+        VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kIllegalAddress, "dst", f.dst, Bytes4(f.count),
+                                               Access::kReadWrite));
         FillF32(Ptr<float>(f.dst), f.count, f.seed);
         return Status::Ok();
       }
       case KernelKind::kMatmul: {
         const MatmulArgs& m = node.matmul;
         const uint64_t mk = uint64_t{m.m} * m.k, kn = uint64_t{m.k} * m.n, mn = uint64_t{m.m} * m.n;
-        VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, "a", m.a, Bytes4(mk), Access::kRead));
-        VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, "b", m.b, Bytes4(kn), Access::kRead));
-        VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, "c", m.c, Bytes4(mn), Access::kReadWrite));
+        VMM_RETURN_IF_ERROR(
+            space_.CheckAccess(fn, kIllegalAddress, "a", m.a, Bytes4(mk), Access::kRead));
+        VMM_RETURN_IF_ERROR(
+            space_.CheckAccess(fn, kIllegalAddress, "b", m.b, Bytes4(kn), Access::kRead));
+        VMM_RETURN_IF_ERROR(
+            space_.CheckAccess(fn, kIllegalAddress, "c", m.c, Bytes4(mn), Access::kReadWrite));
         MatmulF32(Ptr<const float>(m.a), Ptr<const float>(m.b), Ptr<float>(m.c), m.m, m.n, m.k);
         return Status::Ok();
       }

@@ -7,15 +7,17 @@
 //   Release   = close the fd (a live mapping keeps the memory, as in CUDA)
 //   Free      = munmap
 //
-// Every driver rule is enforced and reported as a Code::kRuntime Status in the CUDA backend's
-// words, "<driver function>: <CUDA error name>: <reason>" (see address_space.h), and every kernel,
-// CopyToHost, Checksum and Compare first proves that each byte it touches is mapped with enough
-// access (writes need read_write); otherwise it returns
-// "<kernel or function>: CUDA_ERROR_ILLEGAL_ADDRESS: ..." instead of faulting. Names used:
-// vmm_fill_f32 / vmm_matmul_f32 for kernels (prefixed "cuGraphLaunch: node <i>: " in a replay),
-// cuMemcpyDtoH for CopyToHost, Checksum and Compare, cuStreamBeginCapture / cuStreamEndCapture /
-// cuGraphInstantiate / cuGraphLaunch / cuGraphExecUpdate / cuGraphGetNodes / cuGraphDestroy /
-// cuGraphExecDestroy for the graph calls.
+// Every driver rule is enforced (address_space.h lists them, with what an H200 driver returned) and
+// reported as a Code::kRuntime Status in the CUDA backend's words,
+// "<driver function>: <CUDA error name>: <reason>". Every kernel, CopyToHost, Checksum and Compare
+// first proves that each byte it touches is mapped with enough access (writes need read_write)
+// instead of faulting: a kernel reports "<kernel>: CUDA_ERROR_ILLEGAL_ADDRESS: ..." (the device
+// fault; kernels vmm_fill_f32, vmm_matmul_f32, vmm_checksum_u32 for Checksum,
+// vmm_compare_count_u32 for Compare; "cuGraphLaunch: node <i>: " in front during a replay), and
+// CopyToHost reports "cuMemcpyDtoH: CUDA_ERROR_INVALID_VALUE: ..." (the driver refuses such a copy
+// when it is enqueued). Graph calls are named cuStreamBeginCapture, cuStreamEndCapture,
+// cuGraphInstantiate, cuGraphLaunch, cuGraphExecUpdate, cuGraphGetNodes, cuGraphDestroy and
+// cuGraphExecDestroy.
 //
 // Kernels run synchronously on the calling thread, so the engine's in-order stream is always
 // drained: OpTiming::gpu_us is the wall time of the CPU kernel itself (of all nodes, for Replay),

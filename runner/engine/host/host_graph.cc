@@ -1,6 +1,5 @@
 #include "runner/engine/host/host_graph.h"
 
-#include <algorithm>
 #include <type_traits>
 #include <utility>
 
@@ -68,23 +67,20 @@ std::vector<KernelNodeParams> HostGraph::KernelNodes() const {
 
 UpdateResult UpdateExec(HostGraph* exec, const HostGraph& graph) {
   UpdateResult result;
-  const size_t common = std::min(exec->nodes.size(), graph.nodes.size());
-  auto refuse = [&result](UpdateCode code, size_t index) {
+  auto refuse = [&result](UpdateCode code, int64_t error_node) {
     result.code = code;
-    result.error_node = static_cast<int64_t>(index);
+    result.error_node = error_node;
     result.api_error = "cudaErrorGraphExecUpdateFailure";
     return result;
   };
-  // Topology first: the driver pairs nodes by structure before it looks at any node's contents.
-  for (size_t i = 0; i < common; ++i) {
-    if (exec->nodes[i].dependencies != graph.nodes[i].dependencies)
-      return refuse(UpdateCode::kErrorTopologyChanged, i);
-  }
-  if (exec->nodes.size() != graph.nodes.size())
-    return refuse(UpdateCode::kErrorTopologyChanged, common);
-  for (size_t i = 0; i < common; ++i) {
+  // Topology first: nodes are paired by their place in the structure before contents are compared.
+  bool same_topology = exec->nodes.size() == graph.nodes.size();
+  for (size_t i = 0; same_topology && i < graph.nodes.size(); ++i)
+    same_topology = exec->nodes[i].dependencies == graph.nodes[i].dependencies;
+  if (!same_topology) return refuse(UpdateCode::kErrorTopologyChanged, -1);
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
     if (exec->nodes[i].type != graph.nodes[i].type)
-      return refuse(UpdateCode::kErrorNodeTypeChanged, i);
+      return refuse(UpdateCode::kErrorNodeTypeChanged, static_cast<int64_t>(i));
   }
   exec->nodes = graph.nodes;
   result.code = UpdateCode::kSuccess;

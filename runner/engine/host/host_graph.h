@@ -53,8 +53,9 @@ struct HostGraph {
 
 // cudaGraphExecUpdate(exec, graph) under the CUDA programming guide's rules, as far as they can
 // arise for graphs captured on one stream with kernel nodes only:
-//   - node count or any node's dependencies differ -> kErrorTopologyChanged, error_node = the
-//     first differing index (for a count change: the first index one graph lacks);
+//   - node count or any node's dependencies differ -> kErrorTopologyChanged, error_node = -1:
+//     the driver names no node for a topology change (an H200 with driver 580.159 returned a null
+//     errorNode whether nodes were added or removed);
 //   - a node's type differs                        -> kErrorNodeTypeChanged, error_node = index;
 //   - otherwise kSuccess: the exec takes every node of `graph` (arguments, grid, block, shared
 //     memory and function). Changing the function is allowed because both kernels live in one
