@@ -155,4 +155,10 @@ Status WriteJUnit(const Report& report, const std::string& path) {
   return WriteFileAtomically(path, ReportToJUnit(report));
 }
 
+Status WriteJUnit(const std::vector<Report>& reports, const std::string& path) {
+  std::vector<const Report*> pointers;
+  for (const Report& r : reports) pointers.push_back(&r);
+  return WriteFileAtomically(path, ReportsToJUnit(pointers));
+}
+
 }  // namespace vmm::report

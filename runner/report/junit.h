@@ -26,5 +26,7 @@ inline std::string ReportToJUnit(const Report& report) { return ReportsToJUnit({
 
 // Writes ReportToJUnit(report) to `path` atomically (see WriteFileAtomically).
 Status WriteJUnit(const Report& report, const std::string& path);
+// Writes one document with a <testsuite> per report (a run of several scenarios), atomically.
+Status WriteJUnit(const std::vector<Report>& reports, const std::string& path);
 
 }  // namespace vmm::report

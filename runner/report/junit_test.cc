@@ -98,6 +98,9 @@ TEST(JUnitTest, WriteJUnitWritesTheFile) {
   const std::string dir = testutil::TempDir("junit");
   ASSERT_TRUE(WriteJUnit(SmallReport(), dir + "/junit.xml").ok());
   EXPECT_EQ(testutil::ReadAll(dir + "/junit.xml"), ReportToJUnit(SmallReport()));
+  const std::vector<Report> both = {SmallReport(), testutil::SampleReport()};
+  ASSERT_TRUE(WriteJUnit(both, dir + "/both.xml").ok());
+  EXPECT_EQ(testutil::ReadAll(dir + "/both.xml"), ReportsToJUnit({&both[0], &both[1]}));
   EXPECT_EQ(WriteJUnit(SmallReport(), dir + "/no/junit.xml").message(),
             "cannot write '" + dir + "/no/junit.xml': No such file or directory");
 }
