@@ -1,0 +1,100 @@
+// PlanBuilder: the machinery behind BuildPlan (plan.h). It walks the scenario in file order and
+// simulates the VMM + graph state machine (reservations, allocs, mappings, access, graphs, execs,
+// snapshots) to prove every step legal, reporting every problem it finds and carrying on with a
+// best guess of the intended state, so one mistake does not cascade into many messages.
+//
+// Slots: buffers get one slot each (declaration order). Allocs, graphs and execs get a new slot
+// per creation, so a name re-used after release/destroy names a new object (with its own size)
+// and the executor can index handles by slot without reuse. Snapshots get one slot per name.
+// Internal to runner/plan; use BuildPlan.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "runner/base/diagnostic.h"
+#include "runner/plan/name_table.h"
+#include "runner/plan/plan.h"
+#include "runner/plan/reservation_state.h"
+#include "runner/scenario/scenario.h"
+
+namespace vmm {
+
+class PlanBuilder {
+ public:
+  PlanBuilder(const Scenario& scenario, std::vector<Diagnostic>* diagnostics);
+  Plan Build() &&;
+
+ private:
+  // Buffers a graph's kernels touch, with the access each needs (read or read_write).
+  using BufferUses = std::vector<std::pair<int, Access>>;
+
+  // plan_builder.cc: driver, names, kernels, graphs, checks.
+  void Error(const SourceLoc& loc, std::string message);
+  template <typename T>
+  static const SourceLoc& At(const Located<T>& field, const Step& step) {
+    return field.set ? field.loc : step.loc;
+  }
+  void DeclareBuffers();
+  void IndexStepNames(const std::vector<Step>& steps);
+  PlanStep Common(const Step& step, int index) const;
+  PlanStep Visit(const Step& step, int index, BufferUses* capture_uses);
+  int ResolveBuffer(const Located<std::string>& ref, const Step& step);
+  void Kernel(const Step& step, PlanStep* p, BufferUses* capture_uses);
+  bool MatmulShapes(const Step& step, PlanStep* p);
+  void Capture(const Step& step, PlanStep* p);
+  void Graphs(const Step& step, PlanStep* p);
+  void Snapshot(const Step& step, PlanStep* p);
+  void CheckEqual(const Step& step, PlanStep* p);
+  void CheckAddress(const Step& step, int index, PlanStep* p);
+  void CheckKernelParams(const Step& step, PlanStep* p);
+  void Expectation(const Step& step, PlanStep* p);
+
+  // plan_memory.cc: reserve, free, create, release, map, set_access, unmap; access checks.
+  void Reserve(const Step& step, PlanStep* p);
+  void Free(const Step& step, PlanStep* p);
+  void Create(const Step& step, PlanStep* p);
+  void Release(const Step& step, PlanStep* p);
+  void Map(const Step& step, PlanStep* p);
+  void SetAccess(const Step& step, PlanStep* p);
+  void Unmap(const Step& step, PlanStep* p);
+  bool Aligned(const Located<uint64_t>& field, const char* key, uint64_t value, const Step& step);
+  // Resolves the buffer of a range op and checks it is reserved; -1 when not.
+  int ReservedBuffer(const Step& step);
+  // Applies defaults to offset/size and checks the range is aligned and inside the reservation.
+  bool Range(const Step& step, int buffer, PlanStep* p, ByteRange* range);
+  // Checks that `buffer`'s tensor bytes are mapped with `need` access; `actor` starts the message
+  // ("fill writes", "replay of 'e1' would touch").
+  void Use(int buffer, Access need, const std::string& actor, const SourceLoc& loc);
+
+  const Scenario& scenario_;
+  std::vector<Diagnostic>* diagnostics_;
+  Plan plan_;
+  uint64_t granularity_ = kDefaultGranularity;
+
+  std::unordered_map<std::string, int> buffer_slots_;
+  std::vector<ReservationState> reservations_;            // by buffer slot
+  std::vector<std::pair<std::string, int>> reserved_by_;  // by buffer slot: step label, line
+  std::vector<int> freed_line_;                           // by buffer slot, 0 = never freed
+
+  NameTable allocs_, graphs_, execs_;
+  std::vector<BufferUses> graph_uses_, exec_uses_;  // by graph / exec slot
+
+  struct SnapshotInfo {
+    int slot = -1;
+    int buffer = -1;
+    int line = 0;
+  };
+  std::unordered_map<std::string, SnapshotInfo> snapshots_;
+
+  struct NamedStep {
+    int index = -1;  // top-level index, -1 inside a capture
+    Op op = Op::kSynchronize;
+    int line = 0;
+  };
+  std::unordered_map<std::string, NamedStep> step_names_;  // explicit names, first occurrence
+};
+
+}  // namespace vmm

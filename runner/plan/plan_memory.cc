@@ -1,0 +1,262 @@
+// PlanBuilder's VMM steps: reserve, free, create, release, map, set_access, unmap, and the access
+// check every kernel and replay goes through.
+#include "runner/base/format.h"
+#include "runner/plan/plan_builder.h"
+
+namespace vmm {
+namespace {
+
+uint64_t RoundUp(uint64_t value, uint64_t granularity) {
+  return (value + granularity - 1) / granularity * granularity;
+}
+
+Access ParseAccess(const std::string& s) {
+  if (s == "read") return Access::kRead;
+  if (s == "none") return Access::kNone;
+  return Access::kReadWrite;
+}
+
+}  // namespace
+
+bool PlanBuilder::Aligned(const Located<uint64_t>& field, const char* key, uint64_t value,
+                          const Step& step) {
+  if (value % granularity_ == 0) return true;
+  Error(At(field, step), std::string("'") + key + "' " + FormatBytes(value) +
+                             " is not a multiple of the granularity (" + FormatBytes(granularity_) +
+                             ")");
+  return false;
+}
+
+void PlanBuilder::Reserve(const Step& step, PlanStep* p) {
+  p->buffer = ResolveBuffer(step.buffer, step);
+  p->alignment = step.alignment.value;
+  Aligned(step.alignment, "alignment", p->alignment, step);
+  if (p->buffer < 0) return;
+  PlanBuffer& buffer = plan_.buffers[p->buffer];
+  p->size = step.size.set ? step.size.value : RoundUp(buffer.bytes, granularity_);
+  if (step.size.set) {
+    if (p->size < buffer.bytes) {
+      Error(At(step.size, step), "'size' " + FormatBytes(p->size) + " is smaller than buffer '" +
+                                     buffer.name + "' (" + FormatBytes(buffer.bytes) + ")");
+    } else if (p->size == 0) {
+      Error(At(step.size, step), "'size' must be greater than 0");
+    } else {
+      Aligned(step.size, "size", p->size, step);
+    }
+  }
+  ReservationState& r = reservations_[p->buffer];
+  if (r.reserved()) {
+    const auto& [label, line] = reserved_by_[p->buffer];
+    Error(At(step.buffer, step), "buffer '" + buffer.name + "' is already reserved (by step '" +
+                                     label + "' at line " + std::to_string(line) +
+                                     "); free it first");
+    return;
+  }
+  if (buffer.reservation_size == 0) buffer.reservation_size = p->size;
+  r.Reserve(p->size);
+  reserved_by_[p->buffer] = {p->label, step.loc.line};
+}
+
+int PlanBuilder::ReservedBuffer(const Step& step) {
+  const int buffer = ResolveBuffer(step.buffer, step);
+  if (buffer < 0) return -1;
+  if (reservations_[buffer].reserved()) return buffer;
+  const int freed = freed_line_[buffer];
+  Error(At(step.buffer, step), "buffer '" + step.buffer.value + "' is not reserved" +
+                                   (freed > 0 ? ": it was freed at line " + std::to_string(freed)
+                                              : std::string(" at this step")));
+  return -1;
+}
+
+void PlanBuilder::Free(const Step& step, PlanStep* p) {
+  p->buffer = ReservedBuffer(step);
+  if (p->buffer < 0) return;
+  ReservationState& r = reservations_[p->buffer];
+  p->size = r.size();
+  if (!r.mappings().empty()) {
+    const MappingRecord& m = r.mappings().front();
+    Error(At(step.buffer, step), "cannot free buffer '" + step.buffer.value +
+                                     "': " + FormatRange(m.range) + " is still mapped (by step '" +
+                                     m.step_label + "' at line " + std::to_string(m.line) +
+                                     "); unmap it first");
+  }
+  r.Free();
+  freed_line_[p->buffer] = step.loc.line;
+}
+
+void PlanBuilder::Create(const Step& step, PlanStep* p) {
+  p->size = step.size.value;
+  if (p->size == 0) {
+    Error(At(step.size, step), "'size' must be greater than 0");
+  } else {
+    Aligned(step.size, "size", p->size, step);
+  }
+  if (const int live = allocs_.LiveSlot(step.alloc.value); live >= 0) {
+    Error(At(step.alloc, step), "alloc '" + step.alloc.value +
+                                    "' is already live (created at line " +
+                                    std::to_string(allocs_.MadeLine(step.alloc.value)) +
+                                    "); release it first or use another name");
+    p->alloc = live;
+    return;
+  }
+  p->alloc = allocs_.Create(step.alloc.value, step.loc.line);
+  plan_.alloc_sizes.push_back(p->size);
+}
+
+void PlanBuilder::Release(const Step& step, PlanStep* p) {
+  std::string error;
+  p->alloc = allocs_.Resolve(step.alloc.value, &error);
+  if (p->alloc < 0) return Error(At(step.alloc, step), error);
+  // Legal while still mapped: the memory lives until its last mapping is unmapped.
+  allocs_.End(step.alloc.value, step.loc.line);
+}
+
+void PlanBuilder::Map(const Step& step, PlanStep* p) {
+  std::string error;
+  p->alloc = allocs_.Resolve(step.alloc.value, &error);
+  if (p->alloc < 0) Error(At(step.alloc, step), error);
+  p->buffer = ReservedBuffer(step);
+  p->offset = step.offset.value;
+  p->alloc_offset = step.alloc_offset.value;
+  bool ok = Aligned(step.offset, "offset", p->offset, step);
+  ok = Aligned(step.alloc_offset, "alloc_offset", p->alloc_offset, step) && ok;
+  if (p->alloc >= 0) {
+    const uint64_t alloc_size = plan_.alloc_sizes[p->alloc];
+    if (step.size.set) {
+      p->size = step.size.value;
+    } else if (p->alloc_offset < alloc_size) {
+      p->size = alloc_size - p->alloc_offset;
+    } else {
+      Error(At(step.alloc_offset, step), "'alloc_offset' " + FormatBytes(p->alloc_offset) +
+                                             " leaves nothing of alloc '" + step.alloc.value +
+                                             "' (" + FormatBytes(alloc_size) + ") to map");
+      return;
+    }
+    if (step.size.set && p->alloc_offset + p->size > alloc_size) {
+      Error(At(step.size, step), "'alloc_offset' + 'size' is " +
+                                     FormatBytes(p->alloc_offset + p->size) +
+                                     ", past the end of alloc '" + step.alloc.value + "' (" +
+                                     FormatBytes(alloc_size) + ")");
+      ok = false;
+    }
+  } else {
+    p->size = step.size.value;
+  }
+  if (p->size == 0 && step.size.set) {
+    Error(At(step.size, step), "'size' must be greater than 0");
+    ok = false;
+  } else if (step.size.set) {
+    ok = Aligned(step.size, "size", p->size, step) && ok;
+  }
+  if (p->buffer < 0 || p->size == 0) return;
+  ReservationState& r = reservations_[p->buffer];
+  const ByteRange range{p->offset, p->offset + p->size};
+  if (range.end > r.size() || range.end < range.begin) {
+    Error(step.offset.set ? step.offset.loc : At(step.size, step),
+          "mapping " + FormatRange(range) + " does not fit in the " + FormatBytes(r.size()) +
+              " reservation of '" + step.buffer.value + "'");
+    return;
+  }
+  if (const MappingRecord* m = r.FirstOverlap(range)) {
+    Error(step.loc, FormatRange(m->range) + " of '" + step.buffer.value +
+                        "' is already mapped (by step '" + m->step_label + "' at line " +
+                        std::to_string(m->line) + "); unmap it first");
+    return;
+  }
+  // Recorded even when an offset was misaligned or the alloc unknown, so later steps are judged
+  // against what the author meant instead of repeating this step's error.
+  (void)ok;
+  r.AddMapping(MappingRecord{range, p->alloc, p->label, step.loc.line});
+}
+
+bool PlanBuilder::Range(const Step& step, int buffer, PlanStep* p, ByteRange* range) {
+  const ReservationState& r = reservations_[buffer];
+  p->offset = step.offset.value;
+  bool ok = Aligned(step.offset, "offset", p->offset, step);
+  if (step.size.set) {
+    p->size = step.size.value;
+    if (p->size == 0) {
+      Error(At(step.size, step), "'size' must be greater than 0");
+      ok = false;
+    } else {
+      ok = Aligned(step.size, "size", p->size, step) && ok;
+    }
+  } else {
+    p->size = p->offset < r.size() ? r.size() - p->offset : 0;
+  }
+  *range = ByteRange{p->offset, p->offset + p->size};
+  if (ok && (range->end > r.size() || range->end <= range->begin)) {
+    Error(step.offset.set ? step.offset.loc : At(step.size, step),
+          "range " + FormatRange(*range) + " does not fit in the " + FormatBytes(r.size()) +
+              " reservation of '" + step.buffer.value + "'");
+    ok = false;
+  }
+  return ok;
+}
+
+void PlanBuilder::SetAccess(const Step& step, PlanStep* p) {
+  p->access = ParseAccess(step.access.value);
+  p->buffer = ReservedBuffer(step);
+  ByteRange range;
+  if (p->buffer < 0 || !Range(step, p->buffer, p, &range)) return;
+  ReservationState& r = reservations_[p->buffer];
+  if (std::optional<ByteRange> hole = r.FirstUnmapped(range)) {
+    Error(step.loc, "cannot set access on " + FormatRange(range) + " of '" + step.buffer.value +
+                        "': " + FormatRange(*hole) + " is not mapped");
+    return;
+  }
+  r.SetAccess(range, p->access);
+}
+
+void PlanBuilder::Unmap(const Step& step, PlanStep* p) {
+  p->buffer = ReservedBuffer(step);
+  ByteRange range;
+  if (p->buffer < 0 || !Range(step, p->buffer, p, &range)) return;
+  ReservationState& r = reservations_[p->buffer];
+  const std::string what =
+      "cannot unmap " + FormatRange(range) + " of '" + step.buffer.value + "': ";
+  if (r.FirstOverlap(range) == nullptr) {
+    Error(step.loc, what + "nothing is mapped there");
+    return;
+  }
+  if (const MappingRecord* m = r.FirstCut(range)) {
+    Error(step.loc, what + "it would split the mapping " + FormatRange(m->range) +
+                        " made by step '" + m->step_label + "' at line " + std::to_string(m->line) +
+                        " (CUDA unmaps whole mappings only)");
+    return;
+  }
+  if (std::optional<ByteRange> hole = r.FirstUnmapped(range)) {
+    Error(step.loc, what + FormatRange(*hole) + " is not mapped");
+  }
+  r.RemoveMappings(range);
+}
+
+void PlanBuilder::Use(int buffer, Access need, const std::string& actor, const SourceLoc& loc) {
+  const PlanBuffer& b = plan_.buffers[buffer];
+  const ReservationState& r = reservations_[buffer];
+  const std::string who = actor + " buffer '" + b.name + "', which ";
+  if (!r.reserved()) {
+    const int freed = freed_line_[buffer];
+    Error(loc, who + (freed > 0 ? "was freed at line " + std::to_string(freed)
+                                : std::string("is not reserved at this step")));
+    return;
+  }
+  const ByteRange range{0, b.bytes};
+  switch (r.FirstProblem(range, need)) {
+    case AccessProblem::kNone:
+      return;
+    case AccessProblem::kNotMapped:
+      return Error(loc, who + "is not mapped at this step");
+    case AccessProblem::kPartlyMapped:
+      return Error(
+          loc, who + "is only partly mapped (" + FormatRange(*r.FirstUnmapped(range)) + " is not)");
+    case AccessProblem::kNeverSet:
+      return Error(loc, who + "has no access yet (a new mapping has none until set_access)");
+    case AccessProblem::kAccessNone:
+      return Error(loc, who + "has access 'none'");
+    case AccessProblem::kReadOnly:
+      return Error(loc, who + "is mapped read-only (set_access with read_write first)");
+  }
+}
+
+}  // namespace vmm

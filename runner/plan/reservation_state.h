@@ -1,0 +1,78 @@
+// ReservationState: what BuildPlan knows about one buffer's reserved address range while it
+// simulates a scenario: is it reserved, which sub-ranges are mapped (by which step), and what
+// access each byte has. Offsets are relative to the start of the reservation.
+//
+// The CUDA rules it encodes (cuMemMap/cuMemSetAccess/cuMemUnmap):
+//   - mappings never overlap; a new mapping has NO access until SetAccess covers it;
+//   - access can be set on any fully mapped range, including part of a mapping;
+//   - unmap works on whole mappings only (a range that cuts one is refused), and clears access.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runner/engine/engine.h"
+
+namespace vmm {
+
+struct ByteRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;  // exclusive
+  bool Overlaps(const ByteRange& o) const { return begin < o.end && o.begin < end; }
+};
+
+struct MappingRecord {
+  ByteRange range;
+  int alloc_slot = -1;
+  std::string step_label;  // the map step that made it, for messages
+  int line = 0;
+};
+
+// Why a range cannot be used with some access (see FirstProblem).
+enum class AccessProblem { kNone, kNotMapped, kPartlyMapped, kNeverSet, kAccessNone, kReadOnly };
+
+class ReservationState {
+ public:
+  bool reserved() const { return reserved_; }
+  uint64_t size() const { return size_; }
+
+  void Reserve(uint64_t size);
+  // Forgets the reservation and everything mapped in it.
+  void Free();
+
+  const std::vector<MappingRecord>& mappings() const { return mappings_; }
+  // The first live mapping overlapping `r`, or nullptr.
+  const MappingRecord* FirstOverlap(const ByteRange& r) const;
+  // The first mapping that overlaps `r` but is not inside it (unmapping `r` would cut it).
+  const MappingRecord* FirstCut(const ByteRange& r) const;
+  // The first maximal sub-range of `r` that no mapping covers, if any.
+  std::optional<ByteRange> FirstUnmapped(const ByteRange& r) const;
+
+  // Adds a mapping (the caller checked it is inside and overlaps nothing). It has no access.
+  void AddMapping(MappingRecord mapping);
+  // Removes the mappings inside `r` and their access.
+  void RemoveMappings(const ByteRange& r);
+  void SetAccess(const ByteRange& r, Access access);
+
+  // Whether every byte of `r` is mapped with at least `needed` access; otherwise the problem of
+  // the first offending byte (kPartlyMapped: some of `r` is mapped, some not).
+  AccessProblem FirstProblem(const ByteRange& r, Access needed) const;
+
+ private:
+  struct AccessRun {
+    ByteRange range;
+    Access access;
+  };
+  bool reserved_ = false;
+  uint64_t size_ = 0;
+  std::vector<MappingRecord> mappings_;  // sorted by range.begin, disjoint
+  std::vector<AccessRun>
+      access_;  // sorted, disjoint; bytes without a run have never had access set
+};
+
+// "[0, 2 MiB)".
+std::string FormatRange(const ByteRange& r);
+
+}  // namespace vmm

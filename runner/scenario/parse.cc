@@ -1,0 +1,127 @@
+#include "runner/scenario/parse.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "runner/scenario/scenario_builder.h"
+#include "runner/scenario/schema_validator.h"
+#include "runner/scenario/size.h"
+#include "runner/scenario/step_docs.h"
+#include "runner/scenario/yaml_loader.h"
+
+namespace vmm::embedded {
+extern const char* const kScenarioSchema;
+}  // namespace vmm::embedded
+
+namespace vmm {
+namespace {
+
+// The process-wide parser behind ParseScenario: built on first use under std::call_once and
+// never destroyed before exit. (Namespace scope on purpose: no function-local statics.)
+std::once_flag g_shared_once;
+std::unique_ptr<ScenarioParser> g_shared_parser;
+Status g_shared_status;
+
+const ScenarioParser* SharedParser(Status* status) {
+  std::call_once(g_shared_once, [] {
+    StatusOr<ScenarioParser> parser = ScenarioParser::Create();
+    if (parser.ok()) {
+      g_shared_parser = std::make_unique<ScenarioParser>(std::move(parser).value());
+    } else {
+      g_shared_status = parser.status();
+    }
+  });
+  *status = g_shared_status;
+  return g_shared_parser.get();
+}
+
+std::string SuggestForTitle(const std::string& title, const std::string& value) {
+  return title == "size" ? SuggestSize(value) : std::string();
+}
+
+}  // namespace
+
+const char* ScenarioSchemaText() { return embedded::kScenarioSchema; }
+
+StatusOr<ScenarioParser> ScenarioParser::Create() {
+  SchemaValidatorOptions options;
+  options.suggest = SuggestForTitle;
+  StatusOr<SchemaValidator> validator = SchemaValidator::Create(ScenarioSchemaText(), options);
+  if (!validator.ok()) return validator.status().WithContext("embedded scenario schema");
+  return ScenarioParser(std::make_unique<SchemaValidator>(std::move(validator).value()));
+}
+
+ScenarioParser::ScenarioParser(std::unique_ptr<SchemaValidator> validator)
+    : validator_(std::move(validator)) {}
+ScenarioParser::ScenarioParser(ScenarioParser&&) noexcept = default;
+ScenarioParser& ScenarioParser::operator=(ScenarioParser&&) noexcept = default;
+ScenarioParser::~ScenarioParser() = default;
+
+std::optional<Scenario> ScenarioParser::Parse(const std::string& text, const std::string& file,
+                                              std::vector<Diagnostic>* diagnostics) const {
+  if (IsBlankYaml(text)) {
+    diagnostics->push_back(Diagnostic{
+        SourceLoc{file, 0, 0}, "the file is empty; a scenario needs at least 'name' and 'steps'"});
+    return std::nullopt;
+  }
+  std::vector<Diagnostic> found;
+  std::optional<YamlValue> document = LoadYaml(text, file, &found);
+  if (document) validator_->Validate(*document, file, &found);
+  SortByPosition(&found);
+  const bool clean = document.has_value() && found.empty();
+  diagnostics->insert(diagnostics->end(), found.begin(), found.end());
+  if (!clean) return std::nullopt;
+  return BuildScenario(*document, validator_->schema(), file, diagnostics);
+}
+
+std::optional<Scenario> ParseScenario(const std::string& text, const std::string& file,
+                                      std::vector<Diagnostic>* diagnostics) {
+  Status status;
+  const ScenarioParser* parser = SharedParser(&status);
+  if (parser == nullptr) {
+    diagnostics->push_back(
+        Diagnostic{SourceLoc{file, 0, 0}, "internal error: " + status.message()});
+    return std::nullopt;
+  }
+  return parser->Parse(text, file, diagnostics);
+}
+
+std::optional<Scenario> LoadScenarioFile(const std::string& path,
+                                         std::vector<Diagnostic>* diagnostics) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int err = errno;
+    diagnostics->push_back(Diagnostic{SourceLoc{path, 0, 0},
+                                      "cannot read the file: " + std::string(std::strerror(err))});
+    return std::nullopt;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    diagnostics->push_back(Diagnostic{SourceLoc{path, 0, 0}, "cannot read the file"});
+    return std::nullopt;
+  }
+  return ParseScenario(text.str(), path, diagnostics);
+}
+
+std::string DescribeSteps() {
+  Status status;
+  const ScenarioParser* parser = SharedParser(&status);
+  if (parser == nullptr) return "internal error: " + status.message() + "\n";
+  return DescribeStepsFromSchema(parser->validator().schema());
+}
+
+std::string DescribeStep(const std::string& op, std::string* error) {
+  Status status;
+  const ScenarioParser* parser = SharedParser(&status);
+  if (parser == nullptr) {
+    *error = "internal error: " + status.message();
+    return "";
+  }
+  return DescribeStepFromSchema(parser->validator().schema(), op, error);
+}
+
+}  // namespace vmm

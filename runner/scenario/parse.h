@@ -1,0 +1,64 @@
+// Scenario files in, typed Scenario out: the front door of runner/scenario.
+//
+// ParseScenario reads YAML (yaml-cpp, confined to yaml_loader.cc), validates it against
+// schemas/scenario.schema.json (embedded in the binary at build time) and builds the typed tree.
+// Every problem becomes a Diagnostic located at the offending key or value (1-based line:column);
+// all problems are reported in one pass, in file order. Nothing here throws.
+//
+// The schema is compiled once per process, on first use, and shared (thread-safe). Callers that
+// prefer to own it (benchmarks, servers) can hold a ScenarioParser instead.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runner/base/diagnostic.h"
+#include "runner/base/status.h"
+#include "runner/scenario/scenario.h"
+
+namespace vmm {
+
+class SchemaValidator;
+
+// Parses and schema-validates `text`, the contents of `file`. Returns the typed tree, or nullopt
+// with every problem appended to *diagnostics (all errors in one pass, file order).
+std::optional<Scenario> ParseScenario(const std::string& text, const std::string& file,
+                                      std::vector<Diagnostic>* diagnostics);
+
+// Reads `path` and parses it; an unreadable file is one diagnostic ("cannot read ...").
+std::optional<Scenario> LoadScenarioFile(const std::string& path,
+                                         std::vector<Diagnostic>* diagnostics);
+
+// `vmm-run steps`: every op with each field's type, default and description, generated from the
+// schema.
+std::string DescribeSteps();
+// One op; for an unknown op returns "" and sets *error ("unknown op 'x', did you mean 'y'?").
+std::string DescribeStep(const std::string& op, std::string* error);
+
+// The text of schemas/scenario.schema.json as embedded in this binary.
+const char* ScenarioSchemaText();
+
+// Owns a compiled scenario schema. Move-only; const methods are thread-safe.
+class ScenarioParser {
+ public:
+  // Compiles the embedded schema (fails only if the build embedded a broken schema).
+  static StatusOr<ScenarioParser> Create();
+
+  ScenarioParser(ScenarioParser&&) noexcept;
+  ScenarioParser& operator=(ScenarioParser&&) noexcept;
+  ~ScenarioParser();
+
+  // Same contract as ParseScenario.
+  std::optional<Scenario> Parse(const std::string& text, const std::string& file,
+                                std::vector<Diagnostic>* diagnostics) const;
+
+  const SchemaValidator& validator() const { return *validator_; }
+
+ private:
+  explicit ScenarioParser(std::unique_ptr<SchemaValidator> validator);
+  std::unique_ptr<SchemaValidator> validator_;
+};
+
+}  // namespace vmm

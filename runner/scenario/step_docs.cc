@@ -1,0 +1,151 @@
+#include "runner/scenario/step_docs.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "runner/base/diagnostic.h"
+
+namespace vmm {
+namespace {
+
+// The schema of one step, the dispatching node (whose cases are the ops), or nullptr.
+const SchemaNode* StepDispatch(const JsonSchema& schema) {
+  const SchemaNode* steps = schema.root().Property("steps");
+  if (steps == nullptr || steps->Resolved()->items == nullptr) return nullptr;
+  const SchemaNode* step = steps->Resolved()->items->Resolved();
+  return step->cases.empty() ? nullptr : step;
+}
+
+std::string Number(double d) {
+  if (std::floor(d) == d) return std::to_string(static_cast<int64_t>(d));
+  return std::to_string(d);
+}
+
+std::string DefaultText(const SchemaNode* p) {
+  const YamlValue* d =
+      p->default_value != nullptr ? p->default_value : p->Resolved()->default_value;
+  if (d == nullptr) return "";
+  if (d->IsScalar()) return d->scalar;
+  return d->IsMap() ? "{}" : "[]";
+}
+
+// Wraps `text` at `width` columns, indenting continuation lines by `indent` spaces.
+std::string Wrap(const std::string& text, size_t indent, size_t width) {
+  std::string out, line;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && indent + line.size() + 1 + word.size() > width) {
+      out += line + "\n" + std::string(indent, ' ');
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  return out + line;
+}
+
+std::string DescribeOp(const std::string& op, const SchemaNode* fields,
+                       const std::string& discriminator) {
+  constexpr size_t kWidth = 100;
+  const SchemaNode* n = fields->Resolved();
+  std::string out = Wrap(op + ": " + n->description, 4, kWidth) + "\n";
+  size_t name_width = 0;
+  for (const auto& [key, p] : n->properties) name_width = std::max(name_width, key.size());
+  const size_t indent = 2 + name_width + 2;
+  for (const auto& [key, p] : n->properties) {
+    if (key == discriminator) continue;
+    const bool required =
+        std::find(n->required.begin(), n->required.end(), key) != n->required.end();
+    const std::string def = DefaultText(p);
+    const std::string type = SchemaTypeSummary(p) + (required      ? ", required"
+                                                     : def.empty() ? ", optional"
+                                                                   : ", default " + def);
+    const std::string& description =
+        !p->description.empty() ? p->description : p->Resolved()->description;
+    out += "  " + key + std::string(indent - 2 - key.size(), ' ') + type + "\n";
+    out += std::string(indent, ' ') + Wrap(description, indent, kWidth) + "\n";
+  }
+  if (!n->one_of.empty()) {
+    std::string keys;
+    for (const SchemaNode* b : n->one_of)
+      for (const std::string& k : b->Resolved()->required)
+        keys += (keys.empty() ? "'" : " or '") + k + "'";
+    out += "  (give exactly one of " + keys + ")\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string SchemaTypeSummary(const SchemaNode* node) {
+  const SchemaNode* n = node->Resolved();
+  if (!n->title.empty()) return n->title;
+  if (n->has_enum) {
+    std::string out;
+    for (const std::string& v : n->enum_values) out += (out.empty() ? "" : " | ") + v;
+    return out;
+  }
+  if (n->const_value != nullptr) return n->const_value->scalar;
+  if (n->types == kJsonArray) {
+    std::string out = "list";
+    if (n->items != nullptr) out += " of " + SchemaTypeSummary(n->items);
+    if (n->min_items && n->max_items && *n->min_items == *n->max_items) {
+      out += " (" + std::to_string(*n->min_items) + ")";
+    } else if (n->min_items && *n->min_items > 1) {
+      out += " (" + std::to_string(*n->min_items) + "+)";
+    }
+    return out;
+  }
+  if (n->types == kJsonInteger) {
+    if (n->minimum && n->maximum)
+      return "integer " + Number(*n->minimum) + ".." + Number(*n->maximum);
+    if (n->minimum) return "integer >= " + Number(*n->minimum);
+    return "integer";
+  }
+  if (n->types == kJsonBoolean) return "true | false";
+  if (n->types == kJsonString) return "string";
+  if (n->types == kJsonObject) return "map";
+  if (n->all_of.size() == 1) return SchemaTypeSummary(n->all_of[0]);
+  if (n->types != 0) return JsonTypePhrase(n->types);
+  return "any";
+}
+
+std::string DescribeStepsFromSchema(const JsonSchema& schema) {
+  const SchemaNode* dispatch = StepDispatch(schema);
+  if (dispatch == nullptr) return "";
+  std::string out =
+      "Steps of a vmm-run scenario (each is a map with 'op' and the fields below).\n"
+      "Sizes are bytes: an integer or a number with a unit (B, KiB, MiB, GiB, TiB).\n";
+  for (const auto& [op, fields] : dispatch->cases) {
+    out += '\n';
+    out += DescribeOp(op, fields, dispatch->discriminator);
+  }
+  return out;
+}
+
+std::string DescribeStepFromSchema(const JsonSchema& schema, const std::string& op,
+                                   std::string* error) {
+  const SchemaNode* dispatch = StepDispatch(schema);
+  if (dispatch == nullptr) {
+    *error = "the schema defines no steps";
+    return "";
+  }
+  if (const SchemaNode* fields = dispatch->Case(op))
+    return DescribeOp(op, fields, dispatch->discriminator);
+  std::vector<std::string> ops;
+  for (const auto& [name, unused] : dispatch->cases) ops.push_back(name);
+  const std::string close = ClosestMatch(op, ops);
+  if (!close.empty()) {
+    *error = "unknown op '" + op + "', did you mean '" + close + "'?";
+  } else {
+    std::string all;
+    for (const std::string& o : ops) all += (all.empty() ? "" : ", ") + o;
+    *error = "unknown op '" + op + "'; ops are: " + all;
+  }
+  return "";
+}
+
+}  // namespace vmm

@@ -1,0 +1,27 @@
+#include "runner/scenario/yaml_value.h"
+
+namespace vmm {
+
+const YamlValue* YamlValue::Find(std::string_view key) const {
+  for (const YamlMember& m : members)
+    if (m.key == key) return &m.value;
+  return nullptr;
+}
+
+std::string DescribeYamlValue(const YamlValue& value) {
+  switch (value.kind) {
+    case YamlValue::Kind::kNull:
+      return "nothing";
+    case YamlValue::Kind::kSequence:
+      return "a list";
+    case YamlValue::Kind::kMap:
+      return "a map";
+    case YamlValue::Kind::kScalar:
+      break;
+  }
+  constexpr size_t kMaxShown = 40;
+  if (value.scalar.size() <= kMaxShown) return "'" + value.scalar + "'";
+  return "'" + value.scalar.substr(0, kMaxShown) + "...'";
+}
+
+}  // namespace vmm

@@ -1,0 +1,49 @@
+// YamlValue: a parsed YAML document as plain C++ values, each with its 1-based source position.
+//
+// The loader (yaml_loader.h) is the only code that touches yaml-cpp; everything after it (schema
+// validation, the typed scenario builder, the diff-config parser) works on this tree, so it can be
+// tested from strings and never sees a yaml-cpp exception. Values own their children; the tree is
+// immutable after loading and safe to read from several threads.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vmm {
+
+struct YamlMember;
+
+struct YamlValue {
+  enum class Kind { kNull, kScalar, kSequence, kMap };
+
+  Kind kind = Kind::kNull;
+  std::string scalar;   // kScalar: the text as written (quotes removed)
+  bool quoted = false;  // kScalar: written in quotes (always a string, never a number or bool)
+  int line = 0;         // 1-based; 0 = unknown
+  int column = 0;       // 1-based
+  std::vector<YamlValue> items;     // kSequence
+  std::vector<YamlMember> members;  // kMap, in file order; duplicates are kept (the loader reports
+                                    // them) and lookups return the first
+
+  bool IsNull() const { return kind == Kind::kNull; }
+  bool IsScalar() const { return kind == Kind::kScalar; }
+  bool IsSequence() const { return kind == Kind::kSequence; }
+  bool IsMap() const { return kind == Kind::kMap; }
+
+  // The first member named `key`, or nullptr (also when this is not a map).
+  const YamlValue* Find(std::string_view key) const;
+};
+
+struct YamlMember {
+  std::string key;
+  int line = 0;  // position of the key
+  int column = 0;
+  YamlValue value;
+};
+
+// How a value reads in a message: "'abc'" for scalars (long ones shortened), "a map", "a list",
+// "nothing" for null.
+std::string DescribeYamlValue(const YamlValue& value);
+
+}  // namespace vmm
