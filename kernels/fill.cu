@@ -19,6 +19,8 @@ extern "C" __global__ void __launch_bounds__(vmm::kernels::kFillThreads)
 
 namespace vmm::kernels {
 
+static_assert(detail::ParamCount(&vmm_fill_f32) == kFillParamCount);
+
 int LaunchFill(float* dst, uint64_t count, uint64_t seed, CUstream_st* stream) {
   void* args[] = {&dst, &count, &seed};
   return detail::Launch(FillKernelSymbol(), FillLaunch(count), args, stream);

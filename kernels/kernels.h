@@ -53,6 +53,12 @@ int LaunchCompareCollect(const uint32_t* a, const uint32_t* b, uint64_t count,
                          const CompareChunk* chunks, uint32_t num_chunks, uint64_t* indices,
                          uint32_t max_report, CUstream_st* stream);
 
+// Parameter counts of the kernels that appear in captured graphs (checked against the kernels'
+// signatures at compile time). The driver has no query for the count, and asking
+// cuFuncGetParamInfo past the last parameter is an API error that compute-sanitizer reports.
+inline constexpr uint32_t kMatmulParamCount = 6;  // a, b, c, m, n, k
+inline constexpr uint32_t kFillParamCount = 3;    // dst, count, seed
+
 // The host-side entry addresses ("symbols") of the kernels that appear in captured graphs, as
 // cudaGetFuncBySymbol / cudaGetKernel take them and cudaGraphKernelNodeGetParams reports them.
 const void* MatmulKernelSymbol();

@@ -18,4 +18,10 @@ inline int Launch(const void* kernel, const LaunchConfig& cfg, void** args, cuda
   return static_cast<int>(err);
 }
 
+// The number of parameters of a kernel, for static_asserts against kernels.h.
+template <typename... Args>
+constexpr uint32_t ParamCount(void (*)(Args...)) {
+  return sizeof...(Args);
+}
+
 }  // namespace vmm::kernels::detail

@@ -127,6 +127,8 @@ extern "C" __global__ void __launch_bounds__(kThreads)
 
 namespace vmm::kernels {
 
+static_assert(detail::ParamCount(&vmm_matmul_f32) == kMatmulParamCount);
+
 int LaunchMatmul(const float* a, const float* b, float* c, uint32_t m, uint32_t n, uint32_t k,
                  CUstream_st* stream) {
   if (m == 0 || n == 0) return static_cast<int>(cudaErrorInvalidValue);

@@ -171,20 +171,35 @@ Status CudaEngine::Bind() {
   return CUDA_CALL(cudaSetDevice(ordinal_));
 }
 
+Status CudaEngine::SyncStream() {
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaStreamSynchronize(stream())));
+  stream_busy_ = false;
+  return Status::Ok();
+}
+
+Status CudaEngine::Drain(bool* waited) {
+  if (waited != nullptr) *waited = false;
+  if (!stream_busy_) return Status::Ok();  // everything enqueued has been waited for
+  const cudaError_t query = cudaStreamQuery(stream());
+  if (query == cudaSuccess) {  // finished on its own: nothing to wait for
+    stream_busy_ = false;
+    return Status::Ok();
+  }
+  if (query != cudaErrorNotReady) {
+    return CudaStatus(query, "cudaStreamQuery(stream())", __FILE__, __LINE__);
+  }
+  (void)cudaGetLastError();
+  if (waited != nullptr) *waited = true;
+  return SyncStream();
+}
+
 Status CudaEngine::WaitForStream(SyncNote* note) {
   SyncNote result;
   // During a capture nothing is in flight (BeginCapture drained the stream), and querying or
   // synchronizing a capturing stream would invalidate the capture.
   if (!capturing_) {
     const auto start = std::chrono::steady_clock::now();
-    const cudaError_t query = cudaStreamQuery(stream());
-    if (query == cudaErrorNotReady) {
-      (void)cudaGetLastError();
-      result.waited = true;
-    } else if (query != cudaSuccess) {
-      return CudaStatus(query, "cudaStreamQuery(stream())", __FILE__, __LINE__);
-    }
-    VMM_RETURN_IF_ERROR(CUDA_CALL(cudaStreamSynchronize(stream())));
+    VMM_RETURN_IF_ERROR(Drain(&result.waited));
     result.wait_us =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
   }
@@ -213,29 +228,30 @@ void CudaEngine::AbortCapture() noexcept {
 // --- VMM ---
 
 Status CudaEngine::Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) {
-  const std::string what =
-      "Reserve(size=" + FormatBytes(size) + ", alignment=" + FormatBytes(alignment) + ")";
+  auto what = [&] {
+    return "Reserve(size=" + FormatBytes(size) + ", alignment=" + FormatBytes(alignment) + ")";
+  };
   VMM_RETURN_IF_ERROR(Bind());
   if (alignment == 0) alignment = info_.granularity_min;
   StatusOr<Reservation> r = Reservation::Create(api_, size, alignment);
-  if (!r.ok()) return r.status().WithContext(what);
+  if (!r.ok()) return Annotate(r.status(), what);
   *va = r->va();
   reservations_.emplace(NextId(), std::move(r).value());
   return Status::Ok();
 }
 
 Status CudaEngine::Free(DevicePtr va, uint64_t size) {
-  const std::string what = "Free(va=" + Hex(va) + ", size=" + FormatBytes(size) + ")";
+  auto what = [&] { return "Free(va=" + Hex(va) + ", size=" + FormatBytes(size) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   auto it = reservations_.begin();
   while (it != reservations_.end() && it->second.va() != va) ++it;
   if (it != reservations_.end() && it->second.size() == size) {
-    VMM_RETURN_IF_ERROR(it->second.Free().WithContext(what));
+    VMM_RETURN_IF_ERROR(Annotate(it->second.Free(), what));
     reservations_.erase(it);
     return Status::Ok();
   }
   // Not a range this engine reserved as given: the driver decides (and names the error).
-  VMM_RETURN_IF_ERROR(CU_CALL(api_, cuMemAddressFree(va, size)).WithContext(what));
+  VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemAddressFree(va, size)), what));
   if (it != reservations_.end()) {
     it->second.Disown();
     reservations_.erase(it);
@@ -244,10 +260,10 @@ Status CudaEngine::Free(DevicePtr va, uint64_t size) {
 }
 
 Status CudaEngine::Create(uint64_t size, AllocHandle* out) {
-  const std::string what = "Create(size=" + FormatBytes(size) + ")";
+  auto what = [&] { return "Create(size=" + FormatBytes(size) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   StatusOr<PhysicalAlloc> a = PhysicalAlloc::Create(api_, prop_, size);
-  if (!a.ok()) return a.status().WithContext(what);
+  if (!a.ok()) return Annotate(a.status(), what);
   const uint64_t id = NextId();
   allocs_.emplace(id, std::move(a).value());
   out->value = id;
@@ -255,33 +271,35 @@ Status CudaEngine::Create(uint64_t size, AllocHandle* out) {
 }
 
 Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
-  const std::string what = "Release(handle=" + std::to_string(handle.value) + ")";
+  auto what = [&] { return "Release(handle=" + std::to_string(handle.value) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   auto it = allocs_.find(handle.value);
   if (it == allocs_.end()) {
-    return RuntimeError(what +
+    return RuntimeError(what() +
                         ": unknown allocation handle (never created by this engine, or "
                         "already released)");
   }
-  VMM_RETURN_IF_ERROR(WaitForStream(note).WithContext(what + ": waiting for in-flight work"));
-  VMM_RETURN_IF_ERROR(it->second.Release().WithContext(what));
+  VMM_RETURN_IF_ERROR(
+      Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
+  VMM_RETURN_IF_ERROR(Annotate(it->second.Release(), what));
   allocs_.erase(it);
   return Status::Ok();
 }
 
 Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) {
-  const std::string what = "Map(va=" + Hex(va) + ", size=" + FormatBytes(size) +
-                           ", offset=" + FormatBytes(offset) +
-                           ", handle=" + std::to_string(handle.value) + ")";
+  auto what = [&] {
+    return "Map(va=" + Hex(va) + ", size=" + FormatBytes(size) + ", offset=" + FormatBytes(offset) +
+           ", handle=" + std::to_string(handle.value) + ")";
+  };
   VMM_RETURN_IF_ERROR(Bind());
   auto it = allocs_.find(handle.value);
   if (it == allocs_.end()) {
-    return RuntimeError(what +
+    return RuntimeError(what() +
                         ": unknown allocation handle (never created by this engine, or "
                         "already released)");
   }
   StatusOr<Mapping> m = Mapping::Create(api_, va, size, offset, it->second.handle());
-  if (!m.ok()) return m.status().WithContext(what);
+  if (!m.ok()) return Annotate(m.status(), what);
   mappings_.emplace(NextId(), std::move(m).value());
   return Status::Ok();
 }
@@ -290,8 +308,9 @@ Status CudaEngine::SetAccess(DevicePtr va, uint64_t size, Access access) {
   const char* name = access == Access::kNone   ? "none"
                      : access == Access::kRead ? "read"
                                                : "read_write";
-  const std::string what =
-      "SetAccess(va=" + Hex(va) + ", size=" + FormatBytes(size) + ", access=" + name + ")";
+  auto what = [&] {
+    return "SetAccess(va=" + Hex(va) + ", size=" + FormatBytes(size) + ", access=" + name + ")";
+  };
   VMM_RETURN_IF_ERROR(Bind());
   CUmemAccessDesc desc = {};
   desc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
@@ -299,15 +318,16 @@ Status CudaEngine::SetAccess(DevicePtr va, uint64_t size, Access access) {
   desc.flags = access == Access::kNone   ? CU_MEM_ACCESS_FLAGS_PROT_NONE
                : access == Access::kRead ? CU_MEM_ACCESS_FLAGS_PROT_READ
                                          : CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  return CU_CALL(api_, cuMemSetAccess(va, size, &desc, 1)).WithContext(what);
+  return Annotate(CU_CALL(api_, cuMemSetAccess(va, size, &desc, 1)), what);
 }
 
 Status CudaEngine::Unmap(DevicePtr va, uint64_t size, SyncNote* note) {
-  const std::string what = "Unmap(va=" + Hex(va) + ", size=" + FormatBytes(size) + ")";
+  auto what = [&] { return "Unmap(va=" + Hex(va) + ", size=" + FormatBytes(size) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   // cuMemUnmap does not wait for kernels still using the range: wait here, or they fault.
-  VMM_RETURN_IF_ERROR(WaitForStream(note).WithContext(what + ": waiting for in-flight work"));
-  VMM_RETURN_IF_ERROR(CU_CALL(api_, cuMemUnmap(va, size)).WithContext(what));
+  VMM_RETURN_IF_ERROR(
+      Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
+  VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemUnmap(va, size)), what));
   // The driver unmapped the whole range: forget every mapping it touched.
   for (auto it = mappings_.begin(); it != mappings_.end();) {
     if (it->second.Overlaps(va, size)) {

@@ -18,6 +18,9 @@
 //   - Kernels run on one non-blocking stream. Fill and Matmul with a non-null OpTiming wait for
 //     the kernel (event timing); with timing == nullptr they return while the kernel runs, which
 //     is how a scenario leaves work in flight for Unmap/Release to find (SyncNote::waited).
+//   - Unmap and Release wait first: when the engine enqueued work it has not waited for yet, they
+//     ask cudaStreamQuery; cudaErrorNotReady means in flight (SyncNote::waited = true) and they
+//     synchronize the stream. wait_us is the wall time of that check and wait.
 //   - BeginCapture first drains the stream, then captures in cudaStreamCaptureModeThreadLocal:
 //     this thread may not make unsafe calls (the capture fails, as with Global mode), other
 //     threads are unaffected. Because nothing is in flight during a capture, Unmap and Release

@@ -24,6 +24,18 @@
 
 namespace vmm::cuda {
 
+// `status` with "<describe()>: " in front when it failed. `describe` runs only then, so the
+// success path builds no strings (the engine's overhead per call is a benchmark target).
+template <typename Describe>
+Status Annotate(Status status, Describe describe) {
+  if (status.ok()) return status;
+  return status.WithContext(describe());
+}
+inline Status Annotate(Status status, const char* context) {
+  if (status.ok()) return status;
+  return status.WithContext(context);
+}
+
 class CudaEngine final : public Engine {
  public:
   // Use CreateCudaEngine; this only takes the pieces it found.
@@ -67,7 +79,14 @@ class CudaEngine final : public Engine {
 
   // Makes the engine's context current on the calling thread when it is not already.
   Status Bind();
-  // Unmap/Release: waits for in-flight work on the stream and says whether there was any.
+  // cudaStreamSynchronize, and the stream is known idle afterwards.
+  Status SyncStream();
+  // Waits for the stream when work may be in flight: nothing to do when everything enqueued was
+  // already waited for (stream_busy_ false); else cudaStreamQuery, and when it answers
+  // cudaErrorNotReady (*waited = true) SyncStream. A sticky error of earlier work comes back as an
+  // error Status.
+  Status Drain(bool* waited);
+  // Unmap/Release: Drain with the wall time spent, unless capturing (then nothing is in flight).
   Status WaitForStream(SyncNote* note);
   // Runs `launch` (a kernel launch on the stream); when `timing` is set and no capture is in
   // progress, brackets it with events and waits for it to fill timing->gpu_us.
@@ -96,6 +115,10 @@ class CudaEngine final : public Engine {
   DeviceBuffer chunks_scratch_;   // Compare: the picked chunks
   DeviceBuffer indices_scratch_;  // Compare: the first mismatching indices
   bool capturing_ = false;
+  // False only when everything enqueued on the stream is known to have finished: set before each
+  // enqueue (kernels, graph launches, copies), cleared by each completed wait on the stream. The
+  // stream is private to the engine, so nothing else can put work on it.
+  bool stream_busy_ = false;
   uint64_t next_id_ = 1;
   std::map<uint64_t, Reservation> reservations_;
   std::map<uint64_t, PhysicalAlloc> allocs_;

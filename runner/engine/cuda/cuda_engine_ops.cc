@@ -37,10 +37,12 @@ Status CudaEngine::TimedLaunch(OpTiming* timing, Launch launch) {
   if (timing != nullptr) timing->gpu_us = -1;
   const bool timed = timing != nullptr && !capturing_;  // a captured launch does not run now
   if (timed) VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventRecord(start_.get(), stream())));
+  if (!capturing_) stream_busy_ = true;
   VMM_RETURN_IF_ERROR(launch());
   if (!timed) return Status::Ok();
   VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventRecord(stop_.get(), stream())));
   VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventSynchronize(stop_.get())));
+  stream_busy_ = false;  // the stop event completes after everything enqueued before it
   float ms = 0;
   VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventElapsedTime(&ms, start_.get(), stop_.get())));
   timing->gpu_us = static_cast<double>(ms) * 1000.0;
@@ -57,29 +59,34 @@ Status CudaEngine::SyncIfCapturing() {
 // --- Kernels ---
 
 Status CudaEngine::Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) {
-  const std::string what = "Fill(dst=" + Hex(dst) + ", count=" + std::to_string(count) +
-                           ", seed=" + std::to_string(seed) + ")";
+  auto what = [&] {
+    return "Fill(dst=" + Hex(dst) + ", count=" + std::to_string(count) +
+           ", seed=" + std::to_string(seed) + ")";
+  };
   VMM_RETURN_IF_ERROR(Bind());
   float* out = DevicePointer<float>(dst);
-  return TimedLaunch(timing,
-                     [&] { return CUDA_CALL(kernels::LaunchFill(out, count, seed, stream())); })
-      .WithContext(what);
+  return Annotate(
+      TimedLaunch(timing,
+                  [&] { return CUDA_CALL(kernels::LaunchFill(out, count, seed, stream())); }),
+      what);
 }
 
 Status CudaEngine::Matmul(const MatmulArgs& args, OpTiming* timing) {
-  const std::string what = "Matmul(a=" + Hex(args.a) + ", b=" + Hex(args.b) + ", c=" + Hex(args.c) +
-                           ", m=" + std::to_string(args.m) + ", n=" + std::to_string(args.n) +
-                           ", k=" + std::to_string(args.k) + ")";
+  auto what = [&] {
+    return "Matmul(a=" + Hex(args.a) + ", b=" + Hex(args.b) + ", c=" + Hex(args.c) +
+           ", m=" + std::to_string(args.m) + ", n=" + std::to_string(args.n) +
+           ", k=" + std::to_string(args.k) + ")";
+  };
   VMM_RETURN_IF_ERROR(Bind());
   const float* a = DevicePointer<const float>(args.a);
   const float* b = DevicePointer<const float>(args.b);
   float* c = DevicePointer<float>(args.c);
-  return TimedLaunch(
-             timing,
-             [&] {
-               return CUDA_CALL(kernels::LaunchMatmul(a, b, c, args.m, args.n, args.k, stream()));
-             })
-      .WithContext(what);
+  return Annotate(TimedLaunch(timing,
+                              [&] {
+                                return CUDA_CALL(kernels::LaunchMatmul(a, b, c, args.m, args.n,
+                                                                       args.k, stream()));
+                              }),
+                  what);
 }
 
 // --- Graphs ---
@@ -88,15 +95,14 @@ Status CudaEngine::BeginCapture() {
   VMM_RETURN_IF_ERROR(Bind());
   if (!capturing_) {
     // Drain first, so nothing is in flight while capturing (see WaitForStream).
-    VMM_RETURN_IF_ERROR(CUDA_CALL(cudaStreamSynchronize(stream()))
-                            .WithContext("BeginCapture: draining the stream"));
+    VMM_RETURN_IF_ERROR(Annotate(Drain(nullptr), "BeginCapture: draining the stream"));
   }
   // ThreadLocal: unsafe calls from this thread break the capture (as Global would), calls from
   // other threads are not affected. A second BeginCapture is refused by the runtime itself.
   Status s = CUDA_CALL(cudaStreamBeginCapture(stream(), cudaStreamCaptureModeThreadLocal));
   if (!s.ok()) {
     RefreshCapturing();
-    return s.WithContext("BeginCapture");
+    return Annotate(s, "BeginCapture");
   }
   capturing_ = true;
   return Status::Ok();
@@ -109,7 +115,7 @@ Status CudaEngine::EndCapture(GraphHandle* out) {
   Graph graph(raw);  // owns whatever the runtime returned, even on failure
   if (!s.ok()) {
     RefreshCapturing();
-    return s.WithContext("EndCapture");
+    return Annotate(s, "EndCapture");
   }
   capturing_ = false;
   if (!graph) return InternalError("EndCapture: cudaStreamEndCapture returned no graph");
@@ -120,12 +126,12 @@ Status CudaEngine::EndCapture(GraphHandle* out) {
 }
 
 Status CudaEngine::Instantiate(GraphHandle graph, ExecHandle* out) {
-  const std::string what = "Instantiate(graph=" + std::to_string(graph.value) + ")";
+  auto what = [&] { return "Instantiate(graph=" + std::to_string(graph.value) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   Graph* g = FindObject(graphs_, graph.value);
-  if (g == nullptr) return UnknownHandle(what, "graph");
+  if (g == nullptr) return UnknownHandle(what(), "graph");
   StatusOr<GraphExec> exec = InstantiateGraph(g->get());
-  if (!exec.ok()) return exec.status().WithContext(what);
+  if (!exec.ok()) return Annotate(exec.status(), what);
   const uint64_t id = NextId();
   execs_.emplace(id, std::move(exec).value());
   out->value = id;
@@ -133,45 +139,47 @@ Status CudaEngine::Instantiate(GraphHandle graph, ExecHandle* out) {
 }
 
 Status CudaEngine::Replay(ExecHandle exec, OpTiming* timing) {
-  const std::string what = "Replay(exec=" + std::to_string(exec.value) + ")";
+  auto what = [&] { return "Replay(exec=" + std::to_string(exec.value) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   if (timing != nullptr) timing->gpu_us = -1;
   GraphExec* e = FindObject(execs_, exec.value);
-  if (e == nullptr) return UnknownHandle(what, "exec");
-  VMM_RETURN_IF_ERROR(SyncIfCapturing().WithContext(what));
+  if (e == nullptr) return UnknownHandle(what(), "exec");
+  VMM_RETURN_IF_ERROR(Annotate(SyncIfCapturing(), what));
   const bool timed = timing != nullptr;
   if (timed)
-    VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventRecord(start_.get(), stream())).WithContext(what));
-  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGraphLaunch(e->get(), stream())).WithContext(what));
-  if (timed)
-    VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventRecord(stop_.get(), stream())).WithContext(what));
-  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaStreamSynchronize(stream())).WithContext(what));
+    VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaEventRecord(start_.get(), stream())), what));
+  stream_busy_ = true;
+  VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaGraphLaunch(e->get(), stream())), what));
+  if (timed) VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaEventRecord(stop_.get(), stream())), what));
+  VMM_RETURN_IF_ERROR(Annotate(SyncStream(), what));
   if (timed) {
     float ms = 0;
     VMM_RETURN_IF_ERROR(
-        CUDA_CALL(cudaEventElapsedTime(&ms, start_.get(), stop_.get())).WithContext(what));
+        Annotate(CUDA_CALL(cudaEventElapsedTime(&ms, start_.get(), stop_.get())), what));
     timing->gpu_us = static_cast<double>(ms) * 1000.0;
   }
   return Status::Ok();
 }
 
 Status CudaEngine::Update(ExecHandle exec, GraphHandle graph, UpdateResult* result) {
-  const std::string what =
-      "Update(exec=" + std::to_string(exec.value) + ", graph=" + std::to_string(graph.value) + ")";
+  auto what = [&] {
+    return "Update(exec=" + std::to_string(exec.value) + ", graph=" + std::to_string(graph.value) +
+           ")";
+  };
   VMM_RETURN_IF_ERROR(Bind());
   GraphExec* e = FindObject(execs_, exec.value);
-  if (e == nullptr) return UnknownHandle(what, "exec");
+  if (e == nullptr) return UnknownHandle(what(), "exec");
   Graph* g = FindObject(graphs_, graph.value);
-  if (g == nullptr) return UnknownHandle(what, "graph");
-  return UpdateGraphExec(e->get(), g->get(), result).WithContext(what);
+  if (g == nullptr) return UnknownHandle(what(), "graph");
+  return Annotate(UpdateGraphExec(e->get(), g->get(), result), what);
 }
 
 Status CudaEngine::KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>* out) {
-  const std::string what = "KernelNodes(graph=" + std::to_string(graph.value) + ")";
+  auto what = [&] { return "KernelNodes(graph=" + std::to_string(graph.value) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   Graph* g = FindObject(graphs_, graph.value);
-  if (g == nullptr) return UnknownHandle(what, "graph");
-  return ReadKernelNodes(kernels_, g->get(), out).WithContext(what);
+  if (g == nullptr) return UnknownHandle(what(), "graph");
+  return Annotate(ReadKernelNodes(kernels_, g->get(), out), what);
 }
 
 Status CudaEngine::DestroyGraph(GraphHandle graph) {
@@ -193,57 +201,61 @@ Status CudaEngine::DestroyExec(ExecHandle exec) {
 // --- Data ---
 
 Status CudaEngine::CopyToHost(DevicePtr src, uint64_t bytes, void* dst) {
-  const std::string what = "CopyToHost(src=" + Hex(src) + ", bytes=" + FormatBytes(bytes) + ")";
+  auto what = [&] { return "CopyToHost(src=" + Hex(src) + ", bytes=" + FormatBytes(bytes) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
-  VMM_RETURN_IF_ERROR(SyncIfCapturing().WithContext(what));
+  VMM_RETURN_IF_ERROR(Annotate(SyncIfCapturing(), what));
   if (bytes == 0) return Status::Ok();
+  stream_busy_ = true;
   const void* from = DevicePointer<const void>(src);
-  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaMemcpyAsync(dst, from, bytes, cudaMemcpyDeviceToHost, stream()))
-                          .WithContext(what));
-  return CUDA_CALL(cudaStreamSynchronize(stream())).WithContext(what);
+  VMM_RETURN_IF_ERROR(Annotate(
+      CUDA_CALL(cudaMemcpyAsync(dst, from, bytes, cudaMemcpyDeviceToHost, stream())), what));
+  return Annotate(SyncStream(), what);
 }
 
 Status CudaEngine::Checksum(DevicePtr src, uint64_t count, uint64_t* hash) {
-  const std::string what = "Checksum(src=" + Hex(src) + ", count=" + std::to_string(count) + ")";
+  auto what = [&] { return "Checksum(src=" + Hex(src) + ", count=" + std::to_string(count) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
-  VMM_RETURN_IF_ERROR(SyncIfCapturing().WithContext(what));
-  VMM_RETURN_IF_ERROR(hash_scratch_.Reserve(sizeof(uint64_t)).WithContext(what));
+  VMM_RETURN_IF_ERROR(Annotate(SyncIfCapturing(), what));
+  VMM_RETURN_IF_ERROR(Annotate(hash_scratch_.Reserve(sizeof(uint64_t)), what));
   auto* sum = static_cast<uint64_t*>(hash_scratch_.data());
   const uint32_t* words = DevicePointer<const uint32_t>(src);
+  stream_busy_ = true;
   VMM_RETURN_IF_ERROR(
-      CUDA_CALL(kernels::LaunchChecksum(words, count, sum, stream())).WithContext(what));
+      Annotate(CUDA_CALL(kernels::LaunchChecksum(words, count, sum, stream())), what));
   uint64_t value = 0;
-  VMM_RETURN_IF_ERROR(
-      CUDA_CALL(cudaMemcpyAsync(&value, sum, sizeof(value), cudaMemcpyDeviceToHost, stream()))
-          .WithContext(what));
-  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaStreamSynchronize(stream())).WithContext(what));
+  VMM_RETURN_IF_ERROR(Annotate(
+      CUDA_CALL(cudaMemcpyAsync(&value, sum, sizeof(value), cudaMemcpyDeviceToHost, stream())),
+      what));
+  VMM_RETURN_IF_ERROR(Annotate(SyncStream(), what));
   *hash = value;
   return Status::Ok();
 }
 
 Status CudaEngine::Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
                            CompareResult* out) {
-  const std::string what =
-      "Compare(a=" + Hex(a) + ", b=" + Hex(b) + ", count=" + std::to_string(count) + ")";
+  auto what = [&] {
+    return "Compare(a=" + Hex(a) + ", b=" + Hex(b) + ", count=" + std::to_string(count) + ")";
+  };
   VMM_RETURN_IF_ERROR(Bind());
-  VMM_RETURN_IF_ERROR(SyncIfCapturing().WithContext(what));
+  VMM_RETURN_IF_ERROR(Annotate(SyncIfCapturing(), what));
   *out = CompareResult{};
   if (count == 0) return Status::Ok();
   const uint32_t* wa = DevicePointer<const uint32_t>(a);
   const uint32_t* wb = DevicePointer<const uint32_t>(b);
+  stream_busy_ = true;
 
   // Pass 1: mismatches per chunk, summed and scanned on the host.
   const uint64_t num_chunks = kernels::CompareChunkCount(count);
-  VMM_RETURN_IF_ERROR(counts_scratch_.Reserve(num_chunks * sizeof(uint32_t)).WithContext(what));
+  VMM_RETURN_IF_ERROR(Annotate(counts_scratch_.Reserve(num_chunks * sizeof(uint32_t)), what));
   auto* counts_dev = static_cast<uint32_t*>(counts_scratch_.data());
-  VMM_RETURN_IF_ERROR(CUDA_CALL(kernels::LaunchCompareCount(wa, wb, count, counts_dev, stream()))
-                          .WithContext(what));
+  VMM_RETURN_IF_ERROR(
+      Annotate(CUDA_CALL(kernels::LaunchCompareCount(wa, wb, count, counts_dev, stream())), what));
   std::vector<uint32_t> counts(num_chunks);
   VMM_RETURN_IF_ERROR(
-      CUDA_CALL(cudaMemcpyAsync(counts.data(), counts_dev, num_chunks * sizeof(uint32_t),
-                                cudaMemcpyDeviceToHost, stream()))
-          .WithContext(what));
-  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaStreamSynchronize(stream())).WithContext(what));
+      Annotate(CUDA_CALL(cudaMemcpyAsync(counts.data(), counts_dev, num_chunks * sizeof(uint32_t),
+                                         cudaMemcpyDeviceToHost, stream())),
+               what));
+  VMM_RETURN_IF_ERROR(Annotate(SyncStream(), what));
   std::vector<kernels::CompareChunk> picked;  // the chunks holding the first max_report
   for (uint64_t c = 0; c < num_chunks; ++c) {
     if (counts[c] == 0) continue;
@@ -255,29 +267,31 @@ Status CudaEngine::Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t ma
   // Pass 2: the indices of the picked chunks, ascending.
   const uint64_t reported = std::min<uint64_t>(out->mismatches, max_report);
   VMM_RETURN_IF_ERROR(
-      chunks_scratch_.Reserve(picked.size() * sizeof(kernels::CompareChunk)).WithContext(what));
-  VMM_RETURN_IF_ERROR(indices_scratch_.Reserve(reported * sizeof(uint64_t)).WithContext(what));
+      Annotate(chunks_scratch_.Reserve(picked.size() * sizeof(kernels::CompareChunk)), what));
+  VMM_RETURN_IF_ERROR(Annotate(indices_scratch_.Reserve(reported * sizeof(uint64_t)), what));
   auto* chunks_dev = static_cast<kernels::CompareChunk*>(chunks_scratch_.data());
   auto* indices_dev = static_cast<uint64_t*>(indices_scratch_.data());
-  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaMemcpyAsync(chunks_dev, picked.data(),
-                                                picked.size() * sizeof(kernels::CompareChunk),
-                                                cudaMemcpyHostToDevice, stream()))
-                          .WithContext(what));
-  const auto num_picked = static_cast<uint32_t>(picked.size());  // <= max_report
-  VMM_RETURN_IF_ERROR(CUDA_CALL(kernels::LaunchCompareCollect(wa, wb, count, chunks_dev, num_picked,
-                                                              indices_dev, max_report, stream()))
-                          .WithContext(what));
-  out->first_indices.resize(reported);
   VMM_RETURN_IF_ERROR(
+      Annotate(CUDA_CALL(cudaMemcpyAsync(chunks_dev, picked.data(),
+                                         picked.size() * sizeof(kernels::CompareChunk),
+                                         cudaMemcpyHostToDevice, stream())),
+               what));
+  const auto num_picked = static_cast<uint32_t>(picked.size());  // <= max_report
+  VMM_RETURN_IF_ERROR(
+      Annotate(CUDA_CALL(kernels::LaunchCompareCollect(wa, wb, count, chunks_dev, num_picked,
+                                                       indices_dev, max_report, stream())),
+               what));
+  out->first_indices.resize(reported);
+  VMM_RETURN_IF_ERROR(Annotate(
       CUDA_CALL(cudaMemcpyAsync(out->first_indices.data(), indices_dev, reported * sizeof(uint64_t),
-                                cudaMemcpyDeviceToHost, stream()))
-          .WithContext(what));
-  return CUDA_CALL(cudaStreamSynchronize(stream())).WithContext(what);
+                                cudaMemcpyDeviceToHost, stream())),
+      what));
+  return Annotate(SyncStream(), what);
 }
 
 Status CudaEngine::Synchronize() {
   VMM_RETURN_IF_ERROR(Bind());
-  return CUDA_CALL(cudaStreamSynchronize(stream())).WithContext("Synchronize");
+  return Annotate(SyncStream(), "Synchronize");
 }
 
 }  // namespace vmm::cuda

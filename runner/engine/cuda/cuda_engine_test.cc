@@ -84,36 +84,51 @@ TEST_F(CudaEngineTest, RemapKeepsTheAddressAndShowsTheNewMemory) {
   EXPECT_EQ(at_va, at_staging);
 }
 
+// Ranges the driver refuses (observed on driver 580.159, CUDA 13.0) come back as error Statuses
+// naming the driver call, and leave the engine working. Not among them: cuMemUnmap over a
+// reserved range with nothing mapped, which that driver accepts (printed, not asserted).
 TEST_F(CudaEngineTest, BadRangesAreErrorsNotCrashes) {
   DevicePtr va = 0;
   AllocHandle h;
-  ASSERT_NO_FATAL_FAILURE(NewBuffer(gran_, &va, &h));
-  DevicePtr unmapped = 0;
-  ASSERT_OK(engine_->Reserve(2 * gran_, 0, &unmapped));
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(2 * gran_, &va, &h));  // one mapping of two granules
+  DevicePtr spare = 0;
+  ASSERT_OK(engine_->Reserve(2 * gran_, 0, &spare));
   SyncNote note;
+  auto expect_refused = [](const Status& s, const char* driver_call, const char* what) {
+    EXPECT_EQ(s.code(), Code::kRuntime) << what << ": " << s.message();
+    EXPECT_NE(s.message().find(driver_call), std::string::npos) << what << ": " << s.message();
+    EXPECT_NE(s.message().find(" at runner/engine/cuda/"), std::string::npos)
+        << "paths should be project-relative: " << s.message();
+  };
+  expect_refused(engine_->Unmap(0x1000, gran_, &note), "cuMemUnmap", "unmap of an unreserved VA");
+  expect_refused(engine_->Unmap(va, gran_ / 2, &note), "cuMemUnmap", "unmap of a partial granule");
+  expect_refused(engine_->Unmap(va + gran_, gran_, &note), "cuMemUnmap",
+                 "unmap of the second half of one mapping");
+  expect_refused(engine_->Free(va, 2 * gran_), "cuMemAddressFree", "free while mapped");
+  expect_refused(engine_->Free(spare, gran_), "cuMemAddressFree", "free with the wrong size");
+  expect_refused(engine_->Free(0x1000, gran_), "cuMemAddressFree", "free of an unreserved VA");
+  expect_refused(engine_->Map(spare, gran_, 2 * gran_, h), "cuMemMap",
+                 "map past the end of the allocation");
+  expect_refused(engine_->Map(va, gran_, 0, h), "cuMemMap", "map over a mapping");
+  expect_refused(engine_->SetAccess(spare, gran_, Access::kReadWrite), "cuMemSetAccess",
+                 "set_access on an unmapped range");
+  const Status unknown = engine_->Release(AllocHandle{999999}, &note);
+  EXPECT_EQ(unknown.code(), Code::kRuntime) << unknown.message();
+  EXPECT_NE(unknown.message().find("unknown allocation handle"), std::string::npos);
+  const Status accepted = engine_->Unmap(spare, gran_, &note);
+  std::printf("driver on cuMemUnmap of a reserved, unmapped range: %s\n",
+              accepted.ok() ? "accepted" : accepted.message().c_str());
 
-  Status s = engine_->Unmap(unmapped, gran_, &note);  // reserved, never mapped
-  EXPECT_EQ(s.code(), Code::kRuntime) << s.message();
-  EXPECT_NE(s.message().find("cuMemUnmap"), std::string::npos) << s.message();
-  EXPECT_NE(s.message().find(" at runner/engine/cuda/"), std::string::npos)
-      << "paths should be project-relative: " << s.message();
-  s = engine_->Free(unmapped, gran_);  // size differs from the reservation's
-  EXPECT_EQ(s.code(), Code::kRuntime) << s.message();
-  s = engine_->Free(0x1000, gran_);  // never reserved
-  EXPECT_EQ(s.code(), Code::kRuntime) << s.message();
-  s = engine_->Map(unmapped, gran_, gran_, h);  // offset + size beyond the allocation
-  EXPECT_EQ(s.code(), Code::kRuntime) << s.message();
-  s = engine_->Map(va, gran_, 0, h);  // already mapped there
-  EXPECT_EQ(s.code(), Code::kRuntime) << s.message();
-  s = engine_->Release(AllocHandle{999999}, &note);
-  EXPECT_EQ(s.code(), Code::kRuntime) << s.message();
-  std::printf("driver answers: %s\n", s.message().c_str());
-
-  // None of this left an error behind: the engine still computes.
+  // None of this left an error behind: the engine still computes, and cleans up in order.
   ASSERT_OK(engine_->Fill(va, 1024, 3, nullptr));
   uint64_t hash = 0;
   ASSERT_OK(engine_->Checksum(va, 1024, &hash));
-  ASSERT_OK(engine_->Free(unmapped, 2 * gran_));  // the right size still frees it
+  ASSERT_OK(engine_->Free(spare, 2 * gran_));
+  EXPECT_EQ(engine_->Free(spare, 2 * gran_).code(), Code::kRuntime) << "freed twice";
+  ASSERT_OK(engine_->Unmap(va, 2 * gran_, &note));
+  ASSERT_OK(engine_->Release(h, &note));
+  EXPECT_EQ(engine_->Release(h, &note).code(), Code::kRuntime) << "released twice";
+  ASSERT_OK(engine_->Free(va, 2 * gran_));
 }
 
 TEST_F(CudaEngineTest, FillIsBitIdenticalToDatagen) {

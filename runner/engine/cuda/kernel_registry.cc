@@ -9,10 +9,8 @@
 namespace vmm::cuda {
 namespace {
 
-// No kernel of ours has more parameters; the bound stops the probe loop on a confused driver.
-constexpr size_t kMaxParams = 16;
-
-StatusOr<KernelEntry> Load(const DriverApi& api, const char* name, const void* symbol) {
+StatusOr<KernelEntry> Load(const DriverApi& api, const char* name, const void* symbol,
+                           uint32_t param_count) {
   KernelEntry e;
   e.name = name;
   e.symbol = symbol;
@@ -24,22 +22,17 @@ StatusOr<KernelEntry> Load(const DriverApi& api, const char* name, const void* s
     e.kernel = nullptr;
   }
   if (api.cuFuncGetParamInfo == nullptr) return e;
-  // cuFuncGetParamInfo answers CUDA_ERROR_INVALID_VALUE for the first index past the last
-  // parameter: that is how the count is found.
   auto* function = reinterpret_cast<CUfunction>(e.function);
-  for (size_t i = 0; i < kMaxParams; ++i) {
+  for (uint32_t i = 0; i < param_count; ++i) {
     size_t offset = 0;
     size_t size = 0;
-    if (api.cuFuncGetParamInfo(function, i, &offset, &size) != CUDA_SUCCESS) break;
+    s = CU_CALL(api, cuFuncGetParamInfo(function, i, &offset, &size));
+    if (!s.ok()) {
+      return s.WithContext(std::string("reading parameter ") + std::to_string(i) + " of '" + name +
+                           "'");
+    }
     e.params.push_back({offset, size});
     if (offset + size > e.arg_bytes) e.arg_bytes = offset + size;
-  }
-  if (e.params.empty()) {
-    // Index 0 must exist: every kernel here takes arguments. Report the driver's own error.
-    size_t offset = 0;
-    s = CU_CALL(api, cuFuncGetParamInfo(function, 0, &offset, nullptr));
-    if (s.ok()) s = InternalError("cuFuncGetParamInfo reported no parameters");
-    return s.WithContext(std::string("reading the parameter layout of '") + name + "'");
   }
   return e;
 }
@@ -48,8 +41,14 @@ StatusOr<KernelEntry> Load(const DriverApi& api, const char* name, const void* s
 
 StatusOr<KernelRegistry> KernelRegistry::Create(const DriverApi& api) {
   KernelRegistry r;
-  for (const void* symbol : {kernels::MatmulKernelSymbol(), kernels::FillKernelSymbol()}) {
-    StatusOr<KernelEntry> e = Load(api, kernels::KernelNameForSymbol(symbol), symbol);
+  struct Known {
+    const void* symbol;
+    uint32_t param_count;
+  };
+  for (const Known& k : {Known{kernels::MatmulKernelSymbol(), kernels::kMatmulParamCount},
+                         Known{kernels::FillKernelSymbol(), kernels::kFillParamCount}}) {
+    StatusOr<KernelEntry> e =
+        Load(api, kernels::KernelNameForSymbol(k.symbol), k.symbol, k.param_count);
     if (!e.ok()) return e.status();
     r.entries_.push_back(std::move(e).value());
   }
