@@ -28,7 +28,20 @@ void AddUse(std::vector<std::pair<int, Access>>* uses, int buffer, Access need) 
 }  // namespace
 
 Plan BuildPlan(const Scenario& scenario, std::vector<Diagnostic>* diagnostics) {
-  return PlanBuilder(scenario, diagnostics).Build();
+  const size_t first = diagnostics->size();
+  Plan plan = PlanBuilder(scenario, diagnostics).Build();
+  // One step can report several fields; keep the whole list in file order.
+  std::stable_sort(diagnostics->begin() + static_cast<std::ptrdiff_t>(first), diagnostics->end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     if (a.loc.line != b.loc.line) return a.loc.line < b.loc.line;
+                     return a.loc.column < b.loc.column;
+                   });
+  return plan;
+}
+
+std::string SuggestFrom(const std::string& word, const std::vector<std::string>& candidates) {
+  // One-letter names (A, B, C) are all one edit apart: a suggestion would be a guess.
+  return word.size() < 2 ? std::string() : ClosestMatch(word, candidates);
 }
 
 PlanBuilder::PlanBuilder(const Scenario& scenario, std::vector<Diagnostic>* diagnostics)
@@ -126,7 +139,7 @@ int PlanBuilder::ResolveBuffer(const Located<std::string>& ref, const Step& step
   if (it != buffer_slots_.end()) return it->second;
   std::vector<std::string> names;
   for (const PlanBuffer& b : plan_.buffers) names.push_back(b.name);
-  const std::string close = ClosestMatch(ref.value, names);
+  const std::string close = SuggestFrom(ref.value, names);
   std::string message = "unknown buffer '" + ref.value + "'";
   if (!close.empty()) {
     message += ", did you mean '" + close + "'?";
@@ -370,7 +383,7 @@ void PlanBuilder::CheckEqual(const Step& step, PlanStep* p) {
     if (it == snapshots_.end()) {
       std::vector<std::string> names;
       for (const std::string& n : plan_.snapshots) names.push_back(n);
-      const std::string close = ClosestMatch(step.snapshot.value, names);
+      const std::string close = SuggestFrom(step.snapshot.value, names);
       std::string list;
       for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
       Error(At(step.snapshot, step),
@@ -405,7 +418,7 @@ void PlanBuilder::CheckAddress(const Step& step, int index, PlanStep* p) {
         if (s.name.set && (s.op == Op::kReserve || s.op == Op::kMap))
           earlier.push_back(s.name.value);
       }
-      const std::string close = ClosestMatch(ref.value, earlier);
+      const std::string close = SuggestFrom(ref.value, earlier);
       Error(ref.loc, "'of' names '" + ref.value + "', which is not the name of a step" +
                          (close.empty() ? "" : "; did you mean '" + close + "'?"));
     } else if (it->second.index < 0 || it->second.index >= index) {

@@ -46,5 +46,189 @@ TEST(BuildPlanTest, NewMappingHasNoAccess) {
             "has none until set_access)\n");
 }
 
+TEST(BuildPlanTest, FillsEveryPlanStepField) {
+  Plan plan;
+  ASSERT_EQ(
+      PlanErrors("  - {op: reserve, buffer: A, name: rA}\n"  // 0
+                 "  - {op: reserve, buffer: B, size: 4MiB, alignment: 4MiB}\n"
+                 "  - {op: reserve, buffer: C}\n"
+                 "  - {op: create, alloc: p, size: 4MiB}\n"  // 3
+                 "  - {op: create, alloc: q, size: 2MiB}\n"
+                 "  - {op: create, alloc: r, size: 2MiB}\n"
+                 "  - {op: map, name: mA, buffer: A, alloc: p, size: 2MiB}\n"  // 6
+                 "  - {op: map, buffer: B, alloc: p, offset: 2MiB, alloc_offset: 2MiB}\n"
+                 "  - {op: map, buffer: B, alloc: q}\n"
+                 "  - {op: map, buffer: C, alloc: r}\n"
+                 "  - {op: set_access, buffer: A}\n"  // 10
+                 "  - {op: set_access, buffer: B, access: read}\n"
+                 "  - {op: set_access, buffer: C}\n"
+                 "  - {op: fill, buffer: A, seed: 9, repeat: 4}\n"  // 13
+                 "  - {op: matmul, a: A, b: B, c: C}\n"
+                 "  - op: capture\n"  // 15
+                 "    graph: g\n"
+                 "    steps:\n"
+                 "      - {op: fill, buffer: C, seed: 3}\n"
+                 "      - {op: matmul, a: A, b: B, c: C}\n"
+                 "  - {op: instantiate, graph: g, exec: e}\n"  // 16
+                 "  - {op: replay, exec: e}\n"
+                 "  - {op: update, exec: e, graph: g, expect: error_topology_changed}\n"
+                 "  - {op: snapshot, buffer: C, snapshot: s}\n"  // 19
+                 "  - {op: check_equal, buffer: C, snapshot: s}\n"
+                 "  - {op: check_equal, buffer: A, other: C, expect: different, fatal: true}\n"
+                 "  - {op: check_address, of: [rA, mA], expect: different}\n"  // 22
+                 "  - {op: check_kernel_params, graphs: [g, g]}\n"
+                 "  - {op: check_matmul, a: A, b: B, c: C}\n"
+                 "  - {op: unmap, buffer: B, offset: 2MiB}\n"  // 25
+                 "  - {op: release, alloc: q}\n"
+                 "  - {op: create, alloc: q, size: 6MiB}\n",
+                 &plan),
+      "");
+  EXPECT_EQ(plan.scenario_name, "t");
+  EXPECT_EQ(plan.granularity, kDefaultGranularity);
+  ASSERT_EQ(plan.buffers.size(), 3u);
+  EXPECT_EQ(plan.buffers[0].elements, 65536u);
+  EXPECT_EQ(plan.buffers[0].bytes, 262144u);
+  EXPECT_EQ(plan.buffers[0].reservation_size, 2u << 20);
+  EXPECT_EQ(plan.buffers[1].reservation_size, 4u << 20);
+  ASSERT_EQ(plan.steps.size(), 28u);
+  const std::vector<PlanStep>& s = plan.steps;
+  EXPECT_EQ(s[0].label, "rA");
+  EXPECT_EQ(s[1].label, "reserve #1");
+  EXPECT_EQ(s[1].alignment, 4u << 20);
+  EXPECT_EQ(s[2].size, 2u << 20);  // default: bytes rounded up to the granularity
+  EXPECT_EQ(s[7].offset, 2u << 20);
+  EXPECT_EQ(s[7].alloc_offset, 2u << 20);
+  EXPECT_EQ(s[7].size, 2u << 20);  // default: alloc size - alloc_offset
+  EXPECT_EQ(s[8].size, 2u << 20);
+  EXPECT_EQ(s[8].offset, 0u);
+  EXPECT_EQ(s[10].size, 2u << 20);  // default: the whole reservation
+  EXPECT_EQ(s[11].access, Access::kRead);
+  EXPECT_EQ(s[12].access, Access::kReadWrite);
+  EXPECT_EQ(s[13].seed, 9u);
+  EXPECT_EQ(s[13].repeat, 4u);
+  EXPECT_EQ(s[14].m, 256u);
+  EXPECT_EQ(s[14].n, 256u);
+  EXPECT_EQ(s[14].k, 256u);
+  EXPECT_EQ(s[14].a, 0);
+  EXPECT_EQ(s[14].c, 2);
+  ASSERT_EQ(s[15].body.size(), 2u);
+  EXPECT_EQ(s[15].body[1].index, 1);
+  EXPECT_EQ(s[15].body[1].label, "matmul #1");
+  EXPECT_EQ(s[15].body[1].m, 256u);
+  EXPECT_EQ(s[15].graph, 0);
+  EXPECT_EQ(s[16].exec, 0);
+  EXPECT_EQ(s[18].expect, Expectation::kUpdateCode);
+  EXPECT_EQ(s[18].expect_update, UpdateCode::kErrorTopologyChanged);
+  EXPECT_EQ(s[19].snapshot, 0);
+  EXPECT_EQ(s[20].expect, Expectation::kEqual);
+  EXPECT_EQ(s[20].repeat, 1u);
+  EXPECT_EQ(s[21].other, 2);
+  EXPECT_EQ(s[21].expect, Expectation::kDifferent);
+  EXPECT_TRUE(s[21].fatal);
+  EXPECT_EQ(s[22].of_steps, (std::vector<int>{0, 6}));
+  EXPECT_EQ(s[22].expect, Expectation::kDifferent);
+  EXPECT_EQ(s[23].graphs, (std::vector<int>{0, 0}));
+  EXPECT_EQ(s[23].expect, Expectation::kIdentical);
+  EXPECT_EQ(s[24].expect, Expectation::kPass);
+  EXPECT_EQ(s[25].size, 2u << 20);
+  // Each create is a new slot with its own size; the name is reused after release.
+  EXPECT_EQ(plan.allocs, (std::vector<std::string>{"p", "q", "r", "q"}));
+  EXPECT_EQ(plan.alloc_sizes, (std::vector<uint64_t>{4u << 20, 2u << 20, 2u << 20, 6u << 20}));
+  EXPECT_EQ(s[27].alloc, 3);
+  EXPECT_EQ(plan.graphs, std::vector<std::string>{"g"});
+  EXPECT_EQ(plan.execs, std::vector<std::string>{"e"});
+  EXPECT_EQ(plan.snapshots, std::vector<std::string>{"s"});
+}
+
+TEST(BuildPlanTest, ReleaseWhileMappedIsLegal) {
+  EXPECT_EQ(PlanErrors("  - {op: reserve, buffer: A}\n"
+                       "  - {op: create, alloc: p, size: 2MiB}\n"
+                       "  - {op: map, buffer: A, alloc: p}\n"
+                       "  - {op: release, alloc: p}\n"
+                       "  - {op: set_access, buffer: A}\n"
+                       "  - {op: fill, buffer: A, seed: 1}\n"
+                       "  - {op: unmap, buffer: A}\n"),
+            "");
+}
+
+TEST(BuildPlanTest, DestroyingAGraphKeepsItsExecAndUpdateSwitchesBuffers) {
+  // e1 was made from a graph over A; after update from g2 (over B) replays need B, not A.
+  EXPECT_EQ(PlanErrors("  - {op: reserve, buffer: A}\n"
+                       "  - {op: reserve, buffer: B}\n"
+                       "  - {op: create, alloc: pA, size: 2MiB}\n"
+                       "  - {op: create, alloc: pB, size: 2MiB}\n"
+                       "  - {op: map, buffer: A, alloc: pA}\n"
+                       "  - {op: map, buffer: B, alloc: pB}\n"
+                       "  - {op: set_access, buffer: A}\n"
+                       "  - {op: set_access, buffer: B}\n"
+                       "  - {op: capture, graph: g1, steps: [{op: fill, buffer: A, seed: 1}]}\n"
+                       "  - {op: instantiate, graph: g1, exec: e1}\n"
+                       "  - {op: destroy_graph, graph: g1}\n"
+                       "  - {op: replay, exec: e1}\n"
+                       "  - {op: capture, graph: g2, steps: [{op: fill, buffer: B, seed: 1}]}\n"
+                       "  - {op: update, exec: e1, graph: g2, expect: success}\n"
+                       "  - {op: unmap, buffer: A}\n"
+                       "  - {op: replay, exec: e1}\n"
+                       "  - {op: unmap, buffer: B}\n"
+                       "  - {op: replay, name: too late, exec: e1}\n"),
+            "t.yaml:24:40: error: replay of 'e1' would touch buffer 'B', which is not mapped at "
+            "this step\n");
+}
+
+TEST(BuildPlanTest, CaptureChecksBuffersAtReplayNotAtCapture) {
+  EXPECT_EQ(PlanErrors("  - {op: capture, graph: g, steps: [{op: matmul, a: A, b: B, c: C}]}\n"
+                       "  - {op: instantiate, graph: g, exec: e}\n"),
+            "");
+}
+
+TEST(BuildPlanTest, ProgrammaticScenarioChecksWhatTheSchemaWouldHave) {
+  Scenario s;
+  s.name = "p";
+  s.granularity.value = 0;
+  s.buffers.push_back(BufferDecl{"A", {"p.yaml", 2, 3}, {0, 4}, "f32"});
+  Step capture;
+  capture.op = Op::kCapture;
+  capture.graph.value = "g";
+  capture.loc = {"p.yaml", 3, 5};
+  Step inner;
+  inner.op = Op::kReserve;
+  inner.buffer.value = "A";
+  inner.loc = {"p.yaml", 4, 7};
+  capture.steps.push_back(inner);
+  Step equal;
+  equal.op = Op::kCheckEqual;
+  equal.buffer.value = "A";
+  equal.loc = {"p.yaml", 5, 5};
+  Step address;
+  address.op = Op::kCheckAddress;
+  address.loc = {"p.yaml", 6, 5};
+  s.steps = {capture, equal, address};
+  std::vector<Diagnostic> d;
+  Plan plan = BuildPlan(s, &d);
+  EXPECT_EQ(plan.granularity, kDefaultGranularity);  // 0 means "not set"
+  EXPECT_EQ(
+      FormatDiagnostics(d),
+      "p.yaml:2:3: error: buffer 'A' needs a shape of positive dimensions, got [0, 4]\n"
+      "p.yaml:4:7: error: 'reserve' cannot be recorded in a capture; only fill and matmul can\n"
+      "p.yaml:5:5: error: check_equal reads buffer 'A', which is not reserved at this step\n"
+      "p.yaml:5:5: error: check_equal needs exactly one of 'snapshot' or 'other'\n"
+      "p.yaml:6:5: error: check_address needs at least 2 steps in 'of', got 0\n");
+}
+
+TEST(BuildPlanTest, UpdateExpectationsCoverEveryUpdateCode) {
+  for (int c = 0; c <= static_cast<int>(UpdateCode::kErrorAttributesChanged); ++c) {
+    const std::string name = UpdateCodeName(static_cast<UpdateCode>(c));
+    Plan plan;
+    EXPECT_EQ(PlanErrors("  - {op: capture, graph: g, steps: [{op: fill, buffer: A, seed: 1}]}\n"
+                         "  - {op: instantiate, graph: g, exec: e}\n"
+                         "  - {op: update, exec: e, graph: g, expect: " +
+                             name + "}\n",
+                         &plan),
+              "")
+        << name;
+    EXPECT_EQ(plan.steps[2].expect_update, static_cast<UpdateCode>(c));
+  }
+}
+
 }  // namespace
 }  // namespace vmm

@@ -181,8 +181,13 @@ bool PlanBuilder::Range(const Step& step, int buffer, PlanStep* p, ByteRange* ra
     } else {
       ok = Aligned(step.size, "size", p->size, step) && ok;
     }
+  } else if (p->offset < r.size()) {
+    p->size = r.size() - p->offset;
   } else {
-    p->size = p->offset < r.size() ? r.size() - p->offset : 0;
+    Error(At(step.offset, step), "'offset' " + FormatBytes(p->offset) + " is past the end of the " +
+                                     FormatBytes(r.size()) + " reservation of '" +
+                                     step.buffer.value + "'");
+    return false;
   }
   *range = ByteRange{p->offset, p->offset + p->size};
   if (ok && (range->end > r.size() || range->end <= range->begin)) {
