@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -147,6 +148,8 @@ TEST_F(CudaEngineTest, FillIsBitIdenticalToDatagen) {
 struct MatmulCase {
   uint32_t m, n, k;
 };
+// "37x53x29" in test names and ctest listings.
+void PrintTo(const MatmulCase& c, std::ostream* os) { *os << c.m << "x" << c.n << "x" << c.k; }
 
 class CudaMatmulTest : public CudaEngineTest, public ::testing::WithParamInterface<MatmulCase> {};
 
