@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "runner/cli/diff_command.h"
 #include "runner/cli/run_command.h"
 #include "runner/cli/steps_command.h"
 #include "runner/cli/validate_command.h"
@@ -37,9 +38,11 @@ int Main(int argc, char** argv) {
   vmm::RunOptions run;
   vmm::ValidateOptions validate;
   vmm::StepsOptions steps;
+  vmm::DiffOptions diff;
   vmm::SetupRunCommand(app, run);
   vmm::SetupValidateCommand(app, validate);
   vmm::SetupStepsCommand(app, steps);
+  vmm::SetupDiffCommand(app, diff);
 
   std::set<std::string> names;
   for (const CLI::App* sub : app.get_subcommands({})) names.insert(sub->get_name());
@@ -58,6 +61,7 @@ int Main(int argc, char** argv) {
   if (app.got_subcommand("run")) return vmm::RunRunCommand(run);
   if (app.got_subcommand("validate")) return vmm::RunValidateCommand(validate);
   if (app.got_subcommand("steps")) return vmm::RunStepsCommand(steps);
+  if (app.got_subcommand("diff")) return vmm::RunDiffCommand(diff);
   return 2;
 }
 

@@ -1,0 +1,76 @@
+#include "runner/cli/diff_command.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <iostream>
+
+#include "runner/report/diff_run.h"
+#include "runner/scenario/diff_config_parse.h"
+
+namespace vmm {
+namespace {
+
+// Colour only for a terminal, and never when NO_COLOR is set to anything (https://no-color.org).
+bool UseColor() {
+  const char* no_color = std::getenv("NO_COLOR");
+  return isatty(STDOUT_FILENO) && (no_color == nullptr || no_color[0] == '\0');
+}
+
+}  // namespace
+
+void SetupDiffCommand(CLI::App& app, DiffOptions& options) {
+  CLI::App* diff = app.add_subcommand(
+      "diff", "Compare two reports (or two directories of reports) and fail on regressions");
+  diff->add_option("base", options.base, "Baseline: a report file or a directory of reports")
+      ->required();
+  diff->add_option("new", options.now, "Reports to check, of the same kind as BASE")->required();
+  CLI::Option* json = diff->add_flag("--json", options.json, "Print a JSON document");
+  diff->add_flag("--markdown", options.markdown, "Print a Markdown job-summary table")
+      ->excludes(json);
+  diff->add_flag("--explain", options.explain, "Say why each row is what it is");
+  diff->add_option("--fail-on", options.fail_on,
+                   "Row kinds that fail (exit 1): regression, missing, added, ambiguous")
+      ->capture_default_str();
+  diff->add_option("--config", options.config, "Thresholds (YAML; see docs/diffing.md)");
+  diff->add_flag("--ignore-device", options.ignore_device,
+                 "Do not fail when backend or device differ");
+}
+
+int RunDiffCommand(const DiffOptions& options) {
+  report::DiffRequest request;
+  request.base = options.base;
+  request.now = options.now;
+  request.output = options.json       ? report::DiffOutput::kJson
+                   : options.markdown ? report::DiffOutput::kMarkdown
+                                      : report::DiffOutput::kTable;
+  request.format.explain = options.explain;
+  request.format.color = request.output == report::DiffOutput::kTable && UseColor();
+
+  StatusOr<report::FailOn> fail_on = report::ParseFailOn(options.fail_on);
+  if (!fail_on.ok()) {
+    std::cerr << "error: " << fail_on.status().message() << "\n";
+    return report::kDiffBadInput;
+  }
+  request.format.fail_on = *fail_on;
+
+  if (!options.config.empty()) {
+    std::vector<Diagnostic> diagnostics;
+    std::optional<report::DiffConfig> config = LoadDiffConfigFile(options.config, &diagnostics);
+    if (!config) {
+      std::cerr << FormatDiagnostics(diagnostics);
+      return report::kDiffBadInput;
+    }
+    request.format.config = *config;
+  }
+  if (options.ignore_device) request.format.config.ignore_device = true;
+
+  std::string out, err;
+  const int code = report::RunDiff(request, &out, &err);
+  std::cout << out << std::flush;
+  std::cerr << err;
+  return code;
+}
+
+}  // namespace vmm
