@@ -125,6 +125,17 @@ TEST(DiffTest, ChangedAddressRelationAndKernelParams) {
                    "identical → different (verdict pass → fail)"}));
 }
 
+TEST(DiffTest, MismatchCountsOfFailingDataChecks) {
+  Report now = SampleReport();
+  At(now, "updated exec computes A·B with the new data").check->mismatch_count = 5;
+  EXPECT_EQ(Rows(Diff(SampleReport(), now)),
+            Lines{"regression|updated exec computes A·B with the new data|mismatch_count|2|5|more "
+                  "elements differ from the reference"});
+  Report base = SampleReport();
+  At(base, "A kept its address").check->mismatch_count = 7;  // passing: hashes decide
+  EXPECT_EQ(Rows(Diff(base, SampleReport())), Lines{});
+}
+
 TEST(DiffTest, ChangedOrMissingHash) {
   Report now = SampleReport();
   At(now, "replay computes A·B").details[0].second = std::string("0x1");
