@@ -1,136 +1,222 @@
 #include "runner/scenario/yaml_loader.h"
 
-#include <yaml-cpp/yaml.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/exceptions.h>
+#include <yaml-cpp/mark.h>
+#include <yaml-cpp/parser.h>
 
 #include <exception>
+#include <sstream>
 #include <unordered_map>
 
 namespace vmm {
 namespace {
 
-// Converts yaml-cpp nodes into YamlValue, checking keys as it goes.
-class Converter {
- public:
-  Converter(const std::string& file, const YamlLoadLimits& limits,
-            std::vector<Diagnostic>* diagnostics)
-      : file_(file), limits_(limits), diagnostics_(diagnostics) {}
+// Thrown by the builder to stop yaml-cpp's parser when a limit is hit (reported before throwing).
+struct LimitReached {};
 
-  // False when a limit was hit (the partial tree must not be used).
-  bool Convert(const YAML::Node& node, int depth, int fallback_line, int fallback_column,
-               YamlValue* out) {
-    if (++values_ > limits_.max_values) {
-      if (!limit_reported_) {
-        Report(fallback_line, fallback_column,
-               "the document expands to more than " + std::to_string(limits_.max_values) +
-                   " values (check anchors and aliases)");
-      }
-      limit_reported_ = true;
-      return false;
-    }
-    if (depth > limits_.max_depth) {
-      if (!limit_reported_) {
-        Report(fallback_line, fallback_column,
-               "maps and lists are nested deeper than " + std::to_string(limits_.max_depth) +
-                   " levels");
-      }
-      limit_reported_ = true;
-      return false;
-    }
-    const YAML::Mark mark = node.Mark();
-    out->line = mark.is_null() ? fallback_line : mark.line + 1;
-    out->column = mark.is_null() ? fallback_column : mark.column + 1;
-    switch (node.Type()) {
-      case YAML::NodeType::Undefined:
-      case YAML::NodeType::Null:
-        out->kind = YamlValue::Kind::kNull;
-        return true;
-      case YAML::NodeType::Scalar:
-        out->kind = YamlValue::Kind::kScalar;
-        out->scalar = node.Scalar();
-        out->quoted = node.Tag() == "!";
-        return true;
-      case YAML::NodeType::Sequence:
-        out->kind = YamlValue::Kind::kSequence;
-        out->items.reserve(node.size());
-        for (const YAML::Node& item : node) {
-          if (!Convert(item, depth + 1, out->line, out->column, &out->items.emplace_back()))
-            return false;
-        }
-        return true;
-      case YAML::NodeType::Map:
-        out->kind = YamlValue::Kind::kMap;
-        return ConvertMap(node, depth, out);
-    }
-    return true;
+// Builds YamlValue trees straight from yaml-cpp's parse events: no YAML::Node is ever made (that
+// saves the node graph's allocations, a good part of YAML::Load's time) and every value keeps the
+// exact mark yaml-cpp reports for it.
+class TreeBuilder : public YAML::EventHandler {
+ public:
+  TreeBuilder(const std::string& file, const YamlLoadLimits& limits,
+              std::vector<Diagnostic>* diagnostics)
+      : file_(file), limits_(limits), diagnostics_(diagnostics) {
+    // Frames are never reallocated: pointers into them stay valid while children are built.
+    frames_.reserve(static_cast<size_t>(limits_.max_depth) + 2);
   }
+
+  // Documents seen so far, and the first one's root.
+  int documents() const { return documents_; }
+  int second_document_line() const { return second_line_; }
+  YamlValue TakeRoot() { return std::move(root_); }
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++documents_ == 2) second_line_ = mark.line + 1;
+  }
+  void OnDocumentEnd() override {}
+
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    YamlValue* v = Place(mark);
+    if (v != nullptr) Anchor(anchor, *v, 1);
+  }
+
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    auto it = anchors_.find(anchor);
+    if (it == anchors_.end()) return;  // yaml-cpp reports unknown aliases itself
+    Count(it->second.values, mark);
+    YamlValue* v = Place(mark);
+    if (v == nullptr) return;
+    const int line = v->line, column = v->column;
+    *v = it->second.value;
+    v->line = line;  // the alias's own position, for messages
+    v->column = column;
+  }
+
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    YamlValue* v = Place(mark);
+    if (v == nullptr) return;
+    v->kind = YamlValue::Kind::kScalar;
+    v->scalar = value;
+    v->quoted = tag != "?";  // "?" is a plain scalar; "!" a quoted one; others explicit tags
+    Anchor(anchor, *v, 1);
+  }
+
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    Open(mark, anchor, YamlValue::Kind::kSequence);
+  }
+  void OnSequenceEnd() override { Close(); }
+
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    Open(mark, anchor, YamlValue::Kind::kMap);
+  }
+  void OnMapEnd() override { Close(); }
 
  private:
-  bool ConvertMap(const YAML::Node& node, int depth, YamlValue* out) {
-    out->members.reserve(node.size());
-    // Small maps (steps) compare keys pairwise; large ones (many buffers) use an index.
-    std::unordered_map<std::string, size_t> index;
-    for (const auto& entry : node) {
-      const YAML::Node& key = entry.first;
-      const YAML::Mark key_mark = key.Mark();
-      const int key_line = key_mark.is_null() ? out->line : key_mark.line + 1;
-      const int key_column = key_mark.is_null() ? out->column : key_mark.column + 1;
-      if (!key.IsScalar()) {
-        Report(
-            key_line, key_column,
-            std::string("map keys must be plain names, got ") + (key.IsMap()        ? "a map"
-                                                                 : key.IsSequence() ? "a list"
-                                                                                    : "nothing"));
-        continue;
-      }
-      const std::string& name = key.Scalar();
-      const YamlMember* first = FindMember(out->members, name, &index);
-      if (first != nullptr) {
-        Report(key_line, key_column,
-               "duplicate key '" + name + "' (first at line " + std::to_string(first->line) +
-                   ", column " + std::to_string(first->column) + ")");
-      }
-      YamlMember& member = out->members.emplace_back();
-      member.key = name;
-      member.line = key_line;
-      member.column = key_column;
-      if (!index.empty()) index.emplace(name, out->members.size() - 1);  // keeps the first
-      // Values written as nothing (`key:`) carry no mark: point at the key instead.
-      if (!Convert(entry.second, depth + 1, key_line, key_column, &member.value)) return false;
-      if (member.value.IsNull()) {
-        // yaml-cpp marks an empty value where parsing stopped (often the next line).
-        member.value.line = key_line;
-        member.value.column = key_column;
-      }
-    }
-    return true;
-  }
-
-  // The first member named `name`. Small maps (steps) are scanned; from kIndexFrom members on
-  // (e.g. many buffers) a name index is built once and then kept up to date by the caller.
-  static const YamlMember* FindMember(const std::vector<YamlMember>& members,
-                                      const std::string& name,
-                                      std::unordered_map<std::string, size_t>* index) {
-    constexpr size_t kIndexFrom = 16;
-    if (members.size() < kIndexFrom) {
-      for (const YamlMember& m : members)
-        if (m.key == name) return &m;
-      return nullptr;
-    }
-    if (index->empty())
-      for (size_t i = 0; i < members.size(); ++i) index->emplace(members[i].key, i);
-    auto found = index->find(name);
-    return found == index->end() ? nullptr : &members[found->second];
-  }
+  struct Frame {
+    YamlValue* value = nullptr;  // the open map or sequence
+    YAML::anchor_t anchor = 0;
+    size_t values_at_open = 0;
+    bool have_key = false;  // maps: the key was read, its value comes next
+    YamlValue key;          // maps: the pending key
+    YamlValue discard;      // maps: the value of a rejected (non-scalar) key
+    std::unordered_map<std::string, size_t> index;  // maps with many members: key -> member
+  };
+  struct Anchored {
+    YamlValue value;
+    size_t values = 0;
+  };
 
   void Report(int line, int column, std::string message) {
     diagnostics_->push_back(Diagnostic{SourceLoc{file_, line, column}, std::move(message)});
   }
 
+  void Count(size_t n, const YAML::Mark& mark) {
+    values_ += n;
+    if (values_ <= limits_.max_values) return;
+    Report(mark.line + 1, mark.column + 1,
+           "the document expands to more than " + std::to_string(limits_.max_values) +
+               " values (check anchors and aliases)");
+    throw LimitReached{};
+  }
+
+  // Where the next value goes: the root, a list item, a map key or a map value. nullptr for the
+  // documents after the first (they are only counted).
+  YamlValue* Place(const YAML::Mark& mark) {
+    if (documents_ > 1) return nullptr;
+    Count(1, mark);
+    YamlValue* v = nullptr;
+    if (frames_.empty()) {
+      v = &root_;
+    } else {
+      Frame& f = frames_.back();
+      if (f.value->IsSequence()) {
+        v = &f.value->items.emplace_back();
+      } else if (!f.have_key) {
+        f.key = YamlValue{};
+        f.have_key = true;
+        v = &f.key;
+      } else {
+        f.have_key = false;
+        v = MapValue(&f);
+      }
+    }
+    v->line = mark.line + 1;
+    v->column = mark.column + 1;
+    return v;
+  }
+
+  // Adds the member for the pending key of map frame `f` and returns its value slot.
+  YamlValue* MapValue(Frame* f) {
+    const YamlValue& key = f->key;
+    if (!key.IsScalar()) {
+      Report(key.line, key.column, "map keys must be plain names, got " + DescribeYamlValue(key));
+      f->discard = YamlValue{};
+      return &f->discard;
+    }
+    std::vector<YamlMember>& members = f->value->members;
+    const YamlMember* first = nullptr;
+    constexpr size_t kIndexFrom = 16;  // small maps (steps) are scanned
+    if (members.size() < kIndexFrom) {
+      for (const YamlMember& m : members)
+        if (m.key == key.scalar) first = &m;
+    } else {
+      if (f->index.empty())
+        for (size_t i = 0; i < members.size(); ++i) f->index.emplace(members[i].key, i);
+      auto it = f->index.find(key.scalar);
+      if (it != f->index.end()) first = &members[it->second];
+    }
+    if (first != nullptr) {
+      Report(key.line, key.column,
+             "duplicate key '" + key.scalar + "' (first at line " + std::to_string(first->line) +
+                 ", column " + std::to_string(first->column) + ")");
+    }
+    YamlMember& m = members.emplace_back();
+    m.key = key.scalar;
+    m.line = key.line;
+    m.column = key.column;
+    if (!f->index.empty()) f->index.emplace(m.key, members.size() - 1);  // keeps the first
+    return &m.value;
+  }
+
+  void Open(const YAML::Mark& mark, YAML::anchor_t anchor, YamlValue::Kind kind) {
+    YamlValue* v = Place(mark);
+    if (v == nullptr) v = &ignored_;  // a later document: keep the nesting balanced
+    v->kind = kind;
+    if (static_cast<int>(frames_.size()) >= limits_.max_depth) {
+      Report(
+          mark.line + 1, mark.column + 1,
+          "maps and lists are nested deeper than " + std::to_string(limits_.max_depth) + " levels");
+      throw LimitReached{};
+    }
+    Frame& f = frames_.emplace_back();
+    f.value = v;
+    f.anchor = anchor;
+    f.values_at_open = values_;
+  }
+
+  void Close() {
+    Frame& f = frames_.back();
+    YamlValue* v = f.value;
+    const YAML::anchor_t anchor = f.anchor;
+    const size_t values = values_ - f.values_at_open + 1;
+    frames_.pop_back();
+    if (v != &ignored_) Anchor(anchor, *v, values);
+    // A value written as nothing (`key:`) carries the mark of whatever came next; give it its
+    // key's position instead.
+    if (!frames_.empty() && frames_.back().value->IsMap()) FixNullValue(frames_.back());
+  }
+
+  void Anchor(YAML::anchor_t anchor, const YamlValue& v, size_t values) {
+    if (!frames_.empty() && frames_.back().value->IsMap() && v.IsNull())
+      FixNullValue(frames_.back());
+    if (anchor != 0 && documents_ == 1) anchors_[anchor] = Anchored{v, values};
+  }
+
+  static void FixNullValue(Frame& f) {
+    std::vector<YamlMember>& members = f.value->members;
+    if (f.have_key || members.empty()) return;
+    YamlMember& m = members.back();
+    if (m.value.IsNull()) {
+      m.value.line = m.line;
+      m.value.column = m.column;
+    }
+  }
+
   const std::string& file_;
   const YamlLoadLimits& limits_;
   std::vector<Diagnostic>* diagnostics_;
+  std::vector<Frame> frames_;
+  std::unordered_map<YAML::anchor_t, Anchored> anchors_;
+  YamlValue root_;
+  YamlValue ignored_;
   size_t values_ = 0;
-  bool limit_reported_ = false;
+  int documents_ = 0;
+  int second_line_ = 0;
 };
 
 }  // namespace
@@ -154,9 +240,14 @@ bool IsBlankYaml(const std::string& text) {
 std::optional<YamlValue> LoadYaml(const std::string& text, const std::string& file,
                                   std::vector<Diagnostic>* diagnostics,
                                   const YamlLoadLimits& limits) {
-  std::vector<YAML::Node> documents;
+  TreeBuilder builder(file, limits, diagnostics);
   try {
-    documents = YAML::LoadAll(text);
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    while (builder.documents() < 2 && parser.HandleNextDocument(builder)) {
+    }
+  } catch (const LimitReached&) {
+    return std::nullopt;
   } catch (const YAML::Exception& e) {
     SourceLoc loc{file, 0, 0};
     if (!e.mark.is_null()) loc = SourceLoc{file, e.mark.line + 1, e.mark.column + 1};
@@ -167,25 +258,12 @@ std::optional<YamlValue> LoadYaml(const std::string& text, const std::string& fi
         Diagnostic{SourceLoc{file, 0, 0}, std::string("invalid YAML: ") + e.what()});
     return std::nullopt;
   }
-  if (documents.empty()) return YamlValue{};
-  if (documents.size() > 1) {
-    const YAML::Mark mark = documents[1].Mark();
-    SourceLoc loc{file, 0, 0};
-    if (!mark.is_null()) loc = SourceLoc{file, mark.line + 1, mark.column + 1};
-    diagnostics->push_back(Diagnostic{loc, "the file holds " + std::to_string(documents.size()) +
-                                               " YAML documents; expected one"});
+  if (builder.documents() > 1) {
+    diagnostics->push_back(Diagnostic{SourceLoc{file, builder.second_document_line(), 1},
+                                      "the file holds more than one YAML document; expected one"});
     return std::nullopt;
   }
-  YamlValue root;
-  try {
-    Converter converter(file, limits, diagnostics);
-    if (!converter.Convert(documents[0], 0, 1, 1, &root)) return std::nullopt;
-  } catch (const std::exception& e) {
-    diagnostics->push_back(
-        Diagnostic{SourceLoc{file, 0, 0}, std::string("invalid YAML: ") + e.what()});
-    return std::nullopt;
-  }
-  return root;
+  return builder.TakeRoot();
 }
 
 }  // namespace vmm
