@@ -190,6 +190,24 @@ TEST(ReportIoTest, ReportsValidateAgainstTheSchema) {
   EXPECT_NE(SchemaErrors(bad, "schemas/report.schema.json"), "");
 }
 
+// The reports the real runner wrote (the committed host baselines) follow the schema and read back
+// into exactly the same bytes.
+TEST(ReportIoTest, RunnerReportsValidateAndRoundTrip) {
+  const std::filesystem::path dir =
+      std::filesystem::path(VMMRUN_SOURCE_DIR) / "reports/baselines/host";
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    ++seen;
+    const std::string text = ReadAll(entry.path().string());
+    EXPECT_EQ(SchemaErrors(text, "schemas/report.schema.json"), "") << entry.path();
+    StatusOr<Report> r = ParseReportJson(text, entry.path().string());
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(ReportToJson(*r), text) << entry.path();
+  }
+  EXPECT_GE(seen, 2);
+}
+
 TEST(ReportIoTest, IgnoresUnknownFields) {
   std::string json = kTinyJson;
   json.replace(json.find(R"("started_at")"), 0, R"("future": {"x": [1, 2]}, )");

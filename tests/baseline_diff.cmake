@@ -1,0 +1,15 @@
+# ctest `baseline_diff`: runs every scenarios/*.yaml on the host backend into a fresh directory and
+# diffs the reports against reports/baselines/host/ with reports/baselines/cross-machine.yaml
+# (timings and device ignored: see that file). Fails on regressions, on a scenario without a
+# baseline (added) or a baseline without a scenario (missing), and on ambiguous pairs.
+# Included from tests/CMakeLists.txt; needs the vmm-run target. docs/diffing.md says how to
+# refresh the baselines on purpose.
+if(TARGET vmm-run)
+  add_test(NAME baseline_diff
+           COMMAND ${CMAKE_COMMAND}
+                   -DVMMRUN=$<TARGET_FILE:vmm-run>
+                   -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+                   -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/baseline_diff
+                   -P ${CMAKE_CURRENT_LIST_DIR}/baseline_diff_run.cmake)
+  set_tests_properties(baseline_diff PROPERTIES LABELS "e2e;baseline" TIMEOUT 300)
+endif()

@@ -1,0 +1,49 @@
+# Script mode (cmake -P), driven by the `baseline_diff` test (tests/baseline_diff.cmake):
+#   -DVMMRUN=<vmm-run> -DSOURCE_DIR=<repo> -DWORK_DIR=<scratch dir> [-DREFRESH=ON]
+# Runs every scenario on the host backend into WORK_DIR, then diffs against the baselines.
+# With -DREFRESH=ON it instead rewrites reports/baselines/host/<scenario file>.json from the run
+# (refresh on purpose, then review `git diff` and commit with the reason).
+foreach(var VMMRUN SOURCE_DIR WORK_DIR)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "baseline_diff_run.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+set(baselines ${SOURCE_DIR}/reports/baselines/host)
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+file(GLOB scenarios ${SOURCE_DIR}/scenarios/*.yaml)
+list(SORT scenarios)
+
+foreach(scenario IN LISTS scenarios)
+  get_filename_component(name ${scenario} NAME_WE)
+  set(out ${WORK_DIR}/${name}.json)
+  if(REFRESH)
+    set(out ${baselines}/${name}.json)
+  endif()
+  # Run from the source dir with a relative scenario path, so reports name "scenarios/x.yaml".
+  file(RELATIVE_PATH relative ${SOURCE_DIR} ${scenario})
+  execute_process(COMMAND ${VMMRUN} run ${relative} --backend host --quiet --report ${out}
+                  WORKING_DIRECTORY ${SOURCE_DIR}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
+  # A failing check (1) or step (4) still writes a report, and the diff judges it against the
+  # baseline (a baseline may record a known failure). No report at all is a failure here.
+  if(NOT EXISTS ${out})
+    message(FATAL_ERROR "vmm-run run ${relative} exited ${rc} without a report:\n${log}")
+  endif()
+endforeach()
+
+if(REFRESH)
+  message(STATUS "rewrote the baselines in ${baselines}; review `git diff` and commit the reason")
+  return()
+endif()
+
+execute_process(COMMAND ${VMMRUN} diff ${baselines} ${WORK_DIR}
+                        --config ${SOURCE_DIR}/reports/baselines/cross-machine.yaml
+                        --fail-on=regression,missing,added,ambiguous --explain
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}${err}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "vmm-run diff exited ${rc}: the host run differs from "
+                      "reports/baselines/host (see docs/diffing.md, \"Refreshing a baseline\")")
+endif()
