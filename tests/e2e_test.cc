@@ -23,7 +23,7 @@ struct Result {
 };
 
 // Runs vmm-run with `args` from the source directory (so scenario paths are relative).
-Result Run(const std::string& args) {
+Result RunTool(const std::string& args) {
   std::string command = "cd '" VMMRUN_SOURCE_DIR "' && '" VMMRUN_BINARY "' " + args + " 2>&1";
   Result result;
   FILE* pipe = popen(command.c_str(), "r");
@@ -51,7 +51,7 @@ class E2E : public ::testing::Test {
 };
 
 TEST_F(E2E, ReuseRunsToAPassOnTheHostBackend) {
-  Result r = Run("scenarios/reuse.yaml --backend host --report " + Path("reuse.json"));
+  Result r = RunTool("scenarios/reuse.yaml --backend host --report " + Path("reuse.json"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("backend: host (requested with --backend host)"), std::string::npos);
   EXPECT_NE(r.out.find("same: YES"), std::string::npos) << r.out;
@@ -75,7 +75,7 @@ TEST_F(E2E, ReuseRunsToAPassOnTheHostBackend) {
 }
 
 TEST_F(E2E, GraphUpdateRunsToAPassAndReportsTheUpdateCode) {
-  Result r = Run("scenarios/graph_update.yaml --backend host --report " + Path("g.json"));
+  Result r = RunTool("scenarios/graph_update.yaml --backend host --report " + Path("g.json"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("result success (expected success)"), std::string::npos) << r.out;
   StatusOr<report::Report> report = report::ReadReport(Path("g.json"));
@@ -93,14 +93,15 @@ TEST_F(E2E, GraphUpdateRunsToAPassAndReportsTheUpdateCode) {
 }
 
 TEST_F(E2E, DefaultSubcommandAndDefaultReportDirectory) {
-  Result r = Run("scenarios/update_topology.yaml -q --backend host --report-dir " + Path("out"));
+  Result r =
+      RunTool("scenarios/update_topology.yaml -q --backend host --report-dir " + Path("out"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_TRUE(fs::exists(Path("out/update_topology.host.json"))) << r.out;
   EXPECT_EQ(r.out.find("   0  "), std::string::npos) << "--quiet printed steps:\n" << r.out;
 }
 
 TEST_F(E2E, FailedCheckExitsOneAndKeepsRunning) {
-  Result r = Run("tests/data/check_fails.yaml --backend host --report " + Path("f.json"));
+  Result r = RunTool("tests/data/check_fails.yaml --backend host --report " + Path("f.json"));
   EXPECT_EQ(r.exit_code, 1) << r.out;
   StatusOr<report::Report> report = report::ReadReport(Path("f.json"));
   ASSERT_TRUE(report.ok()) << report.status().message();
@@ -110,7 +111,7 @@ TEST_F(E2E, FailedCheckExitsOneAndKeepsRunning) {
 }
 
 TEST_F(E2E, FatalCheckSkipsTheRest) {
-  Result r = Run("tests/data/fatal_check.yaml --backend host --report " + Path("f.json"));
+  Result r = RunTool("tests/data/fatal_check.yaml --backend host --report " + Path("f.json"));
   EXPECT_EQ(r.exit_code, 1) << r.out;
   StatusOr<report::Report> report = report::ReadReport(Path("f.json"));
   ASSERT_TRUE(report.ok());
@@ -119,7 +120,7 @@ TEST_F(E2E, FatalCheckSkipsTheRest) {
 }
 
 TEST_F(E2E, RuntimeFailureExitsFourAndNamesTheStep) {
-  Result r = Run("tests/data/runtime_failure.yaml --backend host --report " + Path("r.json"));
+  Result r = RunTool("tests/data/runtime_failure.yaml --backend host --report " + Path("r.json"));
   EXPECT_EQ(r.exit_code, 4) << r.out;
   EXPECT_NE(r.out.find("one pebibyte"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("FAILED: cuMemCreate"), std::string::npos) << r.out;
@@ -132,32 +133,32 @@ TEST_F(E2E, RuntimeFailureExitsFourAndNamesTheStep) {
 }
 
 TEST_F(E2E, BadScenarioExitsTwoAndRunsNothing) {
-  Result r = Run("tests/bad_inputs/unknown_key.yaml --backend host --report " + Path("b.json"));
+  Result r = RunTool("tests/bad_inputs/undeclared_buffer.yaml --backend host --report " + Path("b.json"));
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_NE(r.out.find("tests/bad_inputs/unknown_key.yaml:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tests/bad_inputs/undeclared_buffer.yaml:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("nothing was run"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(Path("b.json")));
 }
 
 TEST_F(E2E, ValidateAcceptsEveryScenarioAndRejectsBadOnes) {
-  Result good = Run("validate scenarios/reuse.yaml scenarios/graph_update.yaml");
+  Result good = RunTool("validate scenarios/reuse.yaml scenarios/graph_update.yaml");
   EXPECT_EQ(good.exit_code, 0) << good.out;
   EXPECT_NE(good.out.find("scenarios/reuse.yaml: ok"), std::string::npos) << good.out;
-  Result bad = Run("validate scenarios/reuse.yaml tests/bad_inputs/unknown_key.yaml");
+  Result bad = RunTool("validate scenarios/reuse.yaml tests/bad_inputs/undeclared_buffer.yaml");
   EXPECT_EQ(bad.exit_code, 2) << bad.out;
 }
 
 TEST_F(E2E, UsageErrorsExitTwo) {
-  EXPECT_EQ(Run("run scenarios/reuse.yaml --backend gpu").exit_code, 2);
-  EXPECT_EQ(Run("run does/not/exist.yaml").exit_code, 2);
-  EXPECT_EQ(Run("frobnicate").exit_code, 2);
-  Result two = Run("run scenarios/reuse.yaml scenarios/graph_update.yaml --report x.json");
+  EXPECT_EQ(RunTool("run scenarios/reuse.yaml --backend gpu").exit_code, 2);
+  EXPECT_EQ(RunTool("run does/not/exist.yaml").exit_code, 2);
+  EXPECT_EQ(RunTool("frobnicate").exit_code, 2);
+  Result two = RunTool("run scenarios/reuse.yaml scenarios/graph_update.yaml --report x.json");
   EXPECT_EQ(two.exit_code, 2);
   EXPECT_NE(two.out.find("use --report-dir instead"), std::string::npos) << two.out;
 }
 
 TEST_F(E2E, StepsDocumentsEveryOp) {
-  Result r = Run("steps");
+  Result r = RunTool("steps");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   for (const char* op :
        {"reserve",     "free",         "create",      "release",       "map",
@@ -167,19 +168,19 @@ TEST_F(E2E, StepsDocumentsEveryOp) {
         "synchronize"}) {
     EXPECT_NE(r.out.find(op), std::string::npos) << op;
   }
-  EXPECT_EQ(Run("steps mapp").exit_code, 2);
+  EXPECT_EQ(RunTool("steps mapp").exit_code, 2);
 }
 
 // Without a GPU, --backend cuda must exit 3 and auto must fall back to host, saying why.
 TEST_F(E2E, CudaBackendUnavailableWithoutAGpu) {
-  Result auto_run = Run("scenarios/reuse.yaml -q --report " + Path("a.json"));
+  Result auto_run = RunTool("scenarios/reuse.yaml -q --report " + Path("a.json"));
   ASSERT_EQ(auto_run.exit_code, 0) << auto_run.out;
   StatusOr<report::Report> report = report::ReadReport(Path("a.json"));
   ASSERT_TRUE(report.ok());
   if (report->backend == "cuda")
     GTEST_SKIP() << "a CUDA device is present: " << report->device.name;
   EXPECT_NE(report->backend_reason.find("auto: "), std::string::npos) << report->backend_reason;
-  Result cuda = Run("scenarios/reuse.yaml --backend cuda --report " + Path("c.json"));
+  Result cuda = RunTool("scenarios/reuse.yaml --backend cuda --report " + Path("c.json"));
   EXPECT_EQ(cuda.exit_code, 3) << cuda.out;
   EXPECT_NE(cuda.out.find("cuda backend unavailable"), std::string::npos) << cuda.out;
   EXPECT_FALSE(fs::exists(Path("c.json")));

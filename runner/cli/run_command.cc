@@ -1,6 +1,8 @@
 #include "runner/cli/run_command.h"
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>

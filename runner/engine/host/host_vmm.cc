@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "runner/base/format.h"
@@ -67,9 +68,35 @@ void Reservation::Reset() noexcept {
 
 // --- PhysicalMemory ---
 
+namespace {
+// Bytes the kernel could still give us without swapping (MemAvailable), or 0 when unknown.
+uint64_t AvailableMemory() {
+  FILE* f = std::fopen("/proc/meminfo", "r");
+  if (f == nullptr) return 0;
+  char line[256];
+  uint64_t kib = 0;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    unsigned long long v = 0;
+    if (std::sscanf(line, "MemAvailable: %llu kB", &v) == 1) {
+      kib = v;
+      break;
+    }
+  }
+  std::fclose(f);
+  return kib * 1024;
+}
+}  // namespace
+
 StatusOr<PhysicalMemory> PhysicalMemory::Create(uint64_t size, const std::string& name) {
   if (size > static_cast<uint64_t>(INT64_MAX))
     return RuntimeError("size " + Hex(size) + " is too large for a memfd");
+  // A device refuses an allocation larger than its free memory at once; committing it here with
+  // fallocate would instead eat the machine's memory until the OOM killer stepped in.
+  uint64_t available = AvailableMemory();
+  if (available != 0 && size > available) {
+    return RuntimeError(FormatBytes(size) + " requested, the host has " + FormatBytes(available) +
+                        " available");
+  }
   int fd = memfd_create(name.c_str(), MFD_CLOEXEC);
   if (fd < 0) return RuntimeError("memfd_create failed: " + Errno(errno));
   PhysicalMemory memory(fd, size);  // closes the fd on the error paths below
