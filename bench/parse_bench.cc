@@ -2,8 +2,8 @@
 //
 // Generates a valid scenario in memory (a realistic mix: remaps, fills, matmuls, checks, captures,
 // replays, updates, teardown), then times, median of 9 runs each:
-//   YAML::Load           yaml-cpp alone (the floor: every parse starts with it)
-//   LoadYaml             YAML::Load + conversion to YamlValue, duplicate-key checks
+//   YAML::Load           yaml-cpp's own document load (the baseline)
+//   LoadYaml             yaml-cpp's parser events -> YamlValue (no YAML::Node), duplicate keys
 //   ParseScenario        LoadYaml + schema validation + typed Scenario
 //   BuildPlan            resolution + state-machine simulation
 // and prints each figure with its ratio to YAML::Load and the 50 ms target for parse + plan.
