@@ -278,6 +278,7 @@ class ScenarioDiff {
       const std::optional<double> bv = bs ? bs->median_us : wall ? b.wall_us : b.gpu_us;
       const std::optional<double> nv = ns ? ns->median_us : wall ? n.wall_us : n.gpu_us;
       if (!bv || !nv || !std::isfinite(*bv) || !std::isfinite(*nv)) continue;
+      if (!bs && !ns && !t.single_runs) continue;  // one-shot on both sides: noise by default
       const double spread = bs ? std::max(0.0, bs->p99_us - bs->median_us) : 0.0;
       const double limit = std::max({t.relative * *bv, t.floor_us, t.spread_factor * spread});
       const double delta = *nv - *bv;

@@ -83,6 +83,7 @@ std::string MarkdownCell(const std::string& s) {
 Json ThresholdJson(const TimingThreshold& t) {
   Json j;
   j["enabled"] = t.enabled;
+  j["single_runs"] = t.single_runs;
   j["relative"] = t.relative;
   j["floor_us"] = t.floor_us;
   j["spread_factor"] = t.spread_factor;

@@ -152,11 +152,26 @@ TEST(DiffTest, ChangedOrMissingHash) {
                   "is new"});
 }
 
+// Compares steps that ran once too (off by default).
+DiffConfig SingleRuns() {
+  DiffConfig config;
+  config.timing.single_runs = true;
+  return config;
+}
+
+TEST(DiffTest, SingleRunTimingsAreNotComparedByDefault) {
+  Report base = SampleReport(), now = SampleReport();
+  At(now, "map A (first)").wall_us = 1000;
+  At(now, "replay g1").gpu_us = 1000;  // the one-shot value of a repeated step: stats decide
+  EXPECT_EQ(Rows(Diff(base, now)), Lines{});
+  EXPECT_EQ(Diff(base, now, SingleRuns()).Count(RowKind::kRegression), 1);
+}
+
 TEST(DiffTest, TimingBeyondThresholdRegresses) {
   Report base = SampleReport(), now = SampleReport();
   At(base, "map A (first)").wall_us = 12.1;
   At(now, "map A (first)").wall_us = 19.8;
-  const DiffResult r = Diff(base, now);
+  const DiffResult r = Diff(base, now, SingleRuns());
   EXPECT_EQ(Rows(r), Lines{"regression|map A (first)|wall_us|12.1|19.8|wall_us 12.1 → 19.8: +64% "
                            "> 25% and +7.7 µs > 5 µs floor"});
   EXPECT_TRUE(DiffFails(r, DefaultFailOn()));
@@ -169,7 +184,7 @@ TEST(DiffTest, TimingNoiseInsideTheThresholdPasses) {
   At(base, "captures are identical").wall_us = 100;
   At(now, "captures are identical").wall_us = 124;  // +24 µs but under 25%
   At(now, "replay g1").gpu_us = 16.5;               // gpu_us noise
-  EXPECT_EQ(Rows(Diff(base, now)), Lines{});
+  EXPECT_EQ(Rows(Diff(base, now, SingleRuns())), Lines{});
 }
 
 TEST(DiffTest, RepeatedStepsCompareMediansWithTheirSpread) {
@@ -197,14 +212,15 @@ TEST(DiffTest, ImprovementsAreReportedAndPass) {
 TEST(DiffTest, ThresholdsComeFromTheConfig) {
   Report base = SampleReport(), now = SampleReport();
   At(now, "map A (first)").wall_us = 100;
-  DiffConfig off;
+  DiffConfig off = SingleRuns();
   off.timing.enabled = false;
   EXPECT_EQ(Rows(Diff(base, now, off)), Lines{});
-  DiffConfig wall_off;
+  DiffConfig wall_off = SingleRuns();
   wall_off.metrics["wall_us"].enabled = false;
   EXPECT_EQ(Rows(Diff(base, now, wall_off)), Lines{});
   DiffConfig strict;
-  strict.metrics["wall_us"] = TimingThreshold{true, 0.1, 0.1, 0};
+  strict.metrics["wall_us"] =
+      TimingThreshold{.single_runs = true, .relative = 0.1, .floor_us = 0.1, .spread_factor = 0};
   At(now, "map A (first)").wall_us = 1.7;
   EXPECT_EQ(Rows(Diff(base, now, strict)),
             Lines{"regression|map A (first)|wall_us|1.5|1.7|wall_us 1.5 → 1.7: +13% > 10% and "

@@ -18,6 +18,7 @@ namespace {
 // Applies the keys present in `map` (already schema-valid) on top of *t.
 void ApplyThreshold(const YamlValue& map, report::TimingThreshold* t) {
   if (const YamlValue* v = map.Find("enabled")) YamlIsBoolean(*v, &t->enabled);
+  if (const YamlValue* v = map.Find("single_runs")) YamlIsBoolean(*v, &t->single_runs);
   if (const YamlValue* v = map.Find("relative")) YamlIsNumber(*v, &t->relative);
   if (const YamlValue* v = map.Find("floor_us")) YamlIsNumber(*v, &t->floor_us);
   if (const YamlValue* v = map.Find("spread_factor")) YamlIsNumber(*v, &t->spread_factor);

@@ -21,14 +21,15 @@ report::DiffConfig Parse(const std::string& text) {
 }
 
 bool operator==(const report::TimingThreshold& a, const report::TimingThreshold& b) {
-  return a.enabled == b.enabled && a.relative == b.relative && a.floor_us == b.floor_us &&
-         a.spread_factor == b.spread_factor;
+  return a.enabled == b.enabled && a.single_runs == b.single_runs && a.relative == b.relative &&
+         a.floor_us == b.floor_us && a.spread_factor == b.spread_factor;
 }
 
 TEST(DiffConfigParseTest, EmptyFileIsTheDefaults) {
   const report::DiffConfig c = Parse("# nothing but a comment\n");
   EXPECT_TRUE(c.timing == report::TimingThreshold{});
   EXPECT_TRUE(c.timing.enabled);
+  EXPECT_FALSE(c.timing.single_runs);
   EXPECT_EQ(c.timing.relative, 0.25);
   EXPECT_EQ(c.timing.floor_us, 5);
   EXPECT_EQ(c.timing.spread_factor, 3);
@@ -43,14 +44,23 @@ TEST(DiffConfigParseTest, ReadsEveryKeyAndInheritsIntoMetrics) {
       "  relative: 0.5\n"
       "  floor_us: 10\n"
       "  spread_factor: 0\n"
+      "  single_runs: true\n"
       "  metrics:\n"
       "    gpu_us: {relative: 0.1, floor_us: 2.5}\n"
       "    wall_us: {enabled: false}\n"
       "ignore_device: true\n");
-  EXPECT_TRUE((c.timing == report::TimingThreshold{true, 0.5, 10, 0}));
+  EXPECT_TRUE(
+      (c.timing == report::TimingThreshold{
+                       .single_runs = true, .relative = 0.5, .floor_us = 10, .spread_factor = 0}));
   ASSERT_EQ(c.metrics.size(), 2u);
-  EXPECT_TRUE((c.ThresholdFor("gpu_us") == report::TimingThreshold{true, 0.1, 2.5, 0}));
-  EXPECT_TRUE((c.ThresholdFor("wall_us") == report::TimingThreshold{false, 0.5, 10, 0}));
+  EXPECT_TRUE((c.ThresholdFor("gpu_us") ==
+               report::TimingThreshold{
+                   .single_runs = true, .relative = 0.1, .floor_us = 2.5, .spread_factor = 0}));
+  EXPECT_TRUE((c.ThresholdFor("wall_us") == report::TimingThreshold{.enabled = false,
+                                                                    .single_runs = true,
+                                                                    .relative = 0.5,
+                                                                    .floor_us = 10,
+                                                                    .spread_factor = 0}));
   EXPECT_TRUE(c.ignore_device);
 }
 
@@ -61,12 +71,13 @@ TEST(DiffConfigParseTest, TimingCanBeSwitchedOff) {
 }
 
 TEST(DiffConfigParseTest, UnknownKeysWithSuggestions) {
-  EXPECT_EQ(Errors("timing:\n  floor: 3\n  metrics:\n    gpu: {}\nignore_devices: true\n"),
-            "ci.yaml:2:3: error: unknown key 'floor' in timing; allowed keys: enabled, relative, "
-            "floor_us, spread_factor, metrics\n"
-            "ci.yaml:4:5: error: unknown key 'gpu' in metrics; allowed keys: wall_us, gpu_us\n"
-            "ci.yaml:5:1: error: unknown key 'ignore_devices' at the top level, did you mean "
-            "'ignore_device'?\n");
+  EXPECT_EQ(
+      Errors("timing:\n  floor: 3\n  metrics:\n    gpu: {}\nignore_devices: true\n"),
+      "ci.yaml:2:3: error: unknown key 'floor' in timing; allowed keys: enabled, single_runs, "
+      "relative, floor_us, spread_factor, metrics\n"
+      "ci.yaml:4:5: error: unknown key 'gpu' in metrics; allowed keys: wall_us, gpu_us\n"
+      "ci.yaml:5:1: error: unknown key 'ignore_devices' at the top level, did you mean "
+      "'ignore_device'?\n");
 }
 
 TEST(DiffConfigParseTest, TypesAndRanges) {
