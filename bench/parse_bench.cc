@@ -22,6 +22,7 @@
 
 #include "runner/plan/plan.h"
 #include "runner/scenario/parse.h"
+#include "runner/scenario/scenario_builder.h"
 #include "runner/scenario/schema_validator.h"
 #include "runner/scenario/valijson_oracle.h"
 #include "runner/scenario/yaml_loader.h"
@@ -152,7 +153,7 @@ double MedianMs(int runs, const std::function<void()>& fn) {
 }
 
 struct Figures {
-  double load = 0, tree = 0, validate = 0, parse = 0, plan = 0;
+  double load = 0, tree = 0, validate = 0, build = 0, parse = 0, plan = 0;
 };
 
 // Times every stage on `text`; false (after printing why) when the scenario is not valid.
@@ -177,6 +178,11 @@ bool Measure(const vmm::ScenarioParser& parser, const std::string& text, Figures
     std::vector<vmm::Diagnostic> d;
     parser.validator().Validate(*document, file, &d);
   });
+  f->build = MedianMs(kRuns, [&] {
+    std::vector<vmm::Diagnostic> d;
+    std::optional<vmm::Scenario> s =
+        vmm::BuildScenario(*document, parser.validator().schema(), file, &d);
+  });
   f->parse = MedianMs(kRuns, [&] {
     std::vector<vmm::Diagnostic> d;
     std::optional<vmm::Scenario> s = parser.Parse(text, file, &d);
@@ -196,6 +202,7 @@ void Print(const char* style, size_t bytes, const Figures& f) {
               f.tree / base);
   std::printf("  %-40s %8.2f ms  %5.2fx\n", "schema validation alone", f.validate,
               f.validate / base);
+  std::printf("  %-40s %8.2f ms  %5.2fx\n", "typed Scenario build alone", f.build, f.build / base);
   std::printf("  %-40s %8.2f ms  %5.2fx\n", "ParseScenario (load + validate + build)", f.parse,
               f.parse / base);
   std::printf("  %-40s %8.2f ms  %5.2fx\n", "BuildPlan", f.plan, f.plan / base);

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -91,6 +92,12 @@ std::optional<Scenario> ParseScenario(const std::string& text, const std::string
 
 std::optional<Scenario> LoadScenarioFile(const std::string& path,
                                          std::vector<Diagnostic>* diagnostics) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    diagnostics->push_back(
+        Diagnostic{SourceLoc{path, 0, 0}, "cannot read the file: it is a directory"});
+    return std::nullopt;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     const int err = errno;

@@ -144,6 +144,13 @@ TEST(LoadScenarioFileTest, UnreadableFileIsOneDiagnostic) {
             "/nonexistent/x.yaml: error: cannot read the file: No such file or directory\n");
 }
 
+TEST(LoadScenarioFileTest, DirectoryIsOneDiagnostic) {
+  std::vector<Diagnostic> d;
+  const std::string dir = std::string(VMMRUN_SOURCE_DIR) + "/scenarios";
+  EXPECT_FALSE(LoadScenarioFile(dir, &d).has_value());
+  EXPECT_EQ(FormatDiagnostics(d), dir + ": error: cannot read the file: it is a directory\n");
+}
+
 TEST(DescribeStepTest, GeneratedFromSchema) {
   std::string error;
   const std::string reserve = DescribeStep("reserve", &error);
