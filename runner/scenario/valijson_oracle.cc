@@ -96,8 +96,8 @@ std::vector<Diagnostic> ValijsonOracle::Validate(const std::string& text,
       out.push_back(Diagnostic{loc, LowerFirst(error.description)});
     }
   } catch (const YAML::Exception& e) {
-    out.push_back(Diagnostic{SourceLoc{file, e.mark.line + 1, e.mark.column + 1},
-                             "invalid YAML: " + e.msg});
+    out.push_back(
+        Diagnostic{SourceLoc{file, e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg});
   } catch (const std::exception& e) {
     out.push_back(Diagnostic{SourceLoc{file, 0, 0}, std::string("valijson: ") + e.what()});
   }

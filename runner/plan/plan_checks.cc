@@ -1,0 +1,141 @@
+// PlanBuilder's data and check steps: snapshot, check_equal, check_address, check_kernel_params,
+// and the decoding of every step's `expect`.
+#include "runner/plan/plan_builder.h"
+
+namespace vmm {
+
+void PlanBuilder::Snapshot(const Step& step, PlanStep* p) {
+  p->buffer = ResolveBuffer(step.buffer, step);
+  if (p->buffer >= 0) Use(p->buffer, Access::kRead, "snapshot reads", At(step.buffer, step));
+  auto [it, inserted] = snapshots_.try_emplace(step.snapshot.value);
+  if (!inserted) {
+    Error(At(step.snapshot, step), "snapshot '" + step.snapshot.value +
+                                       "' already exists (taken at line " +
+                                       std::to_string(it->second.line) + "); use another name");
+    p->snapshot = it->second.slot;
+    return;
+  }
+  it->second = SnapshotInfo{static_cast<int>(plan_.snapshots.size()), p->buffer, step.loc.line};
+  p->snapshot = it->second.slot;
+  plan_.snapshots.push_back(step.snapshot.value);
+}
+
+void PlanBuilder::CheckEqual(const Step& step, PlanStep* p) {
+  p->buffer = ResolveBuffer(step.buffer, step);
+  if (p->buffer >= 0) Use(p->buffer, Access::kRead, "check_equal reads", At(step.buffer, step));
+  if (step.snapshot.set == step.other.set) {
+    Error(step.loc, "check_equal needs exactly one of 'snapshot' or 'other'");
+    return;
+  }
+  int against = -1;  // buffer whose element count must match
+  std::string against_name;
+  if (step.other.set) {
+    p->other = ResolveBuffer(step.other, step);
+    if (p->other < 0) return;
+    Use(p->other, Access::kRead, "check_equal reads", At(step.other, step));
+    against = p->other;
+    against_name = "'" + step.other.value + "'";
+  } else {
+    auto it = snapshots_.find(step.snapshot.value);
+    if (it == snapshots_.end()) {
+      std::vector<std::string> names;
+      for (const std::string& n : plan_.snapshots) names.push_back(n);
+      const std::string close = SuggestFrom(step.snapshot.value, names);
+      std::string list;
+      for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+      Error(At(step.snapshot, step),
+            "unknown snapshot '" + step.snapshot.value + "'" +
+                (!close.empty()  ? ", did you mean '" + close + "'?"
+                 : names.empty() ? "; no snapshot was taken before this step"
+                                 : "; snapshots so far: " + list));
+      return;
+    }
+    p->snapshot = it->second.slot;
+    against = it->second.buffer;
+    against_name = "snapshot '" + step.snapshot.value + "'";
+  }
+  if (p->buffer >= 0 && against >= 0 &&
+      plan_.buffers[p->buffer].elements != plan_.buffers[against].elements) {
+    Error(step.loc, "check_equal compares different sizes: '" + step.buffer.value + "' has " +
+                        std::to_string(plan_.buffers[p->buffer].elements) + " elements, " +
+                        against_name + " has " + std::to_string(plan_.buffers[against].elements));
+  }
+}
+
+void PlanBuilder::CheckAddress(const Step& step, int index, PlanStep* p) {
+  if (step.of.size() < 2)
+    Error(step.loc,
+          "check_address needs at least 2 steps in 'of', got " + std::to_string(step.of.size()));
+  for (const Located<std::string>& ref : step.of) {
+    auto it = step_names_.find(ref.value);
+    if (it == step_names_.end()) {
+      std::vector<std::string> earlier;
+      for (int i = 0; i < index; ++i) {
+        const Step& s = scenario_.steps[i];
+        if (s.name.set && (s.op == Op::kReserve || s.op == Op::kMap))
+          earlier.push_back(s.name.value);
+      }
+      const std::string close = SuggestFrom(ref.value, earlier);
+      Error(ref.loc, "'of' names '" + ref.value + "', which is not the name of a step" +
+                         (close.empty() ? "" : "; did you mean '" + close + "'?"));
+    } else if (it->second.index < 0 || it->second.index >= index) {
+      Error(ref.loc, "'of' names '" + ref.value + "' (line " + std::to_string(it->second.line) +
+                         "), which is not an earlier top-level step");
+    } else if (it->second.op != Op::kReserve && it->second.op != Op::kMap) {
+      Error(ref.loc, "'of' names '" + ref.value + "', a " + OpName(it->second.op) +
+                         " step; check_address compares the addresses of reserve and map steps");
+    } else {
+      p->of_steps.push_back(it->second.index);
+    }
+  }
+}
+
+void PlanBuilder::CheckKernelParams(const Step& step, PlanStep* p) {
+  if (step.graphs.size() != 2) {
+    Error(step.loc,
+          "check_kernel_params needs exactly 2 graphs, got " + std::to_string(step.graphs.size()));
+  }
+  for (const Located<std::string>& ref : step.graphs) {
+    std::string error;
+    const int slot = graphs_.Resolve(ref.value, &error);
+    if (slot < 0) Error(ref.loc, error);
+    p->graphs.push_back(slot);
+  }
+}
+
+void PlanBuilder::Expectation(const Step& step, PlanStep* p) {
+  const std::string& e = step.expect.value;
+  auto bad = [&](const char* allowed) {
+    Error(At(step.expect, step), std::string("'expect' of ") + OpName(step.op) + " must be " +
+                                     allowed + ", got '" + e + "'");
+  };
+  switch (step.op) {
+    case Op::kCheckMatmul:
+      p->expect = Expectation::kPass;
+      return;
+    case Op::kCheckEqual:
+      p->expect = (e.empty() || e == "equal") ? Expectation::kEqual : Expectation::kDifferent;
+      if (!e.empty() && e != "equal" && e != "different") bad("equal or different");
+      return;
+    case Op::kCheckAddress:
+      p->expect = (e.empty() || e == "same") ? Expectation::kSame : Expectation::kDifferent;
+      if (!e.empty() && e != "same" && e != "different") bad("same or different");
+      return;
+    case Op::kCheckKernelParams:
+      p->expect =
+          (e.empty() || e == "identical") ? Expectation::kIdentical : Expectation::kDifferent;
+      if (!e.empty() && e != "identical" && e != "different") bad("identical or different");
+      return;
+    case Op::kUpdate:
+      p->expect = Expectation::kUpdateCode;
+      p->expect_update = UpdateCode::kSuccess;
+      if (!e.empty() && !ParseUpdateCode(e, &p->expect_update))
+        bad("an update result such as success");
+      return;
+    default:
+      p->expect = Expectation::kNone;
+      return;
+  }
+}
+
+}  // namespace vmm
