@@ -185,7 +185,11 @@ TEST(BuildPlanTest, ProgrammaticScenarioChecksWhatTheSchemaWouldHave) {
   Scenario s;
   s.name = "p";
   s.granularity.value = 0;
-  s.buffers.push_back(BufferDecl{"A", {"p.yaml", 2, 3}, {0, 4}, "f32"});
+  BufferDecl a;
+  a.name = "A";
+  a.loc = SourceLoc{"p.yaml", 2, 3};
+  a.shape = {0, 4};
+  s.buffers.push_back(a);
   Step capture;
   capture.op = Op::kCapture;
   capture.graph.value = "g";

@@ -171,7 +171,10 @@ TEST(DescribeStepsTest, ListsEveryOp) {
         "instantiate", "replay",       "update",      "destroy_graph", "destroy_exec",
         "snapshot",    "check_matmul", "check_equal", "check_address", "check_kernel_params",
         "synchronize"}) {
-    EXPECT_NE(all.find("\n" + std::string(op) + ": "), std::string::npos) << op;
+    std::string heading = "\n";
+    heading += op;
+    heading += ": ";
+    EXPECT_NE(all.find(heading), std::string::npos) << op;
   }
 }
 

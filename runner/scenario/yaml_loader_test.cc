@@ -51,7 +51,11 @@ TEST(LoadYamlTest, DuplicateKeysAreReportedAtTheSecond) {
 
 TEST(LoadYamlTest, DuplicateKeysInLargeMaps) {
   std::string text;
-  for (int i = 0; i < 40; ++i) text += "k" + std::to_string(i) + ": 1\n";
+  for (int i = 0; i < 40; ++i) {
+    text += 'k';
+    text += std::to_string(i);
+    text += ": 1\n";
+  }
   text += "k3: 2\nk39: 2\n";
   EXPECT_EQ(Errors(text),
             "f.yaml:41:1: error: duplicate key 'k3' (first at line 4, column 1)\n"
