@@ -29,19 +29,22 @@ void SetGpu(const OpTiming& timing, StepRecord& record) {
 
 Status RunKernelStep(const PlanStep& step, RunState& state, StepRecord& record) {
   OpTiming timing;
+  // An async launch passes no OpTiming: timing it would mean waiting for it.
+  OpTiming* timing_out = step.async ? nullptr : &timing;
   Stopwatch watch;
   Status status;
   if (step.op == Op::kFill) {
     const PlanBuffer& buffer = state.plan.buffers[step.buffer];
     watch.Restart();
-    status = state.engine.Fill(state.buffer_va[step.buffer], buffer.elements, step.seed, &timing);
+    status =
+        state.engine.Fill(state.buffer_va[step.buffer], buffer.elements, step.seed, timing_out);
     record.wall_us = watch.ElapsedUs();
     record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));
     record.details.emplace_back("seed", static_cast<int64_t>(step.seed));
   } else if (step.op == Op::kMatmul) {
     MatmulArgs args = MatmulOf(step, state);
     watch.Restart();
-    status = state.engine.Matmul(args, &timing);
+    status = state.engine.Matmul(args, timing_out);
     record.wall_us = watch.ElapsedUs();
     record.details.emplace_back("m", static_cast<int64_t>(step.m));
     record.details.emplace_back("n", static_cast<int64_t>(step.n));
@@ -49,6 +52,7 @@ Status RunKernelStep(const PlanStep& step, RunState& state, StepRecord& record) 
   } else {
     return InternalError(std::string("RunKernelStep got op ") + OpName(step.op));
   }
+  if (step.async) record.details.emplace_back("async", true);
   SetGpu(timing, record);
   return status;
 }

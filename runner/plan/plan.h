@@ -56,6 +56,7 @@ struct PlanStep {
   UpdateCode expect_update = UpdateCode::kSuccess;
   uint32_t repeat = 1;
   bool fatal = false;
+  bool async = false;  // fill/matmul: leave the kernel in flight (no OpTiming)
 
   std::vector<PlanStep> body;  // capture
 };

@@ -121,16 +121,28 @@ void PlanBuilder::IndexStepNames(const std::vector<Step>& steps) {
   }
 }
 
+namespace {
+// "reserve A", "create pA1", "matmul C", "replay e1", "synchronize": the op and what it acts on.
+// Not unique (reports key unnamed steps by op and index), just readable.
+std::string DefaultLabel(const Step& step) {
+  std::string label = OpName(step.op);
+  for (const Located<std::string>* target :
+       {&step.buffer, &step.alloc, &step.c, &step.exec, &step.graph}) {
+    if (target->set && !target->value.empty()) return label + " " + target->value;
+  }
+  return label;
+}
+}  // namespace
+
 PlanStep PlanBuilder::Common(const Step& step, int index) const {
   PlanStep p;
   p.src = &step;
   p.op = step.op;
   p.index = index;
-  p.label = (step.name.set && !step.name.value.empty())
-                ? step.name.value
-                : std::string(OpName(step.op)) + " #" + std::to_string(index);
+  p.label = (step.name.set && !step.name.value.empty()) ? step.name.value : DefaultLabel(step);
   p.repeat = step.repeat.value == 0 ? 1 : step.repeat.value;
   p.fatal = step.fatal.value;
+  p.async = step.async.value;
   return p;
 }
 

@@ -52,11 +52,11 @@ TEST(BuildPlanTest, FillsEveryPlanStepField) {
       PlanErrors("  - {op: reserve, buffer: A, name: rA}\n"  // 0
                  "  - {op: reserve, buffer: B, size: 4MiB, alignment: 4MiB}\n"
                  "  - {op: reserve, buffer: C}\n"
-                 "  - {op: create, alloc: p, size: 4MiB}\n"  // 3
+                 "  - {op: create, alloc: p, size: 2MiB}\n"  // 3
                  "  - {op: create, alloc: q, size: 2MiB}\n"
                  "  - {op: create, alloc: r, size: 2MiB}\n"
                  "  - {op: map, name: mA, buffer: A, alloc: p, size: 2MiB}\n"  // 6
-                 "  - {op: map, buffer: B, alloc: p, offset: 2MiB, alloc_offset: 2MiB}\n"
+                 "  - {op: map, buffer: B, alloc: p, offset: 2MiB}\n"  // one handle at two VAs
                  "  - {op: map, buffer: B, alloc: q}\n"
                  "  - {op: map, buffer: C, alloc: r}\n"
                  "  - {op: set_access, buffer: A}\n"  // 10
@@ -93,11 +93,12 @@ TEST(BuildPlanTest, FillsEveryPlanStepField) {
   ASSERT_EQ(plan.steps.size(), 28u);
   const std::vector<PlanStep>& s = plan.steps;
   EXPECT_EQ(s[0].label, "rA");
-  EXPECT_EQ(s[1].label, "reserve #1");
+  EXPECT_EQ(s[1].label, "reserve B");
   EXPECT_EQ(s[1].alignment, 4u << 20);
   EXPECT_EQ(s[2].size, 2u << 20);  // default: bytes rounded up to the granularity
   EXPECT_EQ(s[7].offset, 2u << 20);
-  EXPECT_EQ(s[7].alloc_offset, 2u << 20);
+  EXPECT_EQ(s[7].alloc_offset, 0u);
+  EXPECT_EQ(s[7].size, 2u << 20);  // default: the whole allocation
   EXPECT_EQ(s[7].size, 2u << 20);  // default: alloc size - alloc_offset
   EXPECT_EQ(s[8].size, 2u << 20);
   EXPECT_EQ(s[8].offset, 0u);
@@ -113,7 +114,7 @@ TEST(BuildPlanTest, FillsEveryPlanStepField) {
   EXPECT_EQ(s[14].c, 2);
   ASSERT_EQ(s[15].body.size(), 2u);
   EXPECT_EQ(s[15].body[1].index, 1);
-  EXPECT_EQ(s[15].body[1].label, "matmul #1");
+  EXPECT_EQ(s[15].body[1].label, "matmul C");
   EXPECT_EQ(s[15].body[1].m, 256u);
   EXPECT_EQ(s[15].graph, 0);
   EXPECT_EQ(s[16].exec, 0);
@@ -133,7 +134,7 @@ TEST(BuildPlanTest, FillsEveryPlanStepField) {
   EXPECT_EQ(s[25].size, 2u << 20);
   // Each create is a new slot with its own size; the name is reused after release.
   EXPECT_EQ(plan.allocs, (std::vector<std::string>{"p", "q", "r", "q"}));
-  EXPECT_EQ(plan.alloc_sizes, (std::vector<uint64_t>{4u << 20, 2u << 20, 2u << 20, 6u << 20}));
+  EXPECT_EQ(plan.alloc_sizes, (std::vector<uint64_t>{2u << 20, 2u << 20, 2u << 20, 6u << 20}));
   EXPECT_EQ(s[27].alloc, 3);
   EXPECT_EQ(plan.graphs, std::vector<std::string>{"g"});
   EXPECT_EQ(plan.execs, std::vector<std::string>{"e"});

@@ -138,6 +138,15 @@ void PlanBuilder::Map(const Step& step, PlanStep* p) {
                                      ", past the end of alloc '" + step.alloc.value + "' (" +
                                      FormatBytes(alloc_size) + ")");
       ok = false;
+    } else if (p->alloc_offset != 0 || p->size != alloc_size) {
+      // Seen on the H200 (driver 580.159): cuMemMap of part of a handle returns
+      // CUDA_ERROR_NOT_SUPPORTED, as the driver documentation's "offset must be zero" warns.
+      Error(step.alloc_offset.set ? step.alloc_offset.loc : At(step.size, step),
+            "map of part of alloc '" + step.alloc.value + "' (" + FormatBytes(p->size) +
+                " at offset " + FormatBytes(p->alloc_offset) + " of " + FormatBytes(alloc_size) +
+                "): the CUDA driver maps whole allocations only (CUDA_ERROR_NOT_SUPPORTED); "
+                "create an allocation of the size to map");
+      ok = false;
     }
   } else {
     p->size = step.size.value;
@@ -208,6 +217,15 @@ void PlanBuilder::SetAccess(const Step& step, PlanStep* p) {
   if (std::optional<ByteRange> hole = r.FirstUnmapped(range)) {
     Error(step.loc, "cannot set access on " + FormatRange(range) + " of '" + step.buffer.value +
                         "': " + FormatRange(*hole) + " is not mapped");
+    return;
+  }
+  // Seen on the H200 (driver 580.159): cuMemSetAccess over half of a mapping returns
+  // CUDA_ERROR_INVALID_VALUE; several whole mappings at once are fine.
+  if (const MappingRecord* m = r.FirstCut(range)) {
+    Error(step.loc, "cannot set access on " + FormatRange(range) + " of '" + step.buffer.value +
+                        "': it covers part of the mapping " + FormatRange(m->range) +
+                        " made by step '" + m->step_label + "' at line " + std::to_string(m->line) +
+                        " (CUDA sets access on whole mappings only, CUDA_ERROR_INVALID_VALUE)");
     return;
   }
   r.SetAccess(range, p->access);

@@ -31,8 +31,8 @@ enum class Op {
   kMap,                // buffer, alloc, offset?, size?, alloc_offset?
   kSetAccess,          // buffer, offset?, size?, access?
   kUnmap,              // buffer, offset?, size?
-  kFill,               // buffer, seed
-  kMatmul,             // a, b, c
+  kFill,               // buffer, seed, async?
+  kMatmul,             // a, b, c, async?
   kCapture,            // graph, steps (kernel ops only)
   kInstantiate,        // graph, exec
   kReplay,             // exec
@@ -71,6 +71,7 @@ struct Step {
   Located<std::string> expect;  // op-specific expectation, e.g. "same", "success", "different"
   Located<uint32_t> repeat;     // run the step this many times and report min/median/p99
   Located<bool> fatal;          // a failed check stops the run
+  Located<bool> async;          // fill/matmul: enqueue and do not wait (no device time)
 
   std::vector<Step> steps;  // capture body
 };

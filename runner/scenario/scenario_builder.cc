@@ -140,6 +140,7 @@ class Builder {
     if (key == "seed") return Put(&step->seed, static_cast<uint64_t>(Integer(v)), loc, set);
     if (key == "repeat") return Put(&step->repeat, static_cast<uint32_t>(Integer(v)), loc, set);
     if (key == "fatal") return Put(&step->fatal, v.scalar == "true", loc, set);
+    if (key == "async") return Put(&step->async, v.scalar == "true", loc, set);
     if (key == "of" || key == "graphs") {
       std::vector<Located<std::string>>& list = key == "of" ? step->of : step->graphs;
       for (const YamlValue& item : v.items) list.push_back({item.scalar, Loc(item), true});
