@@ -53,6 +53,51 @@ double RawLoop(vmm::Engine& engine, int cycles) {
   return watch.ElapsedUs();
 }
 
+// Does nothing and succeeds: isolates the executor's own cost per step.
+class NullEngine final : public vmm::Engine {
+ public:
+  NullEngine() {
+    info_.backend = "null";
+    info_.granularity_min = info_.granularity_recommended = kPage;
+  }
+  const vmm::DeviceInfo& info() const override { return info_; }
+  vmm::Status Reserve(uint64_t, uint64_t, vmm::DevicePtr* va) override {
+    *va = 0x100000000;
+    return {};
+  }
+  vmm::Status Free(vmm::DevicePtr, uint64_t) override { return {}; }
+  vmm::Status Create(uint64_t, vmm::AllocHandle* out) override {
+    out->value = 1;
+    return {};
+  }
+  vmm::Status Release(vmm::AllocHandle, vmm::SyncNote*) override { return {}; }
+  vmm::Status Map(vmm::DevicePtr, uint64_t, uint64_t, vmm::AllocHandle) override { return {}; }
+  vmm::Status SetAccess(vmm::DevicePtr, uint64_t, vmm::Access) override { return {}; }
+  vmm::Status Unmap(vmm::DevicePtr, uint64_t, vmm::SyncNote*) override { return {}; }
+  vmm::Status Fill(vmm::DevicePtr, uint64_t, uint64_t, vmm::OpTiming*) override { return {}; }
+  vmm::Status Matmul(const vmm::MatmulArgs&, vmm::OpTiming*) override { return {}; }
+  vmm::Status BeginCapture() override { return {}; }
+  vmm::Status EndCapture(vmm::GraphHandle*) override { return {}; }
+  vmm::Status Instantiate(vmm::GraphHandle, vmm::ExecHandle*) override { return {}; }
+  vmm::Status Replay(vmm::ExecHandle, vmm::OpTiming*) override { return {}; }
+  vmm::Status Update(vmm::ExecHandle, vmm::GraphHandle, vmm::UpdateResult*) override { return {}; }
+  vmm::Status KernelNodes(vmm::GraphHandle, std::vector<vmm::KernelNodeParams>*) override {
+    return {};
+  }
+  vmm::Status DestroyGraph(vmm::GraphHandle) override { return {}; }
+  vmm::Status DestroyExec(vmm::ExecHandle) override { return {}; }
+  vmm::Status CopyToHost(vmm::DevicePtr, uint64_t, void*) override { return {}; }
+  vmm::Status Checksum(vmm::DevicePtr, uint64_t, uint64_t*) override { return {}; }
+  vmm::Status Compare(vmm::DevicePtr, vmm::DevicePtr, uint64_t, uint32_t,
+                      vmm::CompareResult*) override {
+    return {};
+  }
+  vmm::Status Synchronize() override { return {}; }
+
+ private:
+  vmm::DeviceInfo info_;
+};
+
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
@@ -87,16 +132,26 @@ int main(int argc, char** argv) {
   }
   vmm::Engine& engine = *choice->engine;
   RawLoop(engine, cycles / 10 + 1);  // warm-up
-  std::vector<double> raw, runner;
+  std::vector<double> raw, runner, inside;
   for (int r = 0; r < rounds; ++r) {
     raw.push_back(RawLoop(engine, cycles));
     vmm::Stopwatch watch;
     vmm::RunOutcome outcome = vmm::RunPlan(plan, engine, nullptr);
     runner.push_back(watch.ElapsedUs());
+    double engine_us = 0;
+    for (const vmm::report::StepRecord& step : outcome.steps) engine_us += step.wall_us;
+    inside.push_back(engine_us);
     if (outcome.summary.exit_code != 0 || raw.back() < 0) {
       std::fprintf(stderr, "run failed (exit %d)\n", outcome.summary.exit_code);
       return 4;
     }
+  }
+  NullEngine null_engine;
+  std::vector<double> null_runs;
+  for (int r = 0; r < rounds; ++r) {
+    vmm::Stopwatch watch;
+    vmm::RunOutcome outcome = vmm::RunPlan(plan, null_engine, nullptr);
+    null_runs.push_back(watch.ElapsedUs());
   }
   const double steps = 5.0 * cycles + 2;
   const double raw_us = Median(raw), runner_us = Median(runner);
@@ -108,5 +163,8 @@ int main(int argc, char** argv) {
   std::printf("  runner (plan)   : %10.1f us total, %7.3f us/step\n", runner_us, runner_us / steps);
   std::printf("  overhead        : %+7.3f us/step, ratio runner/raw = %.4f (target <= 1.03)\n",
               (runner_us - raw_us) / steps, runner_us / raw_us);
+  std::printf("  inside engine   : %10.1f us total (sum of the steps' wall_us)\n", Median(inside));
+  std::printf("  executor alone  : %7.3f us/step (the same plan on an engine that does nothing)\n",
+              Median(null_runs) / steps);
   return 0;
 }

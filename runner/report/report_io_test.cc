@@ -280,9 +280,8 @@ TEST(ReportIoTest, SyntaxErrorsCarryLineAndColumn) {
             "report.json:3:3: invalid JSON: syntax error while parsing object key - invalid "
             "literal; last read: '\"1.0\",<U+000A>  o'; expected string literal");
   EXPECT_EQ(ParseError("[1]"), "report.json: expected an object, got an array");
-  EXPECT_EQ(ParseError(""),
-            "report.json:1:1: invalid JSON: syntax error while parsing value - unexpected end of "
-            "input; expected '[', '{', or a literal");
+  EXPECT_EQ(ParseError(""), "report.json: the file is empty; expected a vmm-run JSON report");
+  EXPECT_EQ(ParseError(" \n"), "report.json: the file is empty; expected a vmm-run JSON report");
 }
 
 TEST(ReportIoTest, WriteReportIsAtomicAndReadable) {

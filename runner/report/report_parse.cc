@@ -318,6 +318,9 @@ std::string SyntaxError(const std::string& text, const std::string& name, size_t
 }  // namespace
 
 StatusOr<Report> ParseReportJson(const std::string& text, const std::string& name) {
+  // nlohmann's wording for empty input changed in 3.11.3; say it plainly on every version.
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    return InvalidInput(name + ": the file is empty; expected a vmm-run JSON report");
   Json root;
   try {
     root = Json::parse(text);
