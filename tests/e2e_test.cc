@@ -148,6 +148,18 @@ TEST_F(E2E, ValidateAcceptsEveryScenarioAndRejectsBadOnes) {
   EXPECT_EQ(bad.exit_code, 2) << bad.out;
 }
 
+TEST_F(E2E, ValijsonCrossCheckAgreesWithTheValidator) {
+  Result good = RunTool("validate --valijson scenarios/reuse.yaml scenarios/graph_update.yaml");
+  EXPECT_EQ(good.exit_code, 0) << good.out;
+  EXPECT_NE(good.out.find("scenarios/reuse.yaml: valijson accepts the file"), std::string::npos)
+      << good.out;
+  Result bad = RunTool("validate --valijson tests/bad_inputs/unknown_op.yaml");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("unknown_op.yaml: valijson rejects the file"), std::string::npos)
+      << bad.out;
+  EXPECT_EQ(bad.out.find("disagreement"), std::string::npos) << bad.out;
+}
+
 TEST_F(E2E, UsageErrorsExitTwo) {
   EXPECT_EQ(RunTool("run scenarios/reuse.yaml --backend gpu").exit_code, 2);
   EXPECT_EQ(RunTool("run does/not/exist.yaml").exit_code, 2);

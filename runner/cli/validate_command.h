@@ -1,5 +1,6 @@
 // `vmm-run validate FILE...`: parse and plan each scenario without touching any backend.
-// Exit 0 when every file is valid, 2 otherwise; every error of every file is printed.
+// Exit 0 when every file is valid, 2 otherwise; every error of every file is printed. With
+// --valijson, a file valijson rejects is invalid too (its errors are printed, in its own words).
 #pragma once
 
 #include <string>
@@ -14,6 +15,9 @@ namespace vmm {
 struct ValidateOptions {
   std::vector<std::string> files;
   bool quiet = false;
+  // Also validate each file with valijson (a reference JSON Schema implementation) and report
+  // whether it agrees. Off by default: valijson costs ~13 us per step over yaml-cpp.
+  bool valijson = false;
 };
 
 void SetupValidateCommand(CLI::App& app, ValidateOptions& options);
