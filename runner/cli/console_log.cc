@@ -189,9 +189,10 @@ void ConsoleLog::PrintSummary(const report::Report& r, const std::string& report
                               std::ostream& out) {
   const report::Summary& s = r.summary;
   std::string verdict = s.result == "pass" ? "PASS" : s.result == "fail" ? "FAIL" : "ERROR";
-  out << "\nresult: " << verdict << " · " << s.steps << " steps (" << s.ok << " ok, " << s.failed
-      << " failed, " << s.skipped << " skipped) · checks " << s.checks_passed << " passed, "
-      << s.checks_failed << " failed · " << FormatMicros(s.duration_ms * 1000) << "\n";
+  out << "result: " << verdict << " · " << r.scenario_name << " · " << s.steps << " steps (" << s.ok
+      << " ok, " << s.failed << " failed, " << s.skipped << " skipped) · checks " << s.checks_passed
+      << " passed, " << s.checks_failed << " failed · " << FormatMicros(s.duration_ms * 1000)
+      << "\n";
   if (s.failed_step >= 0)
     out << "step " << s.failed_step << " failed at run time; every resource was released\n";
   if (!report_path.empty()) out << "report: " << report_path << "\n";

@@ -95,6 +95,7 @@ int RunOne(const RunOptions& options, const std::string& path,
   std::filesystem::path parent = std::filesystem::path(report_path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   Status written = report::WriteReport(report, report_path);
+  if (!options.quiet) std::cout << "\n";
   ConsoleLog::PrintSummary(report, written.ok() ? report_path : "", std::cout);
   std::cout.flush();
   int code = report.summary.exit_code;
@@ -139,7 +140,7 @@ int RunRunCommand(const RunOptions& options) {
   for (const std::string& file : options.files) {
     int code = RunOne(options, file, &reports);
     worst = std::max(worst, code);
-    if (options.files.size() > 1) std::cout << "\n";
+    if (options.files.size() > 1 && !options.quiet) std::cout << "\n";
   }
   if (!options.junit.empty()) {
     Status s = report::WriteJUnit(reports, options.junit);
