@@ -58,6 +58,8 @@ struct ExecHandle {
 };
 
 enum class Access { kNone, kRead, kReadWrite };
+// "none", "read", "read_write" (the scenario and report spelling).
+const char* AccessName(Access access);
 
 struct DeviceInfo {
   std::string backend;             // "host" or "cuda"

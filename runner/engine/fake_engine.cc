@@ -4,42 +4,14 @@
 #include <cstring>
 
 #include "kernels/datagen.h"
-#include "kernels/launch_config.h"
 #include "runner/base/format.h"
+#include "runner/engine/kernel_params.h"
 
 namespace vmm {
 namespace {
 
-const char* AccessText(Access access) {
-  switch (access) {
-    case Access::kNone:
-      return "none";
-    case Access::kRead:
-      return "read";
-    case Access::kReadWrite:
-      return "read_write";
-  }
-  return "unknown";
-}
-
 uint64_t RoundUp(uint64_t value, uint64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
-}
-
-// Appends `value` naturally aligned and little-endian, as the CUDA ABI packs kernel arguments.
-template <typename T>
-void Pack(std::vector<uint8_t>* bytes, T value) {
-  while (bytes->size() % sizeof(T) != 0) bytes->push_back(0);
-  for (size_t i = 0; i < sizeof(T); ++i) bytes->push_back(static_cast<uint8_t>(value >> (8 * i)));
-}
-
-KernelNodeParams NodeParams(const char* function, const kernels::LaunchConfig& launch) {
-  KernelNodeParams p;
-  p.function = function;
-  p.grid = launch.grid;
-  p.block = launch.block;
-  p.shared_bytes = launch.shared_bytes;
-  return p;
 }
 
 Status Unknown(const char* what, uint64_t value) {
@@ -121,7 +93,7 @@ Status FakeEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
 
 Status FakeEngine::SetAccess(DevicePtr va, uint64_t size, Access access) {
   const std::string line =
-      "SetAccess(va=" + Hex(va) + ", size=" + Hex(size) + ", access=" + AccessText(access) + ")";
+      "SetAccess(va=" + Hex(va) + ", size=" + Hex(size) + ", access=" + AccessName(access) + ")";
   VMM_RETURN_IF_ERROR(Enter("SetAccess", line));
   Record(line);
   return Status::Ok();
@@ -139,10 +111,7 @@ Status FakeEngine::Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* 
   const std::string line = "Fill(dst=" + Hex(dst) + ", count=" + std::to_string(count) +
                            ", seed=" + std::to_string(seed) + ")";
   VMM_RETURN_IF_ERROR(Enter("Fill", line));
-  KernelNodeParams p = NodeParams(kernels::kFillKernelName, kernels::FillLaunch(count));
-  Pack<uint64_t>(&p.arg_bytes, dst);
-  Pack<uint64_t>(&p.arg_bytes, count);
-  Pack<uint64_t>(&p.arg_bytes, seed);
+  KernelNodeParams p = FillKernelParams(dst, count, seed);
   const bool captured = Capture(std::move(p));
   if (timing != nullptr) timing->gpu_us = captured ? -1 : 1;
   Record(line + (captured ? " [captured]" : ""));
@@ -154,10 +123,7 @@ Status FakeEngine::Matmul(const MatmulArgs& args, OpTiming* timing) {
                            ", m=" + std::to_string(args.m) + ", n=" + std::to_string(args.n) +
                            ", k=" + std::to_string(args.k) + ")";
   VMM_RETURN_IF_ERROR(Enter("Matmul", line));
-  KernelNodeParams p =
-      NodeParams(kernels::kMatmulKernelName, kernels::MatmulLaunch(args.m, args.n));
-  for (uint64_t ptr : {args.a, args.b, args.c}) Pack<uint64_t>(&p.arg_bytes, ptr);
-  for (uint32_t dim : {args.m, args.n, args.k}) Pack<uint32_t>(&p.arg_bytes, dim);
+  KernelNodeParams p = MatmulKernelParams(args);
   const bool captured = Capture(std::move(p));
   if (timing != nullptr) timing->gpu_us = captured ? -1 : 1;
   Record(line + (captured ? " [captured]" : ""));

@@ -52,7 +52,9 @@ Status Dispatch(const PlanStep& step, RunState& state, StepRecord& record) {
   return InternalError("unknown op");
 }
 
-StepRecord NewRecord(const PlanStep& step) {
+}  // namespace
+
+StepRecord NewStepRecord(const PlanStep& step) {
   StepRecord record;
   record.index = step.index;
   record.name = step.label;
@@ -64,6 +66,8 @@ StepRecord NewRecord(const PlanStep& step) {
   return record;
 }
 
+namespace {
+
 // Runs `step` step.repeat times; the record keeps the first run's facts plus timing statistics.
 Status RunRepeated(const PlanStep& step, RunState& state, StepRecord& record) {
   Status status = Dispatch(step, state, record);
@@ -71,7 +75,7 @@ Status RunRepeated(const PlanStep& step, RunState& state, StepRecord& record) {
   std::vector<double> wall{record.wall_us}, gpu;
   if (record.gpu_us) gpu.push_back(*record.gpu_us);
   for (uint32_t i = 1; i < step.repeat; ++i) {
-    StepRecord again = NewRecord(step);
+    StepRecord again = NewStepRecord(step);
     status = Dispatch(step, state, again);
     if (!status.ok()) return status.WithContext("repetition " + std::to_string(i + 1));
     wall.push_back(again.wall_us);
@@ -120,7 +124,7 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
   // Every record is built before the first engine call, so the loop below allocates (almost)
   // nothing between engine calls: the runner's own cost per step stays small and warm.
   outcome.steps.reserve(plan.steps.size());
-  for (const PlanStep& step : plan.steps) outcome.steps.push_back(NewRecord(step));
+  for (const PlanStep& step : plan.steps) outcome.steps.push_back(NewStepRecord(step));
   report::Summary& summary = outcome.summary;
   bool stopped = false;  // a run-time failure or a fatal check: the rest is skipped
   for (size_t i = 0; i < plan.steps.size(); ++i) {

@@ -65,12 +65,7 @@ Status RunGraphStep(const PlanStep& step, RunState& state, StepRecord& record) {
       watch.Restart();
       VMM_RETURN_IF_ERROR(engine.BeginCapture());
       for (const PlanStep& inner : step.body) {
-        StepRecord inner_record;
-        inner_record.index = inner.index;
-        inner_record.name = inner.label;
-        inner_record.named = inner.src != nullptr && inner.src->name.set;
-        inner_record.op = OpName(inner.op);
-        inner_record.line = inner.src != nullptr ? inner.src->loc.line : 0;
+        StepRecord inner_record = NewStepRecord(inner);
         Status s = RunKernelStep(inner, state, inner_record);
         if (!s.ok()) {
           inner_record.status = report::StepStatus::kFailed;

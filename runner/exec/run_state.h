@@ -31,6 +31,9 @@ struct RunState {
   std::vector<std::optional<DevicePtr>> step_address;  // by top-level step index
 };
 
+// A record with the step's identity (index, name, op, line) and room for its facts.
+report::StepRecord NewStepRecord(const PlanStep& step);
+
 // Runs one step's engine work and fills `record` (status, timings, addresses, details, check).
 // Returns the engine's error when the step failed at run time; a failed check is not an error.
 Status RunVmmStep(const PlanStep& step, RunState& state, report::StepRecord& record);

@@ -8,18 +8,6 @@ namespace {
 
 using report::StepRecord;
 
-const char* AccessName(Access a) {
-  switch (a) {
-    case Access::kNone:
-      return "none";
-    case Access::kRead:
-      return "read";
-    case Access::kReadWrite:
-      return "read_write";
-  }
-  return "?";
-}
-
 void AddSync(const SyncNote& note, StepRecord& record) {
   record.details.emplace_back("waited_for_work", note.waited);
   record.details.emplace_back("wait_us", note.wait_us);

@@ -58,18 +58,6 @@ Status CudaError(const std::string& function, const char* error, const std::stri
   return RuntimeError(function + ": " + error + ": " + reason);
 }
 
-const char* AccessName(Access access) {
-  switch (access) {
-    case Access::kNone:
-      return "none";
-    case Access::kRead:
-      return "read";
-    case Access::kReadWrite:
-      return "read_write";
-  }
-  return "unknown";
-}
-
 AddressSpace::~AddressSpace() {
   EraseNewestFirst(&mappings_);      // re-reserves each range
   EraseNewestFirst(&allocations_);   // closes each fd

@@ -62,9 +62,6 @@ class IdSource {
 // "<function>: <error>: <reason>" as a Code::kRuntime Status.
 Status CudaError(const std::string& function, const char* error, const std::string& reason);
 
-// "none", "read", "read_write" (the scenario spelling).
-const char* AccessName(Access access);
-
 class AddressSpace {
  public:
   // `granularity` is a power-of-two multiple of the page size; `ids` must outlive this object.

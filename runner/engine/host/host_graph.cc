@@ -1,40 +1,16 @@
 #include "runner/engine/host/host_graph.h"
 
-#include <type_traits>
 #include <utility>
 
-#include "kernels/launch_config.h"
+#include "runner/engine/kernel_params.h"
 
 namespace vmm::host {
-namespace {
-
-// Appends `value` at the next multiple of its size (natural alignment), little-endian.
-template <typename T>
-void PackArg(std::vector<uint8_t>* bytes, T value) {
-  static_assert(std::is_unsigned_v<T>);
-  while (bytes->size() % sizeof(T) != 0) bytes->push_back(0);
-  for (size_t i = 0; i < sizeof(T); ++i) bytes->push_back(static_cast<uint8_t>(value >> (8 * i)));
-}
-
-KernelNodeParams ParamsFor(const char* function, const kernels::LaunchConfig& launch) {
-  KernelNodeParams p;
-  p.function = function;
-  p.grid = launch.grid;
-  p.block = launch.block;
-  p.shared_bytes = launch.shared_bytes;
-  return p;
-}
-
-}  // namespace
 
 GraphNode MakeFillNode(DevicePtr dst, uint64_t count, uint64_t seed) {
   GraphNode node;
   node.kind = KernelKind::kFill;
   node.fill = {dst, count, seed};
-  node.params = ParamsFor(kernels::kFillKernelName, kernels::FillLaunch(count));
-  PackArg<uint64_t>(&node.params.arg_bytes, dst);
-  PackArg<uint64_t>(&node.params.arg_bytes, count);
-  PackArg<uint64_t>(&node.params.arg_bytes, seed);
+  node.params = FillKernelParams(dst, count, seed);
   return node;
 }
 
@@ -42,13 +18,7 @@ GraphNode MakeMatmulNode(const MatmulArgs& args) {
   GraphNode node;
   node.kind = KernelKind::kMatmul;
   node.matmul = args;
-  node.params = ParamsFor(kernels::kMatmulKernelName, kernels::MatmulLaunch(args.m, args.n));
-  PackArg<uint64_t>(&node.params.arg_bytes, args.a);
-  PackArg<uint64_t>(&node.params.arg_bytes, args.b);
-  PackArg<uint64_t>(&node.params.arg_bytes, args.c);
-  PackArg<uint32_t>(&node.params.arg_bytes, args.m);
-  PackArg<uint32_t>(&node.params.arg_bytes, args.n);
-  PackArg<uint32_t>(&node.params.arg_bytes, args.k);
+  node.params = MatmulKernelParams(args);
   return node;
 }
 

@@ -18,6 +18,18 @@ constexpr std::array<std::pair<UpdateCode, const char*>, 9> kUpdateCodeNames = {
 }};
 }  // namespace
 
+const char* AccessName(Access access) {
+  switch (access) {
+    case Access::kNone:
+      return "none";
+    case Access::kRead:
+      return "read";
+    case Access::kReadWrite:
+      return "read_write";
+  }
+  return "unknown";
+}
+
 const char* UpdateCodeName(UpdateCode code) {
   for (const auto& [c, name] : kUpdateCodeNames)
     if (c == code) return name;
