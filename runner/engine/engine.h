@@ -152,6 +152,9 @@ class Engine {
   virtual Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) = 0;
 
   // --- Kernels (enqueued on the engine's stream; recorded while capturing) ---
+  // With a `timing`, the call waits for the kernel and reports its device time. With nullptr it
+  // returns as soon as the kernel is enqueued: the work stays in flight (a later Unmap or Release
+  // then waits for it and says so). The host backend runs kernels synchronously either way.
   // Fills `count` fp32 elements at dst with datagen::FillValue(seed, i).
   virtual Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) = 0;
   virtual Status Matmul(const MatmulArgs& args, OpTiming* timing) = 0;
