@@ -96,6 +96,23 @@ Status CheckEqual(const PlanStep& step, RunState& state, StepRecord& record) {
     if (first.size() < kMaxReportedMismatches)
       first.push_back({i, FloatBits((*other)[i]), FloatBits(words[i])});
   }
+  if (step.other >= 0) {
+    // Two device buffers: the backend's compare kernel must agree with the host's comparison.
+    CompareResult device;
+    VMM_RETURN_IF_ERROR(state.engine.Compare(state.buffer_va[step.buffer],
+                                             state.buffer_va[step.other], words.size(),
+                                             kMaxReportedMismatches, &device));
+    bool agree =
+        device.mismatches == check.mismatch_count && device.first_indices.size() == first.size();
+    for (size_t i = 0; agree && i < first.size(); ++i)
+      agree = device.first_indices[i] == first[i].index;
+    if (!agree) {
+      return RuntimeError("the backend's compare found " + std::to_string(device.mismatches) +
+                          " differing elements, the host found " +
+                          std::to_string(check.mismatch_count) + " in the same bytes");
+    }
+    record.details.emplace_back("device_compare_agrees", true);
+  }
   const bool equal = check.mismatch_count == 0;
   check.expected = step.expect == Expectation::kDifferent ? "different" : "equal";
   check.actual = equal ? "equal" : "different";

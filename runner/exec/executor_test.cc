@@ -181,3 +181,42 @@ TEST(Executor, ChecksumIsCrossCheckedOnTheHost) {
 
 }  // namespace
 }  // namespace vmm
+
+namespace vmm {
+namespace {
+
+// A backend whose compare kernel disagrees with the bytes it returns is caught too.
+TEST(Executor, DeviceCompareIsCrossCheckedOnTheHost) {
+  Planned p(R"(version: 1
+name: compare
+buffers: {A: {shape: [16]}, B: {shape: [16]}}
+steps:
+  - {op: reserve, buffer: A}
+  - {op: reserve, buffer: B}
+  - {op: create, alloc: pA, size: 2MiB}
+  - {op: create, alloc: pB, size: 2MiB}
+  - {op: map, buffer: A, alloc: pA}
+  - {op: map, buffer: B, alloc: pB}
+  - {op: set_access, buffer: A}
+  - {op: set_access, buffer: B}
+  - {op: check_equal, name: same, buffer: A, other: B, expect: equal}
+)");
+  ASSERT_EQ(p.errors, "");
+  FakeEngine honest;  // zeros on both sides, compare reports no mismatch
+  RunOutcome ok = RunPlan(p.plan, honest, nullptr);
+  EXPECT_EQ(ok.summary.exit_code, 0);
+  EXPECT_EQ(ok.steps.back().check->actual, "equal");
+
+  FakeEngine lying;
+  CompareResult wrong;
+  wrong.mismatches = 3;
+  wrong.first_indices = {0, 1, 2};
+  lying.SetCompareResult(wrong);
+  RunOutcome bad = RunPlan(p.plan, lying, nullptr);
+  EXPECT_EQ(bad.summary.exit_code, 4);
+  EXPECT_EQ(bad.steps.back().error,
+            "the backend's compare found 3 differing elements, the host found 0 in the same bytes");
+}
+
+}  // namespace
+}  // namespace vmm
