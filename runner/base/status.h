@@ -1,7 +1,7 @@
 // Status and StatusOr: errors as values in the core (no exceptions cross a layer boundary).
 //
 // A Status is either ok or carries a Code and a message that says what failed and, where possible,
-// what to change. Codes map one to one onto the tool's exit codes (see ExitCodeFor in exit_code.h).
+// what to change. The CLI turns codes into exit codes (kInvalidInput 2, kUnavailable 3, kRuntime 4).
 #pragma once
 
 #include <cassert>
@@ -18,8 +18,6 @@ enum class Code {
   kRuntime,       // a step failed while running (exit 4)
   kInternal,      // a bug in vmm-run itself
 };
-
-const char* CodeName(Code code);
 
 class [[nodiscard]] Status {
  public:

@@ -24,6 +24,8 @@ inline constexpr const char* kSchemaVersion = "1.0";  // major.minor; readers re
 using Scalar = std::variant<bool, int64_t, double, std::string>;
 using Details = std::vector<std::pair<std::string, Scalar>>;  // ordered as the executor added them
 
+// kUnchecked is part of the format (readers accept it; a check whose verdict could not be decided)
+// but this version never writes it: a check that cannot read its data fails the step instead.
 enum class StepStatus { kOk, kFailed, kSkipped, kUnchecked };
 const char* StepStatusName(StepStatus s);  // "ok", "failed", "skipped", "unchecked"
 
