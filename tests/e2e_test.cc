@@ -133,7 +133,8 @@ TEST_F(E2E, RuntimeFailureExitsFourAndNamesTheStep) {
 }
 
 TEST_F(E2E, BadScenarioExitsTwoAndRunsNothing) {
-  Result r = RunTool("tests/bad_inputs/undeclared_buffer.yaml --backend host --report " + Path("b.json"));
+  Result r =
+      RunTool("tests/bad_inputs/undeclared_buffer.yaml --backend host --report " + Path("b.json"));
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("tests/bad_inputs/undeclared_buffer.yaml:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("nothing was run"), std::string::npos) << r.out;

@@ -1,7 +1,8 @@
 // Status and StatusOr: errors as values in the core (no exceptions cross a layer boundary).
 //
 // A Status is either ok or carries a Code and a message that says what failed and, where possible,
-// what to change. The CLI turns codes into exit codes (kInvalidInput 2, kUnavailable 3, kRuntime 4).
+// what to change. The CLI turns codes into exit codes (kInvalidInput 2, kUnavailable 3, kRuntime
+// 4).
 #pragma once
 
 #include <cassert>
