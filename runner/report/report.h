@@ -53,7 +53,7 @@ struct TimingStats {
 
 struct StepRecord {
   int index = 0;       // position in the scenario's step list
-  std::string name;    // the step's name, or "<op> #<index>"
+  std::string name;    // the step's name, or its label ("map A") when unnamed
   bool named = false;  // true when the scenario gave the name (a stable diff key)
   std::string op;
   int line = 0;  // line of the step in the scenario file
