@@ -1,7 +1,7 @@
 // Runner overhead per VMM step: the executor running a plan of N page cycles
 // (create, map, set_access, unmap, release of one 2 MiB page) against a raw C++ loop making the
-// same Engine calls in the same process. Runs alternate (raw, runner, raw, runner, ...) so drift
-// hits both; the figures are medians over the rounds. Prints figures; asserts nothing.
+// same Engine calls in the same process. Runs alternate in ABBA order so drift and ordering
+// effects hit both; the figures are medians over the rounds. Prints figures; asserts nothing.
 //
 //   runner_overhead_bench [--backend auto|host|cuda] [--cycles N] [--rounds R]
 #include <algorithm>
@@ -134,10 +134,14 @@ int main(int argc, char** argv) {
   RawLoop(engine, cycles / 10 + 1);  // warm-up
   std::vector<double> raw, runner, inside;
   for (int r = 0; r < rounds; ++r) {
-    raw.push_back(RawLoop(engine, cycles));
+    // ABBA order: half the rounds run the runner first, so whatever one run leaves behind for
+    // the next (freed pages, driver caches) does not bias one side.
+    const bool raw_first = r % 2 == 0;
+    if (raw_first) raw.push_back(RawLoop(engine, cycles));
     vmm::Stopwatch watch;
     vmm::RunOutcome outcome = vmm::RunPlan(plan, engine, nullptr);
     runner.push_back(watch.ElapsedUs());
+    if (!raw_first) raw.push_back(RawLoop(engine, cycles));
     double engine_us = 0;
     for (const vmm::report::StepRecord& step : outcome.steps) engine_us += step.wall_us;
     inside.push_back(engine_us);
