@@ -36,7 +36,13 @@ int NameTable::Resolve(const std::string& name, std::string* error) const {
   return -1;
 }
 
-int NameTable::Create(const std::string& name, int line) {
+int NameTable::Create(const std::string& name, int line, std::string* error) {
+  error->clear();
+  if (const int live = LiveSlot(name); live >= 0) {
+    *error = kind_ + " '" + name + "' is already live (" + made_ + " at line " +
+             std::to_string(MadeLine(name)) + "); " + end_ + " it first or use another name";
+    return live;
+  }
   auto [it, inserted] = entries_.try_emplace(name);
   if (inserted) order_.push_back(name);
   it->second = Entry{static_cast<int>(slots_->size()), true, line, 0};

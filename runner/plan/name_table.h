@@ -11,10 +11,16 @@ namespace vmm {
 
 class NameTable {
  public:
-  // `kind` ("alloc") and `ended` ("released") are used in messages. `slots` is the Plan's
-  // slot -> name table this one appends to; it must outlive the NameTable.
-  NameTable(std::string kind, std::string ended, std::vector<std::string>* slots)
-      : kind_(std::move(kind)), ended_(std::move(ended)), slots_(slots) {}
+  // Words for messages: `kind` ("alloc"), `made` ("created"), `end` ("release"), `ended`
+  // ("released"). `slots` is the Plan's slot -> name table this one appends to; it must outlive
+  // the NameTable.
+  NameTable(std::string kind, std::string made, std::string end, std::string ended,
+            std::vector<std::string>* slots)
+      : kind_(std::move(kind)),
+        made_(std::move(made)),
+        end_(std::move(end)),
+        ended_(std::move(ended)),
+        slots_(slots) {}
 
   // The live slot of `name`, or -1.
   int LiveSlot(const std::string& name) const;
@@ -25,8 +31,10 @@ class NameTable {
   // pB" (or a did-you-mean), or "alloc 'pA' is not live: it was released at line 22".
   int Resolve(const std::string& name, std::string* error) const;
 
-  // Makes a new live object (the caller checked `name` is not live) and returns its slot.
-  int Create(const std::string& name, int line);
+  // Makes a new live object and returns its slot. When `name` is still live nothing is made:
+  // *error says so ("alloc 'pA' is already live (created at line 9); release it first or use
+  // another name") and the live object's slot is returned, so later steps still resolve it.
+  int Create(const std::string& name, int line, std::string* error);
   // Ends the live object `name` (no-op when not live).
   void End(const std::string& name, int line);
 
@@ -39,7 +47,7 @@ class NameTable {
     int made_line = 0;
     int ended_line = 0;
   };
-  std::string kind_, ended_;
+  std::string kind_, made_, end_, ended_;
   std::vector<std::string>* slots_;
   std::unordered_map<std::string, Entry> entries_;  // latest object per name
   std::vector<std::string> order_;                  // names in order of first creation

@@ -47,9 +47,9 @@ std::string SuggestFrom(const std::string& word, const std::vector<std::string>&
 PlanBuilder::PlanBuilder(const Scenario& scenario, std::vector<Diagnostic>* diagnostics)
     : scenario_(scenario),
       diagnostics_(diagnostics),
-      allocs_("alloc", "released", &plan_.allocs),
-      graphs_("graph", "destroyed", &plan_.graphs),
-      execs_("exec", "destroyed", &plan_.execs) {}
+      allocs_("alloc", "created", "release", "released", &plan_.allocs),
+      graphs_("graph", "captured", "destroy", "destroyed", &plan_.graphs),
+      execs_("exec", "instantiated", "destroy", "destroyed", &plan_.execs) {}
 
 void PlanBuilder::Error(const SourceLoc& loc, std::string message) {
   diagnostics_->push_back(Diagnostic{loc, std::move(message)});

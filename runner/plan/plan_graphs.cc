@@ -12,15 +12,9 @@ void PlanBuilder::Capture(const Step& step, PlanStep* p) {
   p->body.reserve(step.steps.size());
   for (size_t i = 0; i < step.steps.size(); ++i)
     p->body.push_back(Visit(step.steps[i], static_cast<int>(i), &uses));
-  if (const int live = graphs_.LiveSlot(step.graph.value); live >= 0) {
-    Error(At(step.graph, step), "graph '" + step.graph.value +
-                                    "' is already live (captured at line " +
-                                    std::to_string(graphs_.MadeLine(step.graph.value)) +
-                                    "); destroy it first or use another name");
-    p->graph = live;
-    return;
-  }
-  p->graph = graphs_.Create(step.graph.value, step.loc.line);
+  std::string error;
+  p->graph = graphs_.Create(step.graph.value, step.loc.line, &error);
+  if (!error.empty()) return Error(At(step.graph, step), error);
   graph_uses_.push_back(std::move(uses));
 }
 
@@ -39,15 +33,8 @@ void PlanBuilder::Graphs(const Step& step, PlanStep* p) {
   }
   switch (step.op) {
     case Op::kInstantiate:
-      if (execs_.LiveSlot(step.exec.value) >= 0) {
-        Error(At(step.exec, step), "exec '" + step.exec.value +
-                                       "' is already live (instantiated at line " +
-                                       std::to_string(execs_.MadeLine(step.exec.value)) +
-                                       "); destroy it first or use another name");
-        p->exec = execs_.LiveSlot(step.exec.value);
-        return;
-      }
-      p->exec = execs_.Create(step.exec.value, step.loc.line);
+      p->exec = execs_.Create(step.exec.value, step.loc.line, &error);
+      if (!error.empty()) return Error(At(step.exec, step), error);
       exec_uses_.push_back(p->graph >= 0 ? graph_uses_[p->graph] : BufferUses{});
       return;
     case Op::kReplay:

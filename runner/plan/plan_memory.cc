@@ -91,15 +91,9 @@ void PlanBuilder::Create(const Step& step, PlanStep* p) {
   } else {
     Aligned(step.size, "size", p->size, step);
   }
-  if (const int live = allocs_.LiveSlot(step.alloc.value); live >= 0) {
-    Error(At(step.alloc, step), "alloc '" + step.alloc.value +
-                                    "' is already live (created at line " +
-                                    std::to_string(allocs_.MadeLine(step.alloc.value)) +
-                                    "); release it first or use another name");
-    p->alloc = live;
-    return;
-  }
-  p->alloc = allocs_.Create(step.alloc.value, step.loc.line);
+  std::string error;
+  p->alloc = allocs_.Create(step.alloc.value, step.loc.line, &error);
+  if (!error.empty()) return Error(At(step.alloc, step), error);
   plan_.alloc_sizes.push_back(p->size);
 }
 
