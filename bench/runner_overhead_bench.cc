@@ -1,15 +1,23 @@
-// Runner overhead per VMM step: the executor running a plan of N page cycles
-// (create, map, set_access, unmap, release of one 2 MiB page) against a raw C++ loop making the
-// same Engine calls in the same process. Runs alternate in ABBA order so drift and ordering
-// effects hit both; the figures are medians over the rounds. Prints figures; asserts nothing.
+// Runner overhead per VMM step: the executor running a plan of N page cycles (create, map,
+// set_access, unmap, release of one 2 MiB page) against plain C++ loops in the same process:
+//   - raw driver loop: the driver calls themselves (CUDA backend only; the baseline),
+//   - raw engine loop: the same Engine calls the plan makes, without the runner.
+// Every round runs each variant once, in an order rotated from round to round so drift and
+// ordering effects hit all of them; ratios are taken within a round (paired) and summarized as
+// median [min, max] over the rounds. Prints figures; asserts nothing.
 //
 //   runner_overhead_bench [--backend auto|host|cuda] [--cycles N] [--rounds R]
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "bench/raw_driver_loop.h"
 #include "runner/base/stopwatch.h"
 #include "runner/engine/select/engine_select.h"
 #include "runner/exec/executor.h"
@@ -103,15 +111,42 @@ double Median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
+// "1.0123 [1.0051, 1.0310]": median and range of per-round ratios a[i] / b[i].
+std::string RatioSummary(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> r;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) r.push_back(a[i] / b[i]);
+  if (r.empty()) return "n/a";
+  char text[96];
+  std::snprintf(text, sizeof text, "%.4f [%.4f, %.4f]", Median(r),
+                *std::min_element(r.begin(), r.end()), *std::max_element(r.begin(), r.end()));
+  return text;
+}
+
+// Nanoseconds per steady_clock read (the runner reads it twice per step).
+double ClockReadNs() {
+  constexpr int kReads = 1000000;
+  vmm::Stopwatch watch;
+  int64_t sink = 0;
+  for (int i = 0; i < kReads; ++i)
+    sink += std::chrono::steady_clock::now().time_since_epoch().count();
+  const double ns = watch.ElapsedUs() * 1000.0 / kReads;
+  return sink == 42 ? ns + 0.0 : ns;  // `sink` keeps the reads from being optimized away
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string backend = "auto";
-  int cycles = 500, rounds = 11;
+  int cycles = 500, rounds = 12;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--backend")) backend = argv[i + 1];
     if (!std::strcmp(argv[i], "--cycles")) cycles = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--rounds")) rounds = std::atoi(argv[i + 1]);
+  }
+  if (cycles < 1 || rounds < 1) {
+    std::fprintf(stderr,
+                 "usage: runner_overhead_bench [--backend B] [--cycles N>=1] [--rounds R>=1]\n");
+    return 2;
   }
   std::vector<vmm::Diagnostic> diagnostics;
   std::optional<vmm::Scenario> scenario =
@@ -131,25 +166,50 @@ int main(int argc, char** argv) {
     return 0;
   }
   vmm::Engine& engine = *choice->engine;
-  RawLoop(engine, cycles / 10 + 1);  // warm-up
-  std::vector<double> raw, runner, inside;
-  for (int r = 0; r < rounds; ++r) {
-    // ABBA order: half the rounds run the runner first, so whatever one run leaves behind for
-    // the next (freed pages, driver caches) does not bias one side.
-    const bool raw_first = r % 2 == 0;
-    if (raw_first) raw.push_back(RawLoop(engine, cycles));
-    vmm::Stopwatch watch;
-    vmm::RunOutcome outcome = vmm::RunPlan(plan, engine, nullptr);
-    runner.push_back(watch.ElapsedUs());
-    if (!raw_first) raw.push_back(RawLoop(engine, cycles));
-    double engine_us = 0;
-    for (const vmm::report::StepRecord& step : outcome.steps) engine_us += step.wall_us;
-    inside.push_back(engine_us);
-    if (outcome.summary.exit_code != 0 || raw.back() < 0) {
-      std::fprintf(stderr, "run failed (exit %d)\n", outcome.summary.exit_code);
-      return 4;
-    }
+  std::unique_ptr<vmm::bench::RawDriverLoop> driver;
+  if (engine.info().backend == "cuda") {
+    driver = vmm::bench::MakeRawDriverLoop(engine.info().ordinal, kPage);
+    if (!driver) return 4;
   }
+
+  std::vector<double> raw_driver, raw_engine, runner, inside;
+  bool failed = false;
+  const std::function<void()> variants[] = {
+      [&] {
+        if (driver) raw_driver.push_back(driver->Run(cycles));
+      },
+      [&] { raw_engine.push_back(RawLoop(engine, cycles)); },
+      [&] {
+        vmm::Stopwatch watch;
+        vmm::RunOutcome outcome = vmm::RunPlan(plan, engine, nullptr);
+        runner.push_back(watch.ElapsedUs());
+        double engine_us = 0;
+        for (const vmm::report::StepRecord& step : outcome.steps) engine_us += step.wall_us;
+        inside.push_back(engine_us);
+        if (outcome.summary.exit_code != 0) {
+          std::fprintf(stderr, "run failed (exit %d)\n", outcome.summary.exit_code);
+          failed = true;
+        }
+      },
+  };
+  // Warm-up: every variant once, untimed.
+  for (const auto& variant : variants) variant();
+  raw_driver.clear(), raw_engine.clear(), runner.clear(), inside.clear();
+  int order[] = {0, 1, 2};
+  for (int r = 0; r < rounds && !failed; ++r) {
+    for (int v : order) variants[v]();
+    std::next_permutation(std::begin(order), std::end(order));  // all 6 orders, in turn
+  }
+  const bool bad = [&] {
+    for (const auto* series : {&raw_driver, &raw_engine}) {
+      for (double us : *series) {
+        if (us < 0) return true;
+      }
+    }
+    return false;
+  }();
+  if (failed || bad) return 4;
+
   NullEngine null_engine;
   std::vector<double> null_runs;
   for (int r = 0; r < rounds; ++r) {
@@ -158,17 +218,30 @@ int main(int argc, char** argv) {
     null_runs.push_back(watch.ElapsedUs());
   }
   const double steps = 5.0 * cycles + 2;
-  const double raw_us = Median(raw), runner_us = Median(runner);
   std::printf("runner overhead per VMM step (%s backend: %s)\n", engine.info().backend.c_str(),
               engine.info().name.c_str());
-  std::printf("  %d cycles of create/map/set_access/unmap/release of a 2 MiB page, %d rounds\n",
-              cycles, rounds);
-  std::printf("  raw engine loop : %10.1f us total, %7.3f us/step\n", raw_us, raw_us / steps);
-  std::printf("  runner (plan)   : %10.1f us total, %7.3f us/step\n", runner_us, runner_us / steps);
-  std::printf("  overhead        : %+7.3f us/step, ratio runner/raw = %.4f (target <= 1.03)\n",
-              (runner_us - raw_us) / steps, runner_us / raw_us);
+  std::printf(
+      "  %d cycles of create/map/set_access/unmap/release of a 2 MiB page, %d rounds,\n"
+      "  variants in rotated order; medians, ratios paired within a round\n",
+      cycles, rounds);
+  auto line = [&](const char* name, const std::vector<double>& us) {
+    const double m = Median(us);
+    std::printf("  %-16s: %10.1f us total, %7.3f us/step\n", name, m, m / steps);
+  };
+  if (driver) line("raw driver loop", raw_driver);
+  line("raw engine loop", raw_engine);
+  line("runner (plan)", runner);
+  if (driver) {
+    std::printf("  runner / driver : %s   (target <= 1.03)\n",
+                RatioSummary(runner, raw_driver).c_str());
+    std::printf("  engine / driver : %s\n", RatioSummary(raw_engine, raw_driver).c_str());
+  }
+  std::printf("  runner / engine : %s%s\n", RatioSummary(runner, raw_engine).c_str(),
+              driver ? "" : "   (no driver on this backend; target <= 1.03)");
   std::printf("  inside engine   : %10.1f us total (sum of the steps' wall_us)\n", Median(inside));
   std::printf("  executor alone  : %7.3f us/step (the same plan on an engine that does nothing)\n",
               Median(null_runs) / steps);
+  std::printf("  clock read      : %7.1f ns (steady_clock; the runner reads it twice per step)\n",
+              ClockReadNs());
   return 0;
 }

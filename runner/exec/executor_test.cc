@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <variant>
+#include <vector>
+
 #include "runner/engine/fake_engine.h"
 #include "runner/engine/host/host_engine.h"
 #include "runner/scenario/parse.h"
@@ -87,6 +91,53 @@ TEST(Executor, RuntimeFailureStopsTheRunAndNamesTheStep) {
   EXPECT_EQ(engine.calls().back(),
             "Map(va=0x100000000, size=0x200000, offset=0x0, handle=0x2) -> error: "
             "cuMemMap: CUDA_ERROR_OUT_OF_MEMORY: injected");
+}
+
+// Collects the records the observer sees, as it sees them.
+class RecordingObserver final : public StepObserver {
+ public:
+  void OnStep(const PlanStep& step, const report::StepRecord& record) override {
+    seen.push_back(step.index);
+    records.push_back(record);
+  }
+  std::vector<int> seen;
+  std::vector<report::StepRecord> records;
+};
+
+std::string Describe(const report::StepRecord& r) {
+  std::string text = std::to_string(r.index) + " " + r.name + " " + r.op + " line " +
+                     std::to_string(r.line) + " " + report::StepStatusName(r.status) + " [" +
+                     r.error + "]";
+  for (const auto& [key, value] : r.addresses)
+    text += " " + key + "=" + std::get<std::string>(value);
+  for (const auto& detail : r.details) text += " " + detail.first;
+  return text;
+}
+
+TEST(Executor, VmmRecordsAreCompleteWhetherBuiltLiveOrAfterTheRun) {
+  Planned p(kRemap);
+  ASSERT_EQ(p.errors, "");
+  FakeEngine quiet_engine, observed_engine;
+  quiet_engine.FailAt("Map", 2, RuntimeError("injected"));
+  observed_engine.FailAt("Map", 2, RuntimeError("injected"));
+  RunOutcome quiet = RunPlan(p.plan, quiet_engine, nullptr);
+  RecordingObserver observer;
+  RunOutcome observed = RunPlan(p.plan, observed_engine, &observer);
+  ASSERT_EQ(quiet.steps.size(), observed.steps.size());
+  for (size_t i = 0; i < quiet.steps.size(); ++i) {
+    EXPECT_EQ(Describe(quiet.steps[i]), Describe(observed.steps[i]));
+    EXPECT_EQ(Describe(observer.records[i]), Describe(observed.steps[i]));
+  }
+  EXPECT_EQ(observer.seen, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+  EXPECT_EQ(Describe(quiet.steps[1]), "1 create p1 create line 6 ok [] handle=0x1 size_bytes");
+  EXPECT_EQ(Describe(quiet.steps[2]),
+            "2 first map line 7 ok [] va=0x100000000 offset_bytes size_bytes alloc_offset_bytes");
+  EXPECT_EQ(Describe(quiet.steps[3]), "3 unmap A unmap line 8 ok [] waited_for_work wait_us");
+  EXPECT_EQ(Describe(quiet.steps[6]), "6 second map line 11 failed [injected]");
+  EXPECT_EQ(Describe(quiet.steps[9]), "9 release p2 release line 14 skipped []");
+  EXPECT_EQ(quiet.summary.ok, 6);
+  EXPECT_EQ(quiet.summary.failed, 1);
+  EXPECT_EQ(quiet.summary.skipped, 4);
 }
 
 const char* kGraph = R"(version: 1

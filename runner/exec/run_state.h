@@ -31,6 +31,23 @@ struct RunState {
   std::vector<std::optional<DevicePtr>> step_address;  // by top-level step index
 };
 
+// What a VMM step's engine call produced, as plain data: written between two engine calls, so
+// it holds no strings and needs no allocation. RecordVmmStep turns it into report fields.
+struct VmmOutcome {
+  double wall_us = 0;   // around the engine call only
+  DevicePtr va = 0;     // reserve, map: the address
+  uint64_t handle = 0;  // create: the engine's handle
+  SyncNote sync;        // unmap, release: whether they waited for in-flight work
+};
+
+bool IsVmmOp(Op op);  // reserve, free, create, release, map, set_access, unmap
+
+// The engine call of a VMM step and the run state it changes (addresses, handles); nothing else.
+Status ExecuteVmmStep(const PlanStep& step, RunState& state, VmmOutcome& out);
+// The step's report fields (wall time, addresses, details) from `out`; `ok`: the call succeeded.
+void RecordVmmStep(const PlanStep& step, const VmmOutcome& out, bool ok,
+                   report::StepRecord& record);
+
 // A record with the step's identity (index, name, op, line) and room for its facts.
 report::StepRecord NewStepRecord(const PlanStep& step);
 

@@ -158,8 +158,8 @@ CudaEngine::~CudaEngine() {
   if (stream_) CUDA_CALL_NOTHROW(cudaStreamSynchronize(stream()));
   ClearNewestFirst(execs_);
   ClearNewestFirst(graphs_);
-  ClearNewestFirst(mappings_);
-  ClearNewestFirst(allocs_);
+  while (!mappings_.empty()) mappings_.pop_back();  // newest first
+  allocs_.ClearNewestFirst();
   ClearNewestFirst(reservations_);
   // Scratch memory, events and the stream follow as members, in reverse declaration order.
 }
@@ -196,8 +196,9 @@ Status CudaEngine::Drain(bool* waited) {
 Status CudaEngine::WaitForStream(SyncNote* note) {
   SyncNote result;
   // During a capture nothing is in flight (BeginCapture drained the stream), and querying or
-  // synchronizing a capturing stream would invalidate the capture.
-  if (!capturing_) {
+  // synchronizing a capturing stream would invalidate the capture. An idle stream needs neither a
+  // query nor the clock (the common case, kept off the VMM hot path).
+  if (!capturing_ && stream_busy_) {
     const auto start = std::chrono::steady_clock::now();
     VMM_RETURN_IF_ERROR(Drain(&result.waited));
     result.wait_us =
@@ -264,25 +265,23 @@ Status CudaEngine::Create(uint64_t size, AllocHandle* out) {
   VMM_RETURN_IF_ERROR(Bind());
   StatusOr<PhysicalAlloc> a = PhysicalAlloc::Create(api_, prop_, size);
   if (!a.ok()) return Annotate(a.status(), what);
-  const uint64_t id = NextId();
-  allocs_.emplace(id, std::move(a).value());
-  out->value = id;
+  out->value = allocs_.Insert(std::move(a).value());
   return Status::Ok();
 }
 
 Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
   auto what = [&] { return "Release(handle=" + std::to_string(handle.value) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
-  auto it = allocs_.find(handle.value);
-  if (it == allocs_.end()) {
+  PhysicalAlloc* alloc = allocs_.Find(handle.value);
+  if (alloc == nullptr) {
     return RuntimeError(what() +
                         ": unknown allocation handle (never created by this engine, or "
                         "already released)");
   }
   VMM_RETURN_IF_ERROR(
       Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
-  VMM_RETURN_IF_ERROR(Annotate(it->second.Release(), what));
-  allocs_.erase(it);
+  VMM_RETURN_IF_ERROR(Annotate(alloc->Release(), what));
+  allocs_.Erase(handle.value);
   return Status::Ok();
 }
 
@@ -292,15 +291,15 @@ Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
            ", handle=" + std::to_string(handle.value) + ")";
   };
   VMM_RETURN_IF_ERROR(Bind());
-  auto it = allocs_.find(handle.value);
-  if (it == allocs_.end()) {
+  const PhysicalAlloc* alloc = allocs_.Find(handle.value);
+  if (alloc == nullptr) {
     return RuntimeError(what() +
                         ": unknown allocation handle (never created by this engine, or "
                         "already released)");
   }
-  StatusOr<Mapping> m = Mapping::Create(api_, va, size, offset, it->second.handle());
+  StatusOr<Mapping> m = Mapping::Create(api_, va, size, offset, alloc->handle());
   if (!m.ok()) return Annotate(m.status(), what);
-  mappings_.emplace(NextId(), std::move(m).value());
+  mappings_.push_back(std::move(m).value());
   return Status::Ok();
 }
 
@@ -329,14 +328,11 @@ Status CudaEngine::Unmap(DevicePtr va, uint64_t size, SyncNote* note) {
       Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
   VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemUnmap(va, size)), what));
   // The driver unmapped the whole range: forget every mapping it touched.
-  for (auto it = mappings_.begin(); it != mappings_.end();) {
-    if (it->second.Overlaps(va, size)) {
-      it->second.Disown();
-      it = mappings_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  std::erase_if(mappings_, [&](Mapping& m) {
+    if (!m.Overlaps(va, size)) return false;
+    m.Disown();
+    return true;
+  });
   return Status::Ok();
 }
 

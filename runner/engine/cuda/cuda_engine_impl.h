@@ -15,6 +15,7 @@
 #include <map>
 #include <vector>
 
+#include "runner/base/slot_map.h"
 #include "runner/base/status.h"
 #include "runner/engine/cuda/driver_api.h"
 #include "runner/engine/cuda/kernel_registry.h"
@@ -121,8 +122,11 @@ class CudaEngine final : public Engine {
   bool stream_busy_ = false;
   uint64_t next_id_ = 1;
   std::map<uint64_t, Reservation> reservations_;
-  std::map<uint64_t, PhysicalAlloc> allocs_;
-  std::map<uint64_t, Mapping> mappings_;
+  // The VMM hot path (create/map/unmap/release) allocates nothing in steady state: allocations
+  // live in a generation-checked slot map (a released handle finds nothing) and mappings in a
+  // vector in creation order (Unmap scans it; scenarios keep few mappings live).
+  SlotMap<PhysicalAlloc> allocs_;
+  std::vector<Mapping> mappings_;
   std::map<uint64_t, Graph> graphs_;
   std::map<uint64_t, GraphExec> execs_;
 };
