@@ -6,7 +6,8 @@
 // ordering effects hit all of them; ratios are taken within a round (paired) and summarized as
 // median [min, max] over the rounds. Prints figures; asserts nothing.
 //
-//   runner_overhead_bench [--backend auto|host|cuda] [--cycles N] [--rounds R]
+//   runner_overhead_bench [--backend auto|host|cuda|null] [--cycles N] [--rounds R]
+// `--backend null` times only the executor on an engine that does nothing (for profiling).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -156,6 +157,18 @@ int main(int argc, char** argv) {
   if (!diagnostics.empty()) {
     std::fprintf(stderr, "%s", vmm::FormatDiagnostics(diagnostics).c_str());
     return 2;
+  }
+  if (backend == "null") {
+    NullEngine null_engine;
+    std::vector<double> runs;
+    for (int r = 0; r < rounds; ++r) {
+      vmm::Stopwatch watch;
+      vmm::RunOutcome outcome = vmm::RunPlan(plan, null_engine, nullptr);
+      runs.push_back(watch.ElapsedUs());
+    }
+    std::printf("executor alone: %.3f us/step (median of %d rounds)\n",
+                Median(runs) / (5.0 * cycles + 2), rounds);
+    return 0;
   }
   vmm::EngineRequest request;
   vmm::ParseBackendKind(backend, &request.kind);

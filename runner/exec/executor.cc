@@ -128,44 +128,56 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
   RunOutcome outcome;
   report::Summary& summary = outcome.summary;
   const size_t n = plan.steps.size();
-  // A VMM step that runs once leaves only a VmmOutcome behind while the plan runs; its record is
-  // built later, by `finish`. So between two engine calls of a run of VMM steps the executor does
-  // no formatting and no allocation: its own cost stays a few stores and two clock reads. With an
-  // observer, records are finished step by step (the console shows each step as it ends).
-  enum class Ran : uint8_t { kSkipped, kVmm, kRecorded };
-  std::vector<Ran> ran(n, Ran::kSkipped);
+  outcome.steps.reserve(n);
+  // Consecutive VMM steps that run once execute back to back: each leaves only a VmmOutcome, and
+  // their records are built when the run of VMM steps ends (before the next other step, or after
+  // the plan). So between two of their engine calls the executor reads the clock and stores a few
+  // words: no formatting, no allocation. With an observer every record is built as its step ends
+  // (the console shows each step live).
   std::vector<VmmOutcome> vmm(n);
-  outcome.steps.resize(n);
-  size_t finished = 0;
-  auto finish = [&](size_t upto) {
-    for (; finished < upto; ++finished) {
-      const PlanStep& step = plan.steps[finished];
-      StepRecord& record = outcome.steps[finished];
-      if (ran[finished] != Ran::kRecorded) SetStepIdentity(step, record);
-      if (ran[finished] == Ran::kVmm) {
-        RecordVmmStep(step, vmm[finished], record.status != StepStatus::kFailed, record);
-      }
-      Count(record, summary);
-      if (observer != nullptr) observer->OnStep(step, record);
+  size_t pending = 0;  // steps [pending, i) ran as VMM steps and have no record yet
+  auto emit = [&](const PlanStep& step, StepRecord&& record) {
+    outcome.steps.push_back(std::move(record));
+    Count(outcome.steps.back(), summary);
+    if (observer != nullptr) observer->OnStep(step, outcome.steps.back());
+  };
+  auto flush = [&](size_t upto) {
+    for (; pending < upto; ++pending) {
+      const PlanStep& step = plan.steps[pending];
+      StepRecord record;
+      SetStepIdentity(step, record);
+      RecordVmmStep(step, vmm[pending], /*ok=*/true, record);
+      emit(step, std::move(record));
     }
   };
   bool stopped = false;  // a run-time failure or a fatal check: the rest is skipped
   for (size_t i = 0; i < n; ++i) {
     const PlanStep& step = plan.steps[i];
-    StepRecord& record = outcome.steps[i];
-    if (stopped) {
-      record.status = StepStatus::kSkipped;
-    } else if (IsVmmOp(step.op) && step.repeat <= 1) {
-      ran[i] = Ran::kVmm;
+    const bool hot = !stopped && IsVmmOp(step.op) && step.repeat <= 1;
+    if (hot) {
       Status status = ExecuteVmmStep(step, state, vmm[i]);
-      if (!status.ok()) {
-        record.status = StepStatus::kFailed;
-        record.error = status.message();
-        summary.failed_step = step.index;
-        stopped = true;
+      if (status.ok()) {
+        if (observer != nullptr) flush(i + 1);
+        continue;
       }
+      flush(i);
+      StepRecord record;
+      SetStepIdentity(step, record);
+      RecordVmmStep(step, vmm[i], /*ok=*/false, record);
+      record.status = StepStatus::kFailed;
+      record.error = status.message();
+      summary.failed_step = step.index;
+      stopped = true;
+      emit(step, std::move(record));
+      pending = i + 1;
+      continue;
+    }
+    flush(i);
+    StepRecord record;
+    if (stopped) {
+      SetStepIdentity(step, record);
+      record.status = StepStatus::kSkipped;
     } else {
-      ran[i] = Ran::kRecorded;
       record = NewStepRecord(step);
       Status status = RunRepeated(step, state, record);
       if (!status.ok()) {
@@ -178,9 +190,10 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
         if (step.fatal) stopped = true;
       }
     }
-    if (observer != nullptr) finish(i + 1);
+    emit(step, std::move(record));
+    pending = i + 1;
   }
-  finish(n);
+  flush(n);
   if (summary.failed_step >= 0) {
     summary.exit_code = 4;
     summary.result = "error";

@@ -28,6 +28,7 @@ Status Timed(double& wall_us, Call call) {
 }
 
 void AddSync(const SyncNote& note, StepRecord& record) {
+  record.details.reserve(2);
   record.details.emplace_back("waited_for_work", note.waited);
   record.details.emplace_back("wait_us", note.wait_us);
 }
@@ -129,6 +130,7 @@ void RecordVmmStep(const PlanStep& step, const VmmOutcome& out, bool ok, StepRec
       record.details.emplace_back("alloc_offset_bytes", static_cast<int64_t>(step.alloc_offset));
       break;
     case Op::kSetAccess:
+      record.details.reserve(2);
       record.details.emplace_back("access", std::string(AccessName(step.access)));
       record.details.emplace_back("size_bytes", static_cast<int64_t>(step.size));
       break;
