@@ -57,7 +57,7 @@ struct ExecHandle {
   uint64_t value = 0;
 };
 
-enum class Access { kNone, kRead, kReadWrite };
+enum class Access : uint8_t { kNone, kRead, kReadWrite };
 // "none", "read", "read_write" (the scenario and report spelling).
 const char* AccessName(Access access);
 

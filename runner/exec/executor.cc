@@ -1,5 +1,7 @@
 #include "runner/exec/executor.h"
 
+#include <algorithm>
+
 #include "runner/base/stopwatch.h"
 #include "runner/exec/run_state.h"
 #include "runner/exec/timing_stats.h"
@@ -129,50 +131,43 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
   report::Summary& summary = outcome.summary;
   const size_t n = plan.steps.size();
   outcome.steps.reserve(n);
-  // Consecutive VMM steps that run once execute back to back: each leaves only a VmmOutcome, and
-  // their records are built when the run of VMM steps ends (before the next other step, or after
-  // the plan). So between two of their engine calls the executor reads the clock and stores a few
-  // words: no formatting, no allocation. With an observer every record is built as its step ends
-  // (the console shows each step live).
-  std::vector<VmmOutcome> vmm(n);
-  size_t pending = 0;  // steps [pending, i) ran as VMM steps and have no record yet
+  // Consecutive VMM steps that run once are compiled into `burst` and executed back to back (see
+  // RunVmmSteps); their records are built when the burst ends. With an observer every burst is
+  // one step long, so the console shows each step as it ends.
+  std::vector<HotVmmStep> burst;
   auto emit = [&](const PlanStep& step, StepRecord&& record) {
     outcome.steps.push_back(std::move(record));
     Count(outcome.steps.back(), summary);
     if (observer != nullptr) observer->OnStep(step, outcome.steps.back());
   };
-  auto flush = [&](size_t upto) {
-    for (; pending < upto; ++pending) {
-      const PlanStep& step = plan.steps[pending];
-      StepRecord record;
-      SetStepIdentity(step, record);
-      RecordVmmStep(step, vmm[pending], /*ok=*/true, record);
-      emit(step, std::move(record));
-    }
-  };
   bool stopped = false;  // a run-time failure or a fatal check: the rest is skipped
   for (size_t i = 0; i < n; ++i) {
-    const PlanStep& step = plan.steps[i];
-    const bool hot = !stopped && IsVmmOp(step.op) && step.repeat <= 1;
-    if (hot) {
-      Status status = ExecuteVmmStep(step, state, vmm[i]);
-      if (status.ok()) {
-        if (observer != nullptr) flush(i + 1);
-        continue;
+    const PlanStep& first = plan.steps[i];
+    if (!stopped && IsVmmOp(first.op) && first.repeat <= 1) {
+      burst.clear();
+      for (size_t j = i; j < n && IsVmmOp(plan.steps[j].op) && plan.steps[j].repeat <= 1; ++j) {
+        burst.push_back(CompileVmmStep(plan.steps[j]));
+        if (observer != nullptr) break;
       }
-      flush(i);
-      StepRecord record;
-      SetStepIdentity(step, record);
-      RecordVmmStep(step, vmm[i], /*ok=*/false, record);
-      record.status = StepStatus::kFailed;
-      record.error = status.message();
-      summary.failed_step = step.index;
-      stopped = true;
-      emit(step, std::move(record));
-      pending = i + 1;
+      Status error;
+      const size_t done = RunVmmSteps(burst.data(), burst.size(), state, &error);
+      for (size_t k = 0; k < burst.size() && k <= done; ++k) {
+        const PlanStep& step = plan.steps[i + k];
+        StepRecord record;
+        SetStepIdentity(step, record);
+        RecordVmmStep(step, burst[k], k < done, state, record);
+        if (k == done) {  // the step that failed
+          record.status = StepStatus::kFailed;
+          record.error = error.message();
+          summary.failed_step = step.index;
+          stopped = true;
+        }
+        emit(step, std::move(record));
+      }
+      i += std::min(done, burst.size() - 1);  // the loop's ++i moves past the last one run
       continue;
     }
-    flush(i);
+    const PlanStep& step = first;
     StepRecord record;
     if (stopped) {
       SetStepIdentity(step, record);
@@ -191,9 +186,7 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
       }
     }
     emit(step, std::move(record));
-    pending = i + 1;
   }
-  flush(n);
   if (summary.failed_step >= 0) {
     summary.exit_code = 4;
     summary.result = "error";

@@ -31,21 +31,33 @@ struct RunState {
   std::vector<std::optional<DevicePtr>> step_address;  // by top-level step index
 };
 
-// What a VMM step's engine call produced, as plain data: written between two engine calls, so
-// it holds no strings and needs no allocation. RecordVmmStep turns it into report fields.
-struct VmmOutcome {
-  double wall_us = 0;   // around the engine call only
-  DevicePtr va = 0;     // reserve, map: the address
-  uint64_t handle = 0;  // create: the engine's handle
-  SyncNote sync;        // unmap, release: whether they waited for in-flight work
+// A VMM step compiled for the hot loop: what its engine call needs and what the call returned,
+// in one cache line.
+struct alignas(64) HotVmmStep {
+  Op op = Op::kReserve;
+  Access access = Access::kReadWrite;
+  bool waited = false;  // out (unmap, release): there was in-flight work to wait for
+  int32_t buffer = -1, alloc = -1;
+  uint64_t size = 0, offset = 0;
+  uint64_t aux = 0;     // reserve: alignment; map: offset into the allocation
+  double wall_us = 0;   // out
+  uint64_t result = 0;  // out: reserve, map: the address; create: the handle
+  double wait_us = 0;   // out (unmap, release)
 };
+static_assert(sizeof(HotVmmStep) == 64, "one cache line per step");
 
 bool IsVmmOp(Op op);  // reserve, free, create, release, map, set_access, unmap
 
-// The engine call of a VMM step and the run state it changes (addresses, handles); nothing else.
-Status ExecuteVmmStep(const PlanStep& step, RunState& state, VmmOutcome& out);
-// The step's report fields (wall time, addresses, details) from `out`; `ok`: the call succeeded.
-void RecordVmmStep(const PlanStep& step, const VmmOutcome& out, bool ok,
+HotVmmStep CompileVmmStep(const PlanStep& step);
+// Runs `count` compiled steps back to back, updating the run state (buffer addresses, handles).
+// Returns how many succeeded; when that is less than `count`, steps[return value] failed and
+// `*error` says why. The clock is read once between two engine calls: a step's wall_us runs from
+// the end of the previous call (or the start) to the end of its own, so it includes the few
+// stores the executor makes in between (nanoseconds), not just the call.
+size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* error);
+// The step's report fields from `done` (`ok`: its call succeeded), and its address in
+// state.step_address for check_address.
+void RecordVmmStep(const PlanStep& step, const HotVmmStep& done, bool ok, RunState& state,
                    report::StepRecord& record);
 
 // A record with the step's identity (index, name, op, line) and room for its facts.

@@ -23,7 +23,7 @@ struct Located {
   bool set = false;
 };
 
-enum class Op {
+enum class Op : uint8_t {
   kReserve,            // buffer, size?, alignment?
   kFree,               // buffer
   kCreate,             // alloc, size
