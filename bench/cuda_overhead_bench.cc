@@ -238,6 +238,13 @@ int main(int argc, char** argv) {
       "medians\n",
       info.name.c_str(), info.compute_capability.c_str(), info.driver_version.c_str(),
       info.runtime_version.c_str(), static_cast<unsigned long long>(info.granularity_min), iters);
+  {  // What the engine's per-call context check (cuCtxGetCurrent) costs, warm.
+    constexpr int kCalls = 100000;
+    CUcontext current = nullptr;
+    const Clock::time_point start = Clock::now();
+    for (int i = 0; i < kCalls; ++i) api->cuCtxGetCurrent(&current);
+    std::printf("cuCtxGetCurrent: %.1f ns per call (warm loop)\n", Micros(start) * 1000 / kCalls);
+  }
   const uint64_t page = std::max<uint64_t>(2ull << 20, info.granularity_min);
   bool ok = BenchVmm(*api, *engine, page, iters);
   ok = ok && BenchMatmul(*engine, 256, 50, iters);

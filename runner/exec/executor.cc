@@ -135,8 +135,8 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
   // RunVmmSteps); their records are built when the burst ends. With an observer every burst is
   // one step long, so the console shows each step as it ends.
   std::vector<HotVmmStep> burst;
-  auto emit = [&](const PlanStep& step, StepRecord&& record) {
-    outcome.steps.push_back(std::move(record));
+  // Records are built in place at the end of outcome.steps; `emit` counts and shows the last one.
+  auto emit = [&](const PlanStep& step) {
     Count(outcome.steps.back(), summary);
     if (observer != nullptr) observer->OnStep(step, outcome.steps.back());
   };
@@ -153,7 +153,7 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
       const size_t done = RunVmmSteps(burst.data(), burst.size(), state, &error);
       for (size_t k = 0; k < burst.size() && k <= done; ++k) {
         const PlanStep& step = plan.steps[i + k];
-        StepRecord record;
+        StepRecord& record = outcome.steps.emplace_back();
         SetStepIdentity(step, record);
         RecordVmmStep(step, burst[k], k < done, state, record);
         if (k == done) {  // the step that failed
@@ -162,13 +162,13 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
           summary.failed_step = step.index;
           stopped = true;
         }
-        emit(step, std::move(record));
+        emit(step);
       }
       i += std::min(done, burst.size() - 1);  // the loop's ++i moves past the last one run
       continue;
     }
     const PlanStep& step = first;
-    StepRecord record;
+    StepRecord& record = outcome.steps.emplace_back();
     if (stopped) {
       SetStepIdentity(step, record);
       record.status = StepStatus::kSkipped;
@@ -185,7 +185,7 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
         if (step.fatal) stopped = true;
       }
     }
-    emit(step, std::move(record));
+    emit(step);
   }
   if (summary.failed_step >= 0) {
     summary.exit_code = 4;
