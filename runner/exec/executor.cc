@@ -58,9 +58,9 @@ Status Dispatch(const PlanStep& step, RunState& state, StepRecord& record) {
 void SetStepIdentity(const PlanStep& step, StepRecord& record) {
   record.index = step.index;
   record.name = step.label;
-  record.named = step.src != nullptr && step.src->name.set;
+  record.named = step.named;
   record.op = OpName(step.op);
-  record.line = step.src != nullptr ? step.src->loc.line : 0;
+  record.line = step.line;
 }
 
 }  // namespace
@@ -144,11 +144,13 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
   for (size_t i = 0; i < n; ++i) {
     const PlanStep& first = plan.steps[i];
     if (!stopped && IsVmmOp(first.op) && first.repeat <= 1) {
-      burst.clear();
-      for (size_t j = i; j < n && IsVmmOp(plan.steps[j].op) && plan.steps[j].repeat <= 1; ++j) {
-        burst.push_back(CompileVmmStep(plan.steps[j]));
-        if (observer != nullptr) break;
+      size_t end = i + 1;
+      while (observer == nullptr && end < n && IsVmmOp(plan.steps[end].op) &&
+             plan.steps[end].repeat <= 1) {
+        ++end;
       }
+      burst.resize(end - i);
+      for (size_t j = i; j < end; ++j) burst[j - i] = CompileVmmStep(plan.steps[j]);
       Status error;
       const size_t done = RunVmmSteps(burst.data(), burst.size(), state, &error);
       for (size_t k = 0; k < burst.size() && k <= done; ++k) {

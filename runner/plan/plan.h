@@ -39,8 +39,10 @@ enum class Expectation {
 struct PlanStep {
   const Step* src = nullptr;  // the scenario step; the Scenario must outlive the Plan
   Op op = Op::kSynchronize;
-  int index = 0;      // position in the top-level step list (capture bodies: inner index)
-  std::string label;  // the step's name, or "<op> <target>" (e.g. "map A") when unnamed
+  int index = 0;       // position in the top-level step list (capture bodies: inner index)
+  std::string label;   // the step's name, or "<op> <target>" (e.g. "map A") when unnamed
+  int line = 0;        // the step's line in the scenario file
+  bool named = false;  // the scenario gave the step a name (label is that name)
 
   // Slots (index into Plan's name tables), -1 when unused.
   int buffer = -1, alloc = -1, graph = -1, exec = -1, snapshot = -1, other = -1;

@@ -139,6 +139,8 @@ PlanStep PlanBuilder::Common(const Step& step, int index) const {
   p.src = &step;
   p.op = step.op;
   p.index = index;
+  p.line = step.loc.line;
+  p.named = step.name.set;
   p.label = (step.name.set && !step.name.value.empty()) ? step.name.value : DefaultLabel(step);
   p.repeat = step.repeat.value == 0 ? 1 : step.repeat.value;
   p.fatal = step.fatal.value;

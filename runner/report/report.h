@@ -52,6 +52,9 @@ struct TimingStats {
 };
 
 struct StepRecord {
+  // User-provided, so that value-initialization (vector::emplace_back()) initializes the members
+  // and does not first zero all ~400 bytes: the executor builds one record per step.
+  StepRecord() {}      // NOLINT(modernize-use-equals-default)
   int index = 0;       // position in the scenario's step list
   std::string name;    // the step's name, or its label ("map A") when unnamed
   bool named = false;  // true when the scenario gave the name (a stable diff key)
