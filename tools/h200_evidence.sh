@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The evidence run on a GPU machine (see ../shared/gpu.md and reports/h200/README.md): builds in
+# build-gpu, runs the whole CTest suite, every scenario (reports to $OUT/reports), diffs those
+# against the host baselines (stable fields, as the cross_backend_agreement test does) and against
+# the committed H200 baselines (timings included), runs compute-sanitizer memcheck with leak
+# checking on every scenario, and the benchmarks. Logs go to $OUT/*.log. Needs $OUT set.
+#   tools/h200_evidence.sh [extra cmake args...]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+: "${OUT:?set OUT to the directory for logs and reports}"
+export PATH=/usr/local/cuda/bin:$PATH
+mkdir -p "$OUT/reports"
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 "$@" \
+  >"$OUT/configure.log" 2>&1 && cmake --build build-gpu >"$OUT/build.log" 2>&1 ||
+  { tail -40 "$OUT/build.log"; exit 1; }
+ctest --test-dir build-gpu --output-on-failure -j8 >"$OUT/ctest.log" 2>&1
+echo "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
+{
+  for s in scenarios/*.yaml; do
+    ./build-gpu/vmm-run "$s" --backend auto --report "$OUT/reports/$(basename "$s" .yaml).json"
+    echo "exit $? for $s"
+  done
+  echo "== diff against the host baselines (stable fields)"
+  ./build-gpu/vmm-run diff reports/baselines/host "$OUT/reports" \
+    --config reports/baselines/cross-machine.yaml --fail-on=regression,missing,ambiguous
+  echo "exit $?"
+  echo "== diff against the committed H200 baselines"
+  ./build-gpu/vmm-run diff reports/baselines/h200 "$OUT/reports"
+  echo "exit $?"
+} >"$OUT/run.log" 2>&1
+grep -E "^exit|summary|result" "$OUT/run.log" | tail -12
+for s in scenarios/*.yaml; do
+  compute-sanitizer --tool memcheck --leak-check full ./build-gpu/vmm-run "$s" \
+    --report "$OUT/sanitized.json" >"$OUT/sanitizer_$(basename "$s" .yaml).log" 2>&1
+  echo "sanitizer $(basename "$s"): exit $?, $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer_$(basename "$s" .yaml).log")"
+done | tee "$OUT/sanitizer.log"
+{
+  ./build-gpu/bench/cuda_overhead_bench --iters 300
+  for i in 1 2 3; do
+    ./build-gpu/bench/runner_overhead_bench --backend cuda --cycles 500 --rounds 48
+  done
+  ./build-gpu/bench/runner_overhead_bench --backend null --cycles 1000 --rounds 200
+} >"$OUT/bench.log" 2>&1
+grep -E "runner / driver|engine / driver|outside|executor alone" "$OUT/bench.log"
