@@ -273,8 +273,8 @@ class ScenarioDiff {
       const TimingThreshold& t = config_.ThresholdFor(metric);
       if (!t.enabled) continue;
       const bool wall = std::string(metric) == "wall_us";
-      const std::optional<TimingStats>& bs = wall ? b.wall_stats : b.gpu_stats;
-      const std::optional<TimingStats>& ns = wall ? n.wall_stats : n.gpu_stats;
+      const Boxed<TimingStats>& bs = wall ? b.wall_stats : b.gpu_stats;
+      const Boxed<TimingStats>& ns = wall ? n.wall_stats : n.gpu_stats;
       const std::optional<double> bv = bs ? bs->median_us : wall ? b.wall_us : b.gpu_us;
       const std::optional<double> nv = ns ? ns->median_us : wall ? n.wall_us : n.gpu_us;
       if (!bv || !nv || !std::isfinite(*bv) || !std::isfinite(*nv)) continue;

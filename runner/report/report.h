@@ -15,6 +15,8 @@
 #include <variant>
 #include <vector>
 
+#include "runner/base/boxed.h"
+
 namespace vmm::report {
 
 inline constexpr const char* kSchemaVersion = "1.0";  // major.minor; readers refuse another major
@@ -61,12 +63,12 @@ struct StepRecord {
   std::string op;
   int line = 0;  // line of the step in the scenario file
   StepStatus status = StepStatus::kOk;
-  double wall_us = 0;                                // first (or only) execution
-  std::optional<double> gpu_us;                      // device time (events) where measured
-  std::optional<TimingStats> wall_stats, gpu_stats;  // when repeat > 1
-  Details addresses;                                 // e.g. {"va", "0x7f..."}: hex strings
-  Details details;  // op-specific facts (sizes, result codes, hashes, waited...)
-  std::optional<CheckRecord> check;
+  double wall_us = 0;                        // first (or only) execution
+  std::optional<double> gpu_us;              // device time (events) where measured
+  Boxed<TimingStats> wall_stats, gpu_stats;  // when repeat > 1 (Boxed: usually empty)
+  Details addresses;                         // e.g. {"va", "0x7f..."}: hex strings
+  Details details;               // op-specific facts (sizes, result codes, hashes, waited...)
+  Boxed<CheckRecord> check;      // check steps (Boxed: most steps have none)
   std::string error;             // run-time failure message (status failed, no check)
   std::vector<StepRecord> body;  // capture: the recorded inner steps
 };
