@@ -164,21 +164,12 @@ CudaEngine::~CudaEngine() {
   // Scratch memory, events and the stream follow as members, in reverse declaration order.
 }
 
-namespace {
-// The context the calling thread last made current through a CudaEngine (see Bind).
-thread_local CUcontext t_bound_context = nullptr;
-}  // namespace
-
 Status CudaEngine::Bind() {
-  // Asking the driver on every call would add a driver entry to every VMM operation. vmm-run never
-  // changes a thread's current context behind an engine's back (the runtime calls it makes use the
-  // same primary context), so a thread that bound this context once still has it.
-  if (t_bound_context == context_) return Status::Ok();
+  // Asked every call (cuCtxGetCurrent is ~10 ns): code sharing the thread may switch contexts.
   CUcontext current = nullptr;
   VMM_RETURN_IF_ERROR(CU_CALL(api_, cuCtxGetCurrent(&current)));
-  if (current != context_) VMM_RETURN_IF_ERROR(CUDA_CALL(cudaSetDevice(ordinal_)));
-  t_bound_context = context_;
-  return Status::Ok();
+  if (current == context_) return Status::Ok();
+  return CUDA_CALL(cudaSetDevice(ordinal_));
 }
 
 Status CudaEngine::SyncStream() {

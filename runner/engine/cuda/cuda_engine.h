@@ -34,9 +34,8 @@
 //   - Destruction ends a capture in progress, waits for the stream, then destroys execs, graphs,
 //     mappings, physical allocations and reservations, each newest first, then the scratch
 //     memory, events and stream. Failures there are logged to stderr, never thrown.
-//   - All methods make the engine's device context current first (once per thread: a thread
-//     that bound it keeps it, so code sharing the thread must not switch contexts behind the
-//     engine's back), so the engine may be driven from any one thread at a time.
+//   - All methods make the engine's device context current first, so the engine may be driven
+//     from any one thread at a time.
 #pragma once
 
 #include <memory>
