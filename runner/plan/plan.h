@@ -36,28 +36,31 @@ enum class Expectation {
   kUpdateCode,  // update: see PlanStep::expect_update
 };
 
+// Field order matters: what a VMM step needs (to run and to be reported) comes first, so it
+// spans two cache lines; the executor reads it again after a burst of driver calls, cold.
 struct PlanStep {
   const Step* src = nullptr;  // the scenario step; the Scenario must outlive the Plan
   Op op = Op::kSynchronize;
-  int index = 0;       // position in the top-level step list (capture bodies: inner index)
-  std::string label;   // the step's name, or "<op> <target>" (e.g. "map A") when unnamed
-  int line = 0;        // the step's line in the scenario file
+  Access access = Access::kReadWrite;
   bool named = false;  // the scenario gave the step a name (label is that name)
-
+  bool fatal = false;
+  int index = 0;  // position in the top-level step list (capture bodies: inner index)
+  int line = 0;   // the step's line in the scenario file
+  uint32_t repeat = 1;
   // Slots (index into Plan's name tables), -1 when unused.
-  int buffer = -1, alloc = -1, graph = -1, exec = -1, snapshot = -1, other = -1;
+  int buffer = -1, alloc = -1;
+  // Resolved numbers (defaults applied).
+  uint64_t offset = 0, size = 0, alloc_offset = 0, alignment = 0;
+  std::string label;  // the step's name, or "<op> <target>" (e.g. "map A") when unnamed
+
+  int graph = -1, exec = -1, snapshot = -1, other = -1;
   int a = -1, b = -1, c = -1;
   std::vector<int> of_steps;  // check_address: indices of the steps whose addresses are compared
   std::vector<int> graphs;    // check_kernel_params
-
-  // Resolved numbers (defaults applied).
-  uint64_t offset = 0, size = 0, alloc_offset = 0, alignment = 0, seed = 0;
+  uint64_t seed = 0;
   uint32_t m = 0, n = 0, k = 0;  // matmul / check_matmul dimensions
-  Access access = Access::kReadWrite;
   Expectation expect = Expectation::kNone;
   UpdateCode expect_update = UpdateCode::kSuccess;
-  uint32_t repeat = 1;
-  bool fatal = false;
   bool async = false;  // fill/matmul: leave the kernel in flight (no OpTiming)
 
   std::vector<PlanStep> body;  // capture
