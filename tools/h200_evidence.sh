@@ -37,8 +37,10 @@ done | tee "$OUT/sanitizer.log"
 {
   ./build-gpu/bench/cuda_overhead_bench --iters 300
   for i in 1 2 3; do
-    ./build-gpu/bench/runner_overhead_bench --backend cuda --cycles 500 --rounds 48
+    ./build-gpu/bench/runner_overhead_bench --backend cuda --cycles 1000 --rounds 48
   done
   ./build-gpu/bench/runner_overhead_bench --backend null --cycles 1000 --rounds 200
 } >"$OUT/bench.log" 2>&1
 grep -E "runner / driver|engine / driver|outside|executor alone" "$OUT/bench.log"
+# The device tool brings back a limited number of files: one archive for the reports and logs.
+tar -C "$OUT" -czf "$OUT/reports.tar.gz" reports sanitizer_*.log && rm -rf "$OUT/reports" "$OUT"/sanitizer_*.log
