@@ -32,6 +32,20 @@ Status CuStatus(const DriverApi& api, CUresult result, const char* call, const c
 // thread's last-error state set; this clears it (a sticky error stays, as CUDA defines).
 Status CudaStatus(cudaError_t result, const char* call, const char* file, int line);
 
+// What the macros call: success is decided inline (VMM calls come back to back, and a call into
+// another file between them is one more cold cache line); only failures reach the functions above.
+inline Status CuResult(const DriverApi& api, CUresult result, const char* call, const char* file,
+                       int line) {
+  if (result == CUDA_SUCCESS) [[likely]]
+    return Status();
+  return CuStatus(api, result, call, file, line);
+}
+inline Status CudaResult(cudaError_t result, const char* call, const char* file, int line) {
+  if (result == cudaSuccess) [[likely]]
+    return Status();
+  return CudaStatus(result, call, file, line);
+}
+
 // Log variants: never throw, never abort; true when the call succeeded.
 bool CuLogIfError(const DriverApi& api, CUresult result, const char* call, const char* file,
                   int line) noexcept;
@@ -39,9 +53,9 @@ bool CudaLogIfError(cudaError_t result, const char* call, const char* file, int 
 
 }  // namespace vmm::cuda
 
-#define CU_CALL(api, call) ::vmm::cuda::CuStatus((api), (api).call, #call, __FILE__, __LINE__)
+#define CU_CALL(api, call) ::vmm::cuda::CuResult((api), (api).call, #call, __FILE__, __LINE__)
 #define CUDA_CALL(call) \
-  ::vmm::cuda::CudaStatus(static_cast<cudaError_t>(call), #call, __FILE__, __LINE__)
+  ::vmm::cuda::CudaResult(static_cast<cudaError_t>(call), #call, __FILE__, __LINE__)
 #define CU_CALL_NOTHROW(api, call) \
   ::vmm::cuda::CuLogIfError((api), (api).call, #call, __FILE__, __LINE__)
 #define CUDA_CALL_NOTHROW(call) \
