@@ -43,4 +43,4 @@ done | tee "$OUT/sanitizer.log"
 } >"$OUT/bench.log" 2>&1
 grep -E "runner / driver|engine / driver|outside|executor alone" "$OUT/bench.log"
 # The device tool brings back a limited number of files: one archive for the reports and logs.
-tar -C "$OUT" -czf "$OUT/reports.tar.gz" reports sanitizer_*.log && rm -rf "$OUT/reports" "$OUT"/sanitizer_*.log
+(cd "$OUT" && tar -czf reports.tar.gz reports sanitizer_*.log && rm -rf reports sanitizer_*.log)
