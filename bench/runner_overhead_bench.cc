@@ -128,6 +128,18 @@ std::string RatioSummary(const std::vector<double>& a, const std::vector<double>
   return text;
 }
 
+// Microseconds of each of `rounds` runs of `plan` on an engine that does nothing.
+std::vector<double> TimeExecutorAlone(const vmm::Plan& plan, int rounds) {
+  NullEngine null_engine;
+  std::vector<double> runs;
+  for (int r = 0; r < rounds; ++r) {
+    vmm::Stopwatch watch;
+    vmm::RunOutcome outcome = vmm::RunPlan(plan, null_engine, nullptr);
+    runs.push_back(watch.ElapsedUs());
+  }
+  return runs;
+}
+
 // Minor page faults of this process so far (first touches of memory the runner allocates).
 long MinorFaults() {
   rusage usage = {};
@@ -171,13 +183,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (backend == "null") {
-    NullEngine null_engine;
-    std::vector<double> runs;
-    for (int r = 0; r < rounds; ++r) {
-      vmm::Stopwatch watch;
-      vmm::RunOutcome outcome = vmm::RunPlan(plan, null_engine, nullptr);
-      runs.push_back(watch.ElapsedUs());
-    }
+    const std::vector<double> runs = TimeExecutorAlone(plan, rounds);
     std::printf("executor alone: %.3f us/step (median of %d rounds; fastest %.3f)\n",
                 Median(runs) / (5.0 * cycles + 2), rounds,
                 *std::min_element(runs.begin(), runs.end()) / (5.0 * cycles + 2));
@@ -238,13 +244,7 @@ int main(int argc, char** argv) {
   }();
   if (failed || bad) return 4;
 
-  NullEngine null_engine;
-  std::vector<double> null_runs;
-  for (int r = 0; r < rounds; ++r) {
-    vmm::Stopwatch watch;
-    vmm::RunOutcome outcome = vmm::RunPlan(plan, null_engine, nullptr);
-    null_runs.push_back(watch.ElapsedUs());
-  }
+  const std::vector<double> null_runs = TimeExecutorAlone(plan, rounds);
   const double steps = 5.0 * cycles + 2;
   std::printf("runner overhead per VMM step (%s backend: %s)\n", engine.info().backend.c_str(),
               engine.info().name.c_str());

@@ -1,6 +1,7 @@
 #include "runner/exec/executor.h"
 
 #include <algorithm>
+#include <string>
 
 #include "runner/base/stopwatch.h"
 #include "runner/exec/run_state.h"
@@ -24,15 +25,8 @@ using report::StepRecord;
 using report::StepStatus;
 
 Status Dispatch(const PlanStep& step, RunState& state, StepRecord& record) {
+  if (IsVmmOp(step.op)) return RunVmmStep(step, state, record);
   switch (step.op) {
-    case Op::kReserve:
-    case Op::kFree:
-    case Op::kCreate:
-    case Op::kRelease:
-    case Op::kMap:
-    case Op::kSetAccess:
-    case Op::kUnmap:
-      return RunVmmStep(step, state, record);
     case Op::kFill:
     case Op::kMatmul:
       return RunKernelStep(step, state, record);
@@ -50,8 +44,10 @@ Status Dispatch(const PlanStep& step, RunState& state, StepRecord& record) {
     case Op::kCheckAddress:
     case Op::kCheckKernelParams:
       return RunCheckStep(step, state, record);
+    default:  // the VMM ops, handled above
+      break;
   }
-  return InternalError("unknown op");
+  return InternalError(std::string("Dispatch got op ") + OpName(step.op));
 }
 
 // The fields that say which step a record is about.
