@@ -147,15 +147,13 @@ long MinorFaults() {
   return usage.ru_minflt;
 }
 
-// Nanoseconds per steady_clock read (the runner reads it once per VMM step).
+// Nanoseconds per steady_clock read (the runner reads it once per VMM step). now() is a call into
+// the vDSO, which the compiler cannot drop, so the results need not be kept.
 double ClockReadNs() {
   constexpr int kReads = 1000000;
   vmm::Stopwatch watch;
-  int64_t sink = 0;
-  for (int i = 0; i < kReads; ++i)
-    sink += std::chrono::steady_clock::now().time_since_epoch().count();
-  const double ns = watch.ElapsedUs() * 1000.0 / kReads;
-  return sink == 42 ? ns + 0.0 : ns;  // `sink` keeps the reads from being optimized away
+  for (int i = 0; i < kReads; ++i) std::chrono::steady_clock::now();
+  return watch.ElapsedUs() * 1000.0 / kReads;
 }
 
 }  // namespace
