@@ -23,9 +23,9 @@
 #include "runner/plan/plan.h"
 #include "runner/scenario/parse.h"
 #include "runner/scenario/scenario_builder.h"
-#include "runner/scenario/schema_validator.h"
-#include "runner/scenario/valijson_oracle.h"
-#include "runner/scenario/yaml_loader.h"
+#include "runner/yaml/schema_validator.h"
+#include "runner/yaml/valijson_oracle.h"
+#include "runner/yaml/yaml_loader.h"
 
 namespace {
 

@@ -20,7 +20,16 @@ std::string FormatDiagnostics(const std::vector<Diagnostic>& ds) {
   return out;
 }
 
+void SortByPosition(std::vector<Diagnostic>* diagnostics) {
+  std::stable_sort(diagnostics->begin(), diagnostics->end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     if (a.loc.line != b.loc.line) return a.loc.line < b.loc.line;
+                     return a.loc.column < b.loc.column;
+                   });
+}
+
 namespace {
+
 size_t EditDistance(const std::string& a, const std::string& b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
@@ -34,21 +43,45 @@ size_t EditDistance(const std::string& a, const std::string& b) {
   }
   return prev[b.size()];
 }
+
+// True when `c` is `word` with two neighbouring letters swapped ("nmae" for "name").
+bool OneSwapApart(const std::string& word, const std::string& c) {
+  if (c.size() != word.size()) return false;
+  size_t first = 0;
+  while (first < c.size() && c[first] == word[first]) ++first;
+  return first + 1 < c.size() && c[first] == word[first + 1] && c[first + 1] == word[first] &&
+         c.compare(first + 2, std::string::npos, word, first + 2, std::string::npos) == 0;
+}
+
 }  // namespace
 
 std::string ClosestMatch(const std::string& word, const std::vector<std::string>& candidates) {
+  if (word.size() > kMaxSuggestedLength) return "";
+  // Suggest only when at most a third of the word (and at least one edit) differs.
+  const size_t limit = std::max<size_t>(1, word.size() / 3);
   std::string best;
   size_t best_distance = 0;
   for (const std::string& c : candidates) {
+    // The distance is at least the difference in length: skip what cannot be close enough.
+    const size_t gap = c.size() > word.size() ? c.size() - word.size() : word.size() - c.size();
+    if (gap > limit || c.size() > kMaxSuggestedLength) continue;
     size_t d = EditDistance(word, c);
     if (best.empty() || d < best_distance) {
       best = c;
       best_distance = d;
     }
   }
-  // Suggest only when at most a third of the word (and at least one edit) differs.
-  size_t limit = std::max<size_t>(1, word.size() / 3);
   return (!best.empty() && best_distance <= limit) ? best : std::string();
+}
+
+std::string SuggestName(const std::string& word, const std::vector<std::string>& candidates) {
+  // One-letter names (A, B, C) are all one edit apart: a suggestion would be a guess.
+  if (word.size() < 2) return "";
+  std::string close = ClosestMatch(word, candidates);
+  if (!close.empty()) return close;
+  for (const std::string& c : candidates)
+    if (OneSwapApart(word, c)) return c;
+  return "";
 }
 
 }  // namespace vmm

@@ -4,6 +4,7 @@
 // and printed as "FILE:LINE:COL: error: MESSAGE". Lines and columns are 1-based.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,20 @@ std::string FormatDiagnostic(const Diagnostic& d);
 // All diagnostics, one per line, in the order given.
 std::string FormatDiagnostics(const std::vector<Diagnostic>& ds);
 
-// The candidate closest to `word` by edit distance, or "" when none is close enough to suggest.
+// Sorts diagnostics by position (stable: same position keeps its order); file-level ones (no
+// line) first.
+void SortByPosition(std::vector<Diagnostic>* diagnostics);
+
+// Names longer than this get no "did you mean" (the search is quadratic in the name's length).
+inline constexpr size_t kMaxSuggestedLength = 64;
+
+// The candidate closest to `word` by edit distance, or "" when none is close enough to suggest
+// (at most a third of the word differs) or `word` is longer than kMaxSuggestedLength.
 std::string ClosestMatch(const std::string& word, const std::vector<std::string>& candidates);
+
+// The "did you mean" of every message: ClosestMatch, plus one swap of neighbouring letters
+// ("nmae" -> "name") as a single typo; nothing for one-letter words (A, B and C are all one edit
+// apart, so a suggestion would be a guess).
+std::string SuggestName(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace vmm

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "runner/report/diff_config_parse.h"
 #include "runner/report/diff_run.h"
-#include "runner/scenario/diff_config_parse.h"
 
 namespace vmm {
 namespace {

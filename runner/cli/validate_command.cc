@@ -9,7 +9,7 @@
 #include "runner/base/format.h"
 #include "runner/plan/plan.h"
 #include "runner/scenario/parse.h"
-#include "runner/scenario/valijson_oracle.h"
+#include "runner/yaml/valijson_oracle.h"
 
 namespace vmm {
 

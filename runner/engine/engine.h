@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "runner/base/status.h"
+#include "runner/vocab/access.h"
 
 namespace vmm {
 
@@ -56,10 +57,6 @@ struct GraphHandle {
 struct ExecHandle {
   uint64_t value = 0;
 };
-
-enum class Access : uint8_t { kNone, kRead, kReadWrite };
-// "none", "read", "read_write" (the scenario and report spelling).
-const char* AccessName(Access access);
 
 struct DeviceInfo {
   std::string backend;             // "host" or "cuda"
@@ -89,23 +86,6 @@ struct MatmulArgs {
   DevicePtr a = 0, b = 0, c = 0;
   uint32_t m = 0, n = 0, k = 0;
 };
-
-// cudaGraphExecUpdateResult, by the same names.
-enum class UpdateCode {
-  kSuccess,
-  kError,
-  kErrorTopologyChanged,
-  kErrorNodeTypeChanged,
-  kErrorFunctionChanged,
-  kErrorParametersChanged,
-  kErrorNotSupported,
-  kErrorUnsupportedFunctionChange,
-  kErrorAttributesChanged,
-};
-// "success", "error_topology_changed", ... (the scenario and report spelling).
-const char* UpdateCodeName(UpdateCode code);
-// Inverse of UpdateCodeName; false when `name` is not one of them.
-bool ParseUpdateCode(const std::string& name, UpdateCode* out);
 
 struct UpdateResult {
   UpdateCode code = UpdateCode::kError;

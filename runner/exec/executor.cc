@@ -25,7 +25,7 @@ using report::StepRecord;
 using report::StepStatus;
 
 Status Dispatch(const PlanStep& step, RunState& state, StepRecord& record) {
-  if (IsVmmOp(step.op)) return RunVmmStep(step, state, record);
+  if (IsMemoryOp(step.op)) return RunVmmStep(step, state, record);
   switch (step.op) {
     case Op::kFill:
     case Op::kMatmul:
@@ -139,9 +139,9 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
   bool stopped = false;  // a run-time failure or a fatal check: the rest is skipped
   for (size_t i = 0; i < n; ++i) {
     const PlanStep& first = plan.steps[i];
-    if (!stopped && IsVmmOp(first.op) && first.repeat <= 1) {
+    if (!stopped && IsMemoryOp(first.op) && first.repeat <= 1) {
       size_t end = i + 1;
-      while (observer == nullptr && end < n && IsVmmOp(plan.steps[end].op) &&
+      while (observer == nullptr && end < n && IsMemoryOp(plan.steps[end].op) &&
              plan.steps[end].repeat <= 1) {
         ++end;
       }

@@ -46,8 +46,6 @@ struct alignas(64) HotVmmStep {
 };
 static_assert(sizeof(HotVmmStep) == 64, "one cache line per step");
 
-bool IsVmmOp(Op op);  // reserve, free, create, release, map, set_access, unmap
-
 HotVmmStep CompileVmmStep(const PlanStep& step);
 // Runs `count` compiled steps back to back, updating the run state (buffer addresses, handles).
 // Returns how many succeeded; when that is less than `count`, steps[return value] failed and

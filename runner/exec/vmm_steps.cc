@@ -76,21 +76,6 @@ Status Call(HotVmmStep& s, RunState& state) {
 
 }  // namespace
 
-bool IsVmmOp(Op op) {
-  switch (op) {
-    case Op::kReserve:
-    case Op::kFree:
-    case Op::kCreate:
-    case Op::kRelease:
-    case Op::kMap:
-    case Op::kSetAccess:
-    case Op::kUnmap:
-      return true;
-    default:
-      return false;
-  }
-}
-
 HotVmmStep CompileVmmStep(const PlanStep& step) {
   HotVmmStep s;
   s.op = step.op;

@@ -23,7 +23,7 @@ int NameTable::Resolve(const std::string& name, std::string* error) const {
     return -1;
   }
   const std::vector<std::string> live = LiveNames();
-  const std::string close = name.size() < 2 ? std::string() : ClosestMatch(name, live);
+  const std::string close = SuggestName(name, live);
   if (!close.empty()) {
     *error = "unknown " + kind_ + " '" + name + "', did you mean '" + close + "'?";
   } else if (live.empty()) {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "runner/base/diagnostic.h"
-#include "runner/engine/engine.h"
 #include "runner/scenario/scenario.h"
+#include "runner/vocab/access.h"
 
 namespace vmm {
 

@@ -31,17 +31,11 @@ Plan BuildPlan(const Scenario& scenario, std::vector<Diagnostic>* diagnostics) {
   const size_t first = diagnostics->size();
   Plan plan = PlanBuilder(scenario, diagnostics).Build();
   // One step can report several fields; keep the whole list in file order.
-  std::stable_sort(diagnostics->begin() + static_cast<std::ptrdiff_t>(first), diagnostics->end(),
-                   [](const Diagnostic& a, const Diagnostic& b) {
-                     if (a.loc.line != b.loc.line) return a.loc.line < b.loc.line;
-                     return a.loc.column < b.loc.column;
-                   });
+  std::vector<Diagnostic> mine(diagnostics->begin() + static_cast<std::ptrdiff_t>(first),
+                               diagnostics->end());
+  SortByPosition(&mine);
+  std::copy(mine.begin(), mine.end(), diagnostics->begin() + static_cast<std::ptrdiff_t>(first));
   return plan;
-}
-
-std::string SuggestFrom(const std::string& word, const std::vector<std::string>& candidates) {
-  // One-letter names (A, B, C) are all one edit apart: a suggestion would be a guess.
-  return word.size() < 2 ? std::string() : ClosestMatch(word, candidates);
 }
 
 PlanBuilder::PlanBuilder(const Scenario& scenario, std::vector<Diagnostic>* diagnostics)
@@ -153,7 +147,7 @@ int PlanBuilder::ResolveBuffer(const Located<std::string>& ref, const Step& step
   if (it != buffer_slots_.end()) return it->second;
   std::vector<std::string> names;
   for (const PlanBuffer& b : plan_.buffers) names.push_back(b.name);
-  const std::string close = SuggestFrom(ref.value, names);
+  const std::string close = SuggestName(ref.value, names);
   std::string message = "unknown buffer '" + ref.value + "'";
   if (!close.empty()) {
     message += ", did you mean '" + close + "'?";

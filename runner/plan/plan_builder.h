@@ -22,9 +22,6 @@
 
 namespace vmm {
 
-// ClosestMatch, except for one-letter words (every one-letter name is one edit from the others).
-std::string SuggestFrom(const std::string& word, const std::vector<std::string>& candidates);
-
 class PlanBuilder {
  public:
   PlanBuilder(const Scenario& scenario, std::vector<Diagnostic>* diagnostics);

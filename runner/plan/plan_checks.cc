@@ -40,7 +40,7 @@ void PlanBuilder::CheckEqual(const Step& step, PlanStep* p) {
     if (it == snapshots_.end()) {
       std::vector<std::string> names;
       for (const std::string& n : plan_.snapshots) names.push_back(n);
-      const std::string close = SuggestFrom(step.snapshot.value, names);
+      const std::string close = SuggestName(step.snapshot.value, names);
       std::string list;
       for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
       Error(At(step.snapshot, step),
@@ -75,7 +75,7 @@ void PlanBuilder::CheckAddress(const Step& step, int index, PlanStep* p) {
         if (s.name.set && (s.op == Op::kReserve || s.op == Op::kMap))
           earlier.push_back(s.name.value);
       }
-      const std::string close = SuggestFrom(ref.value, earlier);
+      const std::string close = SuggestName(ref.value, earlier);
       Error(ref.loc, "'of' names '" + ref.value + "', which is not the name of a step" +
                          (close.empty() ? "" : "; did you mean '" + close + "'?"));
     } else if (it->second.index < 0 || it->second.index >= index) {

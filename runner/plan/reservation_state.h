@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/engine/engine.h"
+#include "runner/vocab/access.h"
 
 namespace vmm {
 

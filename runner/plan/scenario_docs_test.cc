@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "runner/plan/plan.h"
-#include "runner/scenario/json_schema.h"
 #include "runner/scenario/parse.h"
+#include "runner/yaml/json_schema.h"
 
 namespace vmm {
 namespace {

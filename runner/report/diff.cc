@@ -8,22 +8,16 @@
 #include <map>
 
 #include "runner/base/diagnostic.h"
+#include "runner/vocab/op.h"
 
 namespace vmm::report {
 namespace {
 
-// Ops whose check `actual` is a relation or a result code, compared exactly.
-bool HasComparableActual(const std::string& op) {
-  return op == "update" || op == "check_address" || op == "check_kernel_params" ||
-         op == "check_equal";
-}
-
-// How the `actual` of such an op reads in a sentence.
+// How the op table names the `actual` of `op` when a diff compares it exactly ("update result"),
+// or nullptr when only the verdict is compared (also for an op this build does not know).
 const char* ActualLabel(const std::string& op) {
-  if (op == "update") return "update result";
-  if (op == "check_address") return "address relation";
-  if (op == "check_kernel_params") return "kernel params";
-  return "data";
+  const OpInfo* info = FindOp(op);
+  return info != nullptr ? info->actual_label : nullptr;
 }
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
@@ -224,7 +218,7 @@ class ScenarioDiff {
       Row(RowKind::kRegression, display, "expected", bc.expected, nc.expected,
           "the scenario's expectation changed: refresh the baseline if intended");
     }
-    if (HasComparableActual(b.op) && bc.actual != nc.actual) {
+    if (ActualLabel(b.op) != nullptr && bc.actual != nc.actual) {
       std::string reason = std::string(ActualLabel(b.op)) + " " + bc.actual + " → " + nc.actual;
       if (bc.verdict != nc.verdict) reason += " (" + verdicts + ")";
       Row(fixed ? RowKind::kImprovement : RowKind::kRegression, display, "actual", bc.actual,

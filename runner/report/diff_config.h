@@ -1,5 +1,5 @@
 // Thresholds of `vmm-run diff`: a plain struct (no YAML here). Files are parsed by
-// runner/scenario/diff_config_parse.h; schemas/diff-config.schema.json documents the file format.
+// runner/report/diff_config_parse.h; schemas/diff-config.schema.json documents the file format.
 #pragma once
 
 #include <map>

@@ -8,10 +8,10 @@
 #include <sstream>
 
 #include "runner/scenario/scenario_builder.h"
-#include "runner/scenario/schema_validator.h"
 #include "runner/scenario/size.h"
 #include "runner/scenario/step_docs.h"
-#include "runner/scenario/yaml_loader.h"
+#include "runner/yaml/schema_validator.h"
+#include "runner/yaml/yaml_loader.h"
 
 namespace vmm::embedded {
 extern const char* const kScenarioSchema;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runner/base/diagnostic.h"
+#include "runner/vocab/op.h"
 
 namespace vmm {
 
@@ -22,36 +23,6 @@ struct Located {
   SourceLoc loc;
   bool set = false;
 };
-
-enum class Op : uint8_t {
-  kReserve,            // buffer, size?, alignment?
-  kFree,               // buffer
-  kCreate,             // alloc, size
-  kRelease,            // alloc
-  kMap,                // buffer, alloc, offset?, size?, alloc_offset?
-  kSetAccess,          // buffer, offset?, size?, access?
-  kUnmap,              // buffer, offset?, size?
-  kFill,               // buffer, seed, async?
-  kMatmul,             // a, b, c, async?
-  kCapture,            // graph, steps (kernel ops only)
-  kInstantiate,        // graph, exec
-  kReplay,             // exec
-  kUpdate,             // exec, graph, expect?
-  kDestroyGraph,       // graph
-  kDestroyExec,        // exec
-  kSnapshot,           // buffer, snapshot
-  kCheckMatmul,        // a, b, c
-  kCheckEqual,         // buffer, snapshot | other, expect?
-  kCheckAddress,       // of, expect?
-  kCheckKernelParams,  // graphs, expect?
-  kSynchronize,        // (nothing)
-};
-
-// "reserve", "set_access", ... (the spelling used in files and reports).
-const char* OpName(Op op);
-bool ParseOpName(const std::string& name, Op* out);
-// True for the ops that verify something and carry a verdict.
-bool IsCheckOp(Op op);
 
 // One step. Which fields are meaningful depends on `op` (see the enum); the others stay unset.
 struct Step {

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "runner/base/diagnostic.h"
-#include "runner/scenario/json_schema.h"
 #include "runner/scenario/scenario.h"
-#include "runner/scenario/yaml_value.h"
+#include "runner/yaml/json_schema.h"
+#include "runner/yaml/yaml_value.h"
 
 namespace vmm {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "runner/scenario/json_schema.h"
+#include "runner/yaml/json_schema.h"
 
 namespace vmm {
 

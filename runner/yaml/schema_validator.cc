@@ -1,9 +1,9 @@
-#include "runner/scenario/schema_validator.h"
+#include "runner/yaml/schema_validator.h"
 
 #include <algorithm>
 #include <string_view>
 
-#include "runner/scenario/schema_text.h"
+#include "runner/yaml/schema_text.h"
 
 namespace vmm {
 namespace {

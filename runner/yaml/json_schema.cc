@@ -1,4 +1,4 @@
-#include "runner/scenario/json_schema.h"
+#include "runner/yaml/json_schema.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -6,7 +6,7 @@
 #include <map>
 #include <utility>
 
-#include "runner/scenario/yaml_loader.h"
+#include "runner/yaml/yaml_loader.h"
 
 namespace vmm {
 

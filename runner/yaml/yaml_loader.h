@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "runner/base/diagnostic.h"
-#include "runner/scenario/yaml_value.h"
+#include "runner/yaml/yaml_value.h"
 
 namespace vmm {
 

@@ -1,4 +1,4 @@
-#include "runner/scenario/yaml_value.h"
+#include "runner/yaml/yaml_value.h"
 
 namespace vmm {
 

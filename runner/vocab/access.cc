@@ -1,7 +1,7 @@
+#include "runner/vocab/access.h"
+
 #include <array>
 #include <utility>
-
-#include "runner/engine/engine.h"
 
 namespace vmm {
 namespace {
@@ -28,6 +28,16 @@ const char* AccessName(Access access) {
       return "read_write";
   }
   return "unknown";
+}
+
+bool ParseAccess(const std::string& name, Access* out) {
+  for (Access a : {Access::kNone, Access::kRead, Access::kReadWrite}) {
+    if (name == AccessName(a)) {
+      *out = a;
+      return true;
+    }
+  }
+  return false;
 }
 
 const char* UpdateCodeName(UpdateCode code) {

@@ -28,8 +28,8 @@
 
 #include "runner/base/diagnostic.h"
 #include "runner/base/status.h"
-#include "runner/scenario/json_schema.h"
-#include "runner/scenario/yaml_value.h"
+#include "runner/yaml/json_schema.h"
+#include "runner/yaml/yaml_value.h"
 
 namespace vmm {
 
@@ -58,12 +58,5 @@ class SchemaValidator {
   JsonSchema schema_;
   SchemaValidatorOptions options_;
 };
-
-// vmm::ClosestMatch, plus one swap of neighbouring letters ("nmae" -> "name") as a single typo.
-std::string SuggestName(const std::string& word, const std::vector<std::string>& candidates);
-
-// Sorts diagnostics by position (stable: same position keeps its order); file-level ones (no line)
-// first.
-void SortByPosition(std::vector<Diagnostic>* diagnostics);
 
 }  // namespace vmm

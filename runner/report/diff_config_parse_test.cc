@@ -1,4 +1,4 @@
-#include "runner/scenario/diff_config_parse.h"
+#include "runner/report/diff_config_parse.h"
 
 #include <gtest/gtest.h>
 

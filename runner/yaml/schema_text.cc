@@ -1,11 +1,11 @@
-#include "runner/scenario/schema_text.h"
+#include "runner/yaml/schema_text.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
 #include "runner/base/diagnostic.h"
-#include "runner/scenario/schema_validator.h"
+#include "runner/yaml/schema_validator.h"
 
 namespace vmm {
 
@@ -50,29 +50,6 @@ std::string WithArticle(const std::string& noun) {
   const bool vowel =
       !noun.empty() && std::string_view("aeiou").find(noun[0]) != std::string_view::npos;
   return (vowel ? "an " : "a ") + noun;
-}
-
-std::string SuggestName(const std::string& word, const std::vector<std::string>& candidates) {
-  std::string close = ClosestMatch(word, candidates);
-  if (!close.empty()) return close;
-  // Two swapped neighbours ("nmae") count as one typo.
-  for (const std::string& c : candidates) {
-    if (c.size() != word.size()) continue;
-    size_t first = 0;
-    while (first < c.size() && c[first] == word[first]) ++first;
-    if (first + 1 < c.size() && c[first] == word[first + 1] && c[first + 1] == word[first] &&
-        c.compare(first + 2, std::string::npos, word, first + 2, std::string::npos) == 0)
-      return c;
-  }
-  return "";
-}
-
-void SortByPosition(std::vector<Diagnostic>* diagnostics) {
-  std::stable_sort(diagnostics->begin(), diagnostics->end(),
-                   [](const Diagnostic& a, const Diagnostic& b) {
-                     if (a.loc.line != b.loc.line) return a.loc.line < b.loc.line;
-                     return a.loc.column < b.loc.column;
-                   });
 }
 
 }  // namespace vmm

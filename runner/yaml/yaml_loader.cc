@@ -1,4 +1,4 @@
-#include "runner/scenario/yaml_loader.h"
+#include "runner/yaml/yaml_loader.h"
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>

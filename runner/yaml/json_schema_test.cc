@@ -1,12 +1,6 @@
-#include "runner/scenario/json_schema.h"
+#include "runner/yaml/json_schema.h"
 
 #include <gtest/gtest.h>
-
-#include <memory>
-#include <set>
-
-#include "runner/scenario/parse.h"
-#include "runner/scenario/size.h"
 
 namespace vmm {
 namespace {
@@ -76,62 +70,6 @@ TEST(JsonSchemaTest, YamlScalarsAreWeaklyTyped) {
   EXPECT_EQ(JsonTypePhrase(kJsonInteger), "an integer");
   EXPECT_EQ(JsonTypePhrase(kJsonString | kJsonNull), "a string or empty");
   EXPECT_EQ(JsonTypePhrase(kJsonInteger | kJsonNumber), "a number");
-}
-
-// The embedded scenario schema: documented, consistent with the C++ enums and constants.
-class ScenarioSchemaTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    StatusOr<JsonSchema> s = JsonSchema::Compile(ScenarioSchemaText());
-    ASSERT_TRUE(s.ok()) << s.status().message();
-    schema_ = std::make_unique<JsonSchema>(std::move(s).value());
-  }
-  const SchemaNode* Steps() const {
-    return schema_->root().Property("steps")->Resolved()->items->Resolved();
-  }
-  std::unique_ptr<JsonSchema> schema_;
-};
-
-TEST_F(ScenarioSchemaTest, OpsMatchTheOpEnumInOrder) {
-  const SchemaNode* steps = Steps();
-  EXPECT_EQ(steps->discriminator, "op");
-  ASSERT_EQ(steps->cases.size(), 21u);
-  for (int i = 0; i < 21; ++i) {
-    EXPECT_EQ(steps->cases[i].first, OpName(static_cast<Op>(i)));
-  }
-  EXPECT_EQ(steps->Property("op")->Resolved()->enum_values.size(), 21u);
-}
-
-TEST_F(ScenarioSchemaTest, EveryFieldHasADescription) {
-  auto check = [](const SchemaNode* n, const std::string& where) {
-    EXPECT_FALSE(n->Resolved()->description.empty()) << where;
-    for (const auto& [key, p] : n->Resolved()->properties) {
-      EXPECT_TRUE(!p->description.empty() || !p->Resolved()->description.empty())
-          << where << "." << key;
-    }
-  };
-  check(&schema_->root(), "root");
-  for (const auto& [op, fields] : Steps()->cases) check(fields, op);
-  check(schema_->root().Property("buffers")->Resolved()->additional, "buffer");
-}
-
-TEST_F(ScenarioSchemaTest, DefaultsAgreeWithTheCode) {
-  const YamlValue* g = schema_->root().Property("granularity")->default_value;
-  ASSERT_NE(g, nullptr);
-  EXPECT_EQ(ParseSize(g->scalar), kDefaultGranularity);
-  EXPECT_EQ(schema_->root().Property("version")->Resolved()->const_value->scalar, "1");
-}
-
-TEST_F(ScenarioSchemaTest, RepeatAndFatalOnlyWhereAllowed) {
-  const std::set<std::string> repeat = {"fill",        "matmul",       "replay",     "update",
-                                        "synchronize", "check_matmul", "check_equal"};
-  const std::set<std::string> fatal = {"update", "check_matmul", "check_equal", "check_address",
-                                       "check_kernel_params"};
-  for (const auto& [op, fields] : Steps()->cases) {
-    EXPECT_EQ(fields->Resolved()->Property("repeat") != nullptr, repeat.count(op) == 1) << op;
-    EXPECT_EQ(fields->Resolved()->Property("fatal") != nullptr, fatal.count(op) == 1) << op;
-    EXPECT_FALSE(fields->Resolved()->additional_allowed) << op;
-  }
 }
 
 }  // namespace

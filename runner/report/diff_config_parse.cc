@@ -1,12 +1,12 @@
-#include "runner/scenario/diff_config_parse.h"
+#include "runner/report/diff_config_parse.h"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
-#include "runner/scenario/json_schema.h"
-#include "runner/scenario/schema_validator.h"
-#include "runner/scenario/yaml_loader.h"
+#include "runner/yaml/json_schema.h"
+#include "runner/yaml/schema_validator.h"
+#include "runner/yaml/yaml_loader.h"
 
 namespace vmm::embedded {
 extern const char* const kDiffConfigSchema;

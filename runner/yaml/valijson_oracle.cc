@@ -1,4 +1,4 @@
-#include "runner/scenario/valijson_oracle.h"
+#include "runner/yaml/valijson_oracle.h"
 
 #include <yaml-cpp/yaml.h>
 

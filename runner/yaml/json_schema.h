@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "runner/base/status.h"
-#include "runner/scenario/yaml_value.h"
+#include "runner/yaml/yaml_value.h"
 
 namespace vmm {
 

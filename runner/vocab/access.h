@@ -1,0 +1,34 @@
+// Words shared by the plan, the engines and the reports: the access a mapping grants and the
+// result of a graph-exec update. Plain enums with their file/report spellings; no engine here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace vmm {
+
+// cuMemSetAccess flags: none, read (CU_MEM_ACCESS_FLAGS_PROT_READ), read_write.
+enum class Access : uint8_t { kNone, kRead, kReadWrite };
+// "none", "read", "read_write" (the scenario and report spelling).
+const char* AccessName(Access access);
+// Inverse of AccessName; false when `name` is not one of them.
+bool ParseAccess(const std::string& name, Access* out);
+
+// cudaGraphExecUpdateResult, by the same names.
+enum class UpdateCode {
+  kSuccess,
+  kError,
+  kErrorTopologyChanged,
+  kErrorNodeTypeChanged,
+  kErrorFunctionChanged,
+  kErrorParametersChanged,
+  kErrorNotSupported,
+  kErrorUnsupportedFunctionChange,
+  kErrorAttributesChanged,
+};
+// "success", "error_topology_changed", ... (the scenario and report spelling).
+const char* UpdateCodeName(UpdateCode code);
+// Inverse of UpdateCodeName; false when `name` is not one of them.
+bool ParseUpdateCode(const std::string& name, UpdateCode* out);
+
+}  // namespace vmm

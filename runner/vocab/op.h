@@ -1,0 +1,67 @@
+// Op: the kinds of scenario step, and what each one is, derived from ops.def (the op table).
+//
+// Every property an op has (its name, family, whether it can be captured, which common keys it
+// takes, whether its record carries a verdict, how a diff names its actual) is read from
+// Describe(op); nothing else in vmm-run keeps a list of ops. Switches over Op have no `default:`,
+// so the compiler names every place a new op must be handled.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace vmm {
+
+enum class Op : uint8_t {
+#define VMM_OP(Enum, name, Family, Flags, label) Enum,
+#include "runner/vocab/ops.def"
+#undef VMM_OP
+};
+
+enum class OpFamily : uint8_t {
+  kMemory,  // reserve, free, create, release, map, set_access, unmap: one driver call each
+  kKernel,  // fill, matmul: work on the stream
+  kGraph,   // capture, instantiate, replay, update, destroy_*
+  kData,    // snapshot
+  kCheck,   // check_*
+  kWait,    // synchronize
+};
+
+// Bit flags of an op (see ops.def for their meaning).
+enum OpFlag : uint32_t {
+  kCapturable = 1u << 0,
+  kRepeat = 1u << 1,
+  kFatal = 1u << 2,
+  kExpect = 1u << 3,
+  kAsync = 1u << 4,
+  kVerdict = 1u << 5,
+  kDriver = 1u << 6,
+};
+
+struct OpInfo {
+  Op op;
+  const char* name;  // "reserve", "set_access", ...: the spelling in files and reports
+  OpFamily family;
+  uint32_t flags;
+  const char* actual_label;  // diff's name for an exactly compared `actual`; nullptr: verdict only
+
+  bool has(OpFlag flag) const { return (flags & flag) != 0; }
+};
+
+// The row of `op` in the op table. Always valid for a value of Op.
+const OpInfo& Describe(Op op);
+// Every row, in table order (the schema's op order).
+std::span<const OpInfo> AllOps();
+
+// "reserve", "set_access", ... (the spelling used in files and reports).
+const char* OpName(Op op);
+// The op spelled `name`; false when there is none.
+bool ParseOpName(std::string_view name, Op* out);
+// The row of the op spelled `name` (as written in a report), or nullptr.
+const OpInfo* FindOp(std::string_view name);
+
+inline bool IsMemoryOp(Op op) { return Describe(op).family == OpFamily::kMemory; }
+// True for the ops whose record carries a verdict (checks and update).
+inline bool IsCheckOp(Op op) { return Describe(op).has(kVerdict); }
+
+}  // namespace vmm

@@ -1,0 +1,45 @@
+#include "runner/vocab/op.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace vmm {
+namespace {
+
+TEST(OpTableTest, NamesRoundTripAndAreUnique) {
+  std::set<std::string> seen;
+  for (const OpInfo& info : AllOps()) {
+    EXPECT_TRUE(seen.insert(info.name).second) << info.name;
+    Op parsed;
+    ASSERT_TRUE(ParseOpName(info.name, &parsed)) << info.name;
+    EXPECT_EQ(parsed, info.op);
+    EXPECT_EQ(&Describe(info.op), &info);
+  }
+  Op unused;
+  EXPECT_FALSE(ParseOpName("mapp", &unused));
+  EXPECT_EQ(FindOp("Map"), nullptr);
+}
+
+TEST(OpTableTest, FamiliesAndFlagsStateWhatTheExecutorRelies) {
+  // The memory family is what runs in bursts: exactly the seven VMM calls.
+  std::set<std::string> memory;
+  for (const OpInfo& info : AllOps())
+    if (info.family == OpFamily::kMemory) memory.insert(info.name);
+  EXPECT_EQ(memory, (std::set<std::string>{"reserve", "free", "create", "release", "map",
+                                           "set_access", "unmap"}));
+  for (const OpInfo& info : AllOps()) {
+    // Only checks and update carry a verdict, and only a verdict can be fatal or expected.
+    if (info.has(kFatal)) EXPECT_TRUE(info.has(kVerdict)) << info.name;
+    if (info.actual_label != nullptr) EXPECT_TRUE(info.has(kVerdict)) << info.name;
+    // What a capture can record is work on the stream.
+    if (info.has(kCapturable)) EXPECT_EQ(info.family, OpFamily::kKernel) << info.name;
+  }
+  EXPECT_TRUE(IsCheckOp(Op::kUpdate));
+  EXPECT_FALSE(IsCheckOp(Op::kSnapshot));
+  EXPECT_FALSE(Describe(Op::kCheckAddress).has(kDriver));  // compares recorded addresses only
+}
+
+}  // namespace
+}  // namespace vmm
