@@ -31,4 +31,10 @@ std::string FormatBytes(uint64_t bytes) {
   return std::to_string(bytes) + " " + kUnits[unit];
 }
 
+std::string FormatShape(const std::vector<uint64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
 }  // namespace vmm

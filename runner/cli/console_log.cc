@@ -1,47 +1,14 @@
 #include "runner/cli/console_log.h"
 
 #include <cstdio>
-#include <variant>
 
 #include "runner/base/format.h"
+#include "runner/exec/executor.h"
 
 namespace vmm {
 namespace {
 
 using report::StepRecord;
-
-// The value of detail `key` as text, or "" when absent.
-std::string Detail(const report::Details& details, const std::string& key) {
-  for (const auto& [k, v] : details) {
-    if (k != key) continue;
-    if (const auto* s = std::get_if<std::string>(&v)) return *s;
-    if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
-    if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
-    if (const auto* d = std::get_if<double>(&v)) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.3g", *d);
-      return buf;
-    }
-  }
-  return "";
-}
-
-std::string Address(const StepRecord& record, const std::string& key) {
-  for (const auto& [k, v] : record.addresses)
-    if (k == key) return std::get<std::string>(v);
-  return "?";
-}
-
-std::string Verdict(const StepRecord& record) {
-  if (!record.check) return "";
-  return record.check->verdict == report::Verdict::kPass ? "PASS" : "FAIL";
-}
-
-std::string Sync(const StepRecord& record) {
-  return Detail(record.details, "waited_for_work") == "true"
-             ? "waited " + Detail(record.details, "wait_us") + " µs for in-flight work"
-             : "no work in flight";
-}
 
 std::string Timing(const StepRecord& record) {
   std::string t = FormatMicros(record.wall_us);
@@ -67,84 +34,6 @@ std::string FormatMicros(double us) {
   return buf;
 }
 
-std::string ConsoleLog::Describe(const PlanStep& step, const StepRecord& record) const {
-  auto buffer = [&](int slot) { return plan_.buffers[slot].name; };
-  const report::CheckRecord* check = record.check ? &*record.check : nullptr;
-  switch (step.op) {
-    case Op::kReserve:
-      return "va " + Address(record, "va") + " · " + FormatBytes(step.size);
-    case Op::kFree:
-      return buffer(step.buffer) + " · " + FormatBytes(step.size);
-    case Op::kCreate:
-      return plan_.allocs[step.alloc] + " · " + FormatBytes(step.size);
-    case Op::kRelease:
-      return plan_.allocs[step.alloc] + " · " + Sync(record);
-    case Op::kMap:
-      return "va " + Address(record, "va") + " ← " + plan_.allocs[step.alloc] + " · " +
-             FormatBytes(step.size);
-    case Op::kSetAccess:
-      return buffer(step.buffer) + " " + Detail(record.details, "access") + " over " +
-             FormatBytes(step.size);
-    case Op::kUnmap:
-      return buffer(step.buffer) + " · " + Sync(record);
-    case Op::kFill:
-      return buffer(step.buffer) + " ← seed " + std::to_string(step.seed) + " · " +
-             Detail(record.details, "elements") + " elements";
-    case Op::kMatmul:
-      return buffer(step.c) + " = " + buffer(step.a) + "·" + buffer(step.b) + " · " +
-             std::to_string(step.m) + "×" + std::to_string(step.n) + "×" + std::to_string(step.k);
-    case Op::kCapture:
-      return "graph " + plan_.graphs[step.graph] + " · " + Detail(record.details, "nodes") +
-             " node(s)";
-    case Op::kInstantiate:
-      return plan_.graphs[step.graph] + " → exec " + plan_.execs[step.exec];
-    case Op::kReplay:
-      return "exec " + plan_.execs[step.exec];
-    case Op::kUpdate:
-      return check ? Verdict(record) + "  result " + check->actual + " (expected " +
-                         check->expected + ")"
-                   : "";
-    case Op::kDestroyGraph:
-      return plan_.graphs[step.graph];
-    case Op::kDestroyExec:
-      return plan_.execs[step.exec];
-    case Op::kSynchronize:
-      return "";
-    case Op::kSnapshot:
-      return buffer(step.buffer) + " → " + plan_.snapshots[step.snapshot] + " · hash " +
-             Detail(record.details, "data_hash");
-    case Op::kCheckMatmul:
-      return check ? Verdict(record) + "  " + Detail(record.details, "elements") + " elements vs " +
-                         Detail(record.details, "method") + ", " +
-                         std::to_string(check->mismatch_count) + " outside the error bound" +
-                         " (max error " + Detail(record.details, "max_error_over_bound") +
-                         " of bound)"
-                   : "";
-    case Op::kCheckEqual:
-      return check ? Verdict(record) + "  equal: " + (check->actual == "equal" ? "YES" : "NO") +
-                         " (" + std::to_string(check->mismatch_count) + " of " +
-                         Detail(record.details, "elements") + " differ; expected " +
-                         check->expected + ")"
-                   : "";
-    case Op::kCheckAddress: {
-      if (!check) return "";
-      std::string addrs;
-      for (const auto& [k, v] : record.addresses)
-        addrs += (addrs.empty() ? "" : ", ") + std::get<std::string>(v);
-      return Verdict(record) + "  same: " + (check->actual == "same" ? "YES" : "NO") + " (" +
-             addrs + "; expected " + check->expected + ")";
-    }
-    case Op::kCheckKernelParams: {
-      if (!check) return "";
-      std::string diff = Detail(record.details, "first_difference");
-      return Verdict(record) + "  " + check->actual + " · " + Detail(record.details, "nodes") +
-             " node(s), " + Detail(record.details, "arg_bytes_compared") + " argument bytes" +
-             (diff.empty() ? "" : " · " + diff) + " (expected " + check->expected + ")";
-    }
-  }
-  return "";
-}
-
 void ConsoleLog::OnStep(const PlanStep& step, const StepRecord& record) {
   char head[16];
   std::snprintf(head, sizeof head, "%4d  ", step.index);
@@ -162,7 +51,7 @@ void ConsoleLog::OnStep(const PlanStep& step, const StepRecord& record) {
     out_ << "FAILED: " << record.error << "\n";
     return;
   }
-  out_ << Describe(step, record) << "  [" << Timing(record) << "]\n";
+  out_ << DescribeStepOutcome(plan_, step, record) << "  [" << Timing(record) << "]\n";
   if (record.check) {
     for (const report::Mismatch& m : record.check->mismatches)
       out_ << "        element " << m.index << ": want " << m.want << ", got " << m.got << "\n";

@@ -23,8 +23,6 @@ class ConsoleLog : public StepObserver {
                            std::ostream& out);
 
  private:
-  std::string Describe(const PlanStep& step, const report::StepRecord& record) const;
-
   const Plan& plan_;
   std::ostream& out_;
 };

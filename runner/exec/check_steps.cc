@@ -2,12 +2,14 @@
 // the engine's kernels; the engine's device checksum is cross-checked against a host hash of the
 // same bytes, so a wrong checksum kernel cannot hide.
 #include <cstring>
+#include <variant>
 
 #include "kernels/datagen.h"
 #include "runner/base/format.h"
 #include "runner/base/stopwatch.h"
 #include "runner/exec/matmul_check.h"
 #include "runner/exec/run_state.h"
+#include "runner/exec/step_text.h"
 
 namespace vmm {
 namespace {
@@ -177,39 +179,91 @@ Status CheckKernelParams(const PlanStep& step, RunState& state, StepRecord& reco
   return Status::Ok();
 }
 
-}  // namespace
-
-Status RunCheckStep(const PlanStep& step, RunState& state, StepRecord& record) {
+// Each check runs timed into record.wall_us.
+template <typename Check>
+Status TimedCheck(StepRecord& record, Check&& check) {
   Stopwatch watch;
-  Status status;
-  switch (step.op) {
-    case Op::kSnapshot: {
-      Snapshot snap;
-      status = ReadBuffer(state, step.buffer, &snap.words, &snap.hash);
-      if (status.ok()) {
-        record.details.emplace_back("elements", static_cast<int64_t>(snap.words.size()));
-        record.details.emplace_back("data_hash", Hex(snap.hash));
-        state.snapshots[step.snapshot] = std::move(snap);
-      }
-      break;
-    }
-    case Op::kCheckMatmul:
-      status = CheckMatmul(step, state, record);
-      break;
-    case Op::kCheckEqual:
-      status = CheckEqual(step, state, record);
-      break;
-    case Op::kCheckAddress:
-      status = CheckAddress(step, state, record);
-      break;
-    case Op::kCheckKernelParams:
-      status = CheckKernelParams(step, state, record);
-      break;
-    default:
-      return InternalError(std::string("RunCheckStep got op ") + OpName(step.op));
-  }
+  Status status = check();
   record.wall_us = watch.ElapsedUs();
   return status;
+}
+
+}  // namespace
+
+template <>
+Status RunStep<Op::kSnapshot>(const PlanStep& step, RunState& state, StepRecord& record) {
+  return TimedCheck(record, [&] {
+    Snapshot snap;
+    VMM_RETURN_IF_ERROR(ReadBuffer(state, step.buffer, &snap.words, &snap.hash));
+    record.details.emplace_back("elements", static_cast<int64_t>(snap.words.size()));
+    record.details.emplace_back("data_hash", Hex(snap.hash));
+    state.snapshots[step.snapshot] = std::move(snap);
+    return Status::Ok();
+  });
+}
+
+template <>
+Status RunStep<Op::kCheckMatmul>(const PlanStep& step, RunState& state, StepRecord& record) {
+  return TimedCheck(record, [&] { return CheckMatmul(step, state, record); });
+}
+
+template <>
+Status RunStep<Op::kCheckEqual>(const PlanStep& step, RunState& state, StepRecord& record) {
+  return TimedCheck(record, [&] { return CheckEqual(step, state, record); });
+}
+
+template <>
+Status RunStep<Op::kCheckAddress>(const PlanStep& step, RunState& state, StepRecord& record) {
+  return TimedCheck(record, [&] { return CheckAddress(step, state, record); });
+}
+
+template <>
+Status RunStep<Op::kCheckKernelParams>(const PlanStep& step, RunState& state, StepRecord& record) {
+  return TimedCheck(record, [&] { return CheckKernelParams(step, state, record); });
+}
+
+template <>
+std::string DescribeStep<Op::kSnapshot>(const Plan& plan, const PlanStep& step,
+                                        const StepRecord& r) {
+  return plan.buffers[step.buffer].name + " → " + plan.snapshots[step.snapshot] + " · hash " +
+         DetailText(r, "data_hash");
+}
+
+template <>
+std::string DescribeStep<Op::kCheckMatmul>(const Plan&, const PlanStep&, const StepRecord& r) {
+  if (!r.check) return "";
+  return VerdictText(r) + "  " + DetailText(r, "elements") + " elements vs " +
+         DetailText(r, "method") + ", " + std::to_string(r.check->mismatch_count) +
+         " outside the error bound (max error " + DetailText(r, "max_error_over_bound") +
+         " of bound)";
+}
+
+template <>
+std::string DescribeStep<Op::kCheckEqual>(const Plan&, const PlanStep&, const StepRecord& r) {
+  if (!r.check) return "";
+  return VerdictText(r) + "  equal: " + (r.check->actual == "equal" ? "YES" : "NO") + " (" +
+         std::to_string(r.check->mismatch_count) + " of " + DetailText(r, "elements") +
+         " differ; expected " + r.check->expected + ")";
+}
+
+template <>
+std::string DescribeStep<Op::kCheckAddress>(const Plan&, const PlanStep&, const StepRecord& r) {
+  if (!r.check) return "";
+  std::string addrs;
+  for (const auto& [k, v] : r.addresses)
+    addrs += (addrs.empty() ? "" : ", ") + std::get<std::string>(v);
+  return VerdictText(r) + "  same: " + (r.check->actual == "same" ? "YES" : "NO") + " (" + addrs +
+         "; expected " + r.check->expected + ")";
+}
+
+template <>
+std::string DescribeStep<Op::kCheckKernelParams>(const Plan&, const PlanStep&,
+                                                 const StepRecord& r) {
+  if (!r.check) return "";
+  const std::string diff = DetailText(r, "first_difference");
+  return VerdictText(r) + "  " + r.check->actual + " · " + DetailText(r, "nodes") + " node(s), " +
+         DetailText(r, "arg_bytes_compared") + " argument bytes" +
+         (diff.empty() ? "" : " · " + diff) + " (expected " + r.check->expected + ")";
 }
 
 }  // namespace vmm

@@ -24,32 +24,6 @@ namespace {
 using report::StepRecord;
 using report::StepStatus;
 
-Status Dispatch(const PlanStep& step, RunState& state, StepRecord& record) {
-  if (IsMemoryOp(step.op)) return RunVmmStep(step, state, record);
-  switch (step.op) {
-    case Op::kFill:
-    case Op::kMatmul:
-      return RunKernelStep(step, state, record);
-    case Op::kCapture:
-    case Op::kInstantiate:
-    case Op::kReplay:
-    case Op::kUpdate:
-    case Op::kDestroyGraph:
-    case Op::kDestroyExec:
-    case Op::kSynchronize:
-      return RunGraphStep(step, state, record);
-    case Op::kSnapshot:
-    case Op::kCheckMatmul:
-    case Op::kCheckEqual:
-    case Op::kCheckAddress:
-    case Op::kCheckKernelParams:
-      return RunCheckStep(step, state, record);
-    default:  // the VMM ops, handled above
-      break;
-  }
-  return InternalError(std::string("Dispatch got op ") + OpName(step.op));
-}
-
 // The fields that say which step a record is about.
 void SetStepIdentity(const PlanStep& step, StepRecord& record) {
   record.index = step.index;
@@ -59,7 +33,30 @@ void SetStepIdentity(const PlanStep& step, StepRecord& record) {
   record.line = step.line;
 }
 
+using StepRunner = Status (*)(const PlanStep&, RunState&, StepRecord&);
+using StepDescriber = std::string (*)(const Plan&, const PlanStep&, const StepRecord&);
+
+// Indexed by Op, from the op table.
+constexpr StepRunner kRunners[] = {
+#define VMM_OP(Enum, name, Family, Flags, label) &RunStep<Op::Enum>,
+#include "runner/vocab/ops.def"
+#undef VMM_OP
+};
+constexpr StepDescriber kDescribers[] = {
+#define VMM_OP(Enum, name, Family, Flags, label) &DescribeStep<Op::Enum>,
+#include "runner/vocab/ops.def"
+#undef VMM_OP
+};
+
 }  // namespace
+
+Status Dispatch(const PlanStep& step, RunState& state, StepRecord& record) {
+  return kRunners[static_cast<size_t>(step.op)](step, state, record);
+}
+
+std::string DescribeStepOutcome(const Plan& plan, const PlanStep& step, const StepRecord& record) {
+  return kDescribers[static_cast<size_t>(step.op)](plan, step, record);
+}
 
 StepRecord NewStepRecord(const PlanStep& step) {
   StepRecord record;

@@ -15,6 +15,7 @@
 // Not thread-safe; one Executor per run.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "runner/engine/engine.h"
@@ -34,6 +35,10 @@ struct RunOutcome {
   std::vector<report::StepRecord> steps;
   report::Summary summary;  // exit_code: 0 pass, 1 a check failed, 4 a step failed
 };
+
+// The console's one-line account of a finished step ("va 0x7f.. ← pA1 · 2 MiB"), by its op.
+std::string DescribeStepOutcome(const Plan& plan, const PlanStep& step,
+                                const report::StepRecord& record);
 
 // Runs `plan` on `engine`. `observer` may be null.
 RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer);

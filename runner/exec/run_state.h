@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "runner/engine/engine.h"
@@ -61,11 +62,31 @@ void RecordVmmStep(const PlanStep& step, const HotVmmStep& done, bool ok, RunSta
 // A record with the step's identity (index, name, op, line) and room for its facts.
 report::StepRecord NewStepRecord(const PlanStep& step);
 
-// Runs one step's engine work and fills `record` (status, timings, addresses, details, check).
-// Returns the engine's error when the step failed at run time; a failed check is not an error.
+// The executor's handler of op `op`: runs the step's engine work and fills `record` (status,
+// timings, addresses, details, check). Returns the engine's error when the step failed at run
+// time; a failed check is not an error. One specialization per row of ops.def, defined in the
+// file of the op's family (vmm_steps.cc, kernel_steps.cc, graph_steps.cc, check_steps.cc): a row
+// without one is a link error that names the op.
+template <Op op>
+Status RunStep(const PlanStep& step, RunState& state, report::StepRecord& record);
+
+// The console's one-line account of a finished step of op `op` ("va 0x7f.. · 2 MiB"), from the
+// plan and the record; defined next to RunStep<op>.
+template <Op op>
+std::string DescribeStep(const Plan& plan, const PlanStep& step, const report::StepRecord& record);
+
+#define VMM_OP(Enum, name, Family, Flags, label)                                               \
+  template <>                                                                                  \
+  Status RunStep<Op::Enum>(const PlanStep& step, RunState& state, report::StepRecord& record); \
+  template <>                                                                                  \
+  std::string DescribeStep<Op::Enum>(const Plan& plan, const PlanStep& step,                   \
+                                     const report::StepRecord& record);
+#include "runner/vocab/ops.def"
+#undef VMM_OP
+
+// Runs `step` once through its op's RunStep (the op table's dispatch).
+Status Dispatch(const PlanStep& step, RunState& state, report::StepRecord& record);
+// The memory-family handler shared by the seven VMM ops: compile, call, record.
 Status RunVmmStep(const PlanStep& step, RunState& state, report::StepRecord& record);
-Status RunKernelStep(const PlanStep& step, RunState& state, report::StepRecord& record);
-Status RunGraphStep(const PlanStep& step, RunState& state, report::StepRecord& record);
-Status RunCheckStep(const PlanStep& step, RunState& state, report::StepRecord& record);
 
 }  // namespace vmm

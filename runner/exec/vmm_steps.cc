@@ -5,10 +5,14 @@
 // two engine calls the executor touches one line of its own data, reads the clock once and stores
 // a few words: the driver calls in between leave the caches cold, and every line the runner
 // touches there is a miss that a raw loop of driver calls would not pay.
+//
+// Each memory op is one MemoryOp<op> specialization: its engine call (Call), its report fields
+// (Record) and its console line (Describe). The op table's rows index the call tables below.
 #include <chrono>
 
 #include "runner/base/format.h"
 #include "runner/exec/run_state.h"
+#include "runner/exec/step_text.h"
 
 namespace vmm {
 namespace {
@@ -26,53 +30,136 @@ void AddSync(const HotVmmStep& done, StepRecord& record) {
   record.details.emplace_back("wait_us", done.wait_us);
 }
 
-// The engine call of one compiled step and the run state it changes.
-Status Call(HotVmmStep& s, RunState& state) {
-  Engine& engine = state.engine;
-  switch (s.op) {
-    case Op::kReserve: {
-      DevicePtr va = 0;
-      Status status = engine.Reserve(s.size, s.aux, &va);
-      if (status.ok()) state.buffer_va[s.buffer] = s.result = va;
-      return status;
-    }
-    case Op::kFree: {
-      Status status = engine.Free(state.buffer_va[s.buffer], s.size);
-      if (status.ok()) state.buffer_va[s.buffer] = 0;
-      return status;
-    }
-    case Op::kCreate: {
-      AllocHandle handle;
-      Status status = engine.Create(s.size, &handle);
-      if (status.ok()) {
-        state.allocs[s.alloc] = handle;
-        s.result = handle.value;
-      }
-      return status;
-    }
-    case Op::kRelease: {
-      SyncNote note;
-      Status status = engine.Release(state.allocs[s.alloc], &note);
-      s.waited = note.waited;
-      s.wait_us = note.wait_us;
-      return status;
-    }
-    case Op::kMap:
-      s.result = state.buffer_va[s.buffer] + s.offset;
-      return engine.Map(s.result, s.size, s.aux, state.allocs[s.alloc]);
-    case Op::kSetAccess:
-      return engine.SetAccess(state.buffer_va[s.buffer] + s.offset, s.size, s.access);
-    case Op::kUnmap: {
-      SyncNote note;
-      Status status = engine.Unmap(state.buffer_va[s.buffer] + s.offset, s.size, &note);
-      s.waited = note.waited;
-      s.wait_us = note.wait_us;
-      return status;
-    }
-    default:
-      return InternalError(std::string("RunVmmSteps got op ") + OpName(s.op));
+// The primary template serves the ops of other families, which never reach a memory burst.
+template <Op op>
+struct MemoryOp {
+  static_assert(!IsMemoryOp(op), "a memory op needs its MemoryOp<op> specialization here");
+  static Status Call(HotVmmStep&, RunState&) {
+    return InternalError(std::string("RunVmmSteps got op ") + OpName(op));
   }
-}
+  static void Record(const PlanStep&, const HotVmmStep&, bool, RunState&, StepRecord&) {}
+};
+
+template <>
+struct MemoryOp<Op::kReserve> {
+  static Status Call(HotVmmStep& s, RunState& state) {
+    DevicePtr va = 0;
+    Status status = state.engine.Reserve(s.size, s.aux, &va);
+    if (status.ok()) state.buffer_va[s.buffer] = s.result = va;
+    return status;
+  }
+  static void Record(const PlanStep& step, const HotVmmStep& done, bool ok, RunState& state,
+                     StepRecord& record) {
+    if (!ok) return;
+    state.step_address[step.index] = done.result;
+    record.addresses.emplace_back("va", Hex(done.result));
+    record.details.emplace_back("size_bytes", static_cast<int64_t>(step.size));
+  }
+};
+
+template <>
+struct MemoryOp<Op::kFree> {
+  static Status Call(HotVmmStep& s, RunState& state) {
+    Status status = state.engine.Free(state.buffer_va[s.buffer], s.size);
+    if (status.ok()) state.buffer_va[s.buffer] = 0;
+    return status;
+  }
+  static void Record(const PlanStep&, const HotVmmStep&, bool, RunState&, StepRecord&) {}
+};
+
+template <>
+struct MemoryOp<Op::kCreate> {
+  static Status Call(HotVmmStep& s, RunState& state) {
+    AllocHandle handle;
+    Status status = state.engine.Create(s.size, &handle);
+    if (status.ok()) {
+      state.allocs[s.alloc] = handle;
+      s.result = handle.value;
+    }
+    return status;
+  }
+  static void Record(const PlanStep& step, const HotVmmStep& done, bool ok, RunState&,
+                     StepRecord& record) {
+    if (!ok) return;
+    record.addresses.emplace_back("handle", Hex(done.result));
+    record.details.emplace_back("size_bytes", static_cast<int64_t>(step.size));
+  }
+};
+
+template <>
+struct MemoryOp<Op::kRelease> {
+  static Status Call(HotVmmStep& s, RunState& state) {
+    SyncNote note;
+    Status status = state.engine.Release(state.allocs[s.alloc], &note);
+    s.waited = note.waited;
+    s.wait_us = note.wait_us;
+    return status;
+  }
+  static void Record(const PlanStep&, const HotVmmStep& done, bool ok, RunState&,
+                     StepRecord& record) {
+    if (ok) AddSync(done, record);
+  }
+};
+
+template <>
+struct MemoryOp<Op::kMap> {
+  static Status Call(HotVmmStep& s, RunState& state) {
+    s.result = state.buffer_va[s.buffer] + s.offset;
+    return state.engine.Map(s.result, s.size, s.aux, state.allocs[s.alloc]);
+  }
+  static void Record(const PlanStep& step, const HotVmmStep& done, bool ok, RunState& state,
+                     StepRecord& record) {
+    if (!ok) return;
+    state.step_address[step.index] = done.result;
+    record.addresses.emplace_back("va", Hex(done.result));
+    record.details.reserve(3);
+    record.details.emplace_back("offset_bytes", static_cast<int64_t>(step.offset));
+    record.details.emplace_back("size_bytes", static_cast<int64_t>(step.size));
+    record.details.emplace_back("alloc_offset_bytes", static_cast<int64_t>(step.alloc_offset));
+  }
+};
+
+template <>
+struct MemoryOp<Op::kSetAccess> {
+  static Status Call(HotVmmStep& s, RunState& state) {
+    return state.engine.SetAccess(state.buffer_va[s.buffer] + s.offset, s.size, s.access);
+  }
+  static void Record(const PlanStep& step, const HotVmmStep&, bool, RunState&, StepRecord& record) {
+    record.details.reserve(2);
+    record.details.emplace_back("access", std::string(AccessName(step.access)));
+    record.details.emplace_back("size_bytes", static_cast<int64_t>(step.size));
+  }
+};
+
+template <>
+struct MemoryOp<Op::kUnmap> {
+  static Status Call(HotVmmStep& s, RunState& state) {
+    SyncNote note;
+    Status status = state.engine.Unmap(state.buffer_va[s.buffer] + s.offset, s.size, &note);
+    s.waited = note.waited;
+    s.wait_us = note.wait_us;
+    return status;
+  }
+  static void Record(const PlanStep&, const HotVmmStep& done, bool ok, RunState&,
+                     StepRecord& record) {
+    if (ok) AddSync(done, record);
+  }
+};
+
+using CallFn = Status (*)(HotVmmStep&, RunState&);
+using RecordFn = void (*)(const PlanStep&, const HotVmmStep&, bool, RunState&, StepRecord&);
+
+// Indexed by Op, from the op table.
+constexpr CallFn kCalls[] = {
+#define VMM_OP(Enum, name, Family, Flags, label) &MemoryOp<Op::Enum>::Call,
+#include "runner/vocab/ops.def"
+#undef VMM_OP
+};
+constexpr RecordFn kRecords[] = {
+#define VMM_OP(Enum, name, Family, Flags, label) &MemoryOp<Op::Enum>::Record,
+#include "runner/vocab/ops.def"
+#undef VMM_OP
+};
 
 }  // namespace
 
@@ -91,7 +178,7 @@ HotVmmStep CompileVmmStep(const PlanStep& step) {
 size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* error) {
   Clock::time_point last = Clock::now();
   for (size_t i = 0; i < count; ++i) {
-    Status status = Call(steps[i], state);
+    Status status = kCalls[static_cast<size_t>(steps[i].op)](steps[i], state);
     const Clock::time_point now = Clock::now();
     steps[i].wall_us = Micros(last, now);
     last = now;
@@ -106,41 +193,7 @@ size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* err
 void RecordVmmStep(const PlanStep& step, const HotVmmStep& done, bool ok, RunState& state,
                    StepRecord& record) {
   record.wall_us = done.wall_us;
-  switch (step.op) {
-    case Op::kReserve:
-      if (!ok) break;
-      state.step_address[step.index] = done.result;
-      record.addresses.emplace_back("va", Hex(done.result));
-      record.details.emplace_back("size_bytes", static_cast<int64_t>(step.size));
-      break;
-    case Op::kFree:
-      break;
-    case Op::kCreate:
-      if (!ok) break;
-      record.addresses.emplace_back("handle", Hex(done.result));
-      record.details.emplace_back("size_bytes", static_cast<int64_t>(step.size));
-      break;
-    case Op::kRelease:
-    case Op::kUnmap:
-      if (ok) AddSync(done, record);
-      break;
-    case Op::kMap:
-      if (!ok) break;
-      state.step_address[step.index] = done.result;
-      record.addresses.emplace_back("va", Hex(done.result));
-      record.details.reserve(3);
-      record.details.emplace_back("offset_bytes", static_cast<int64_t>(step.offset));
-      record.details.emplace_back("size_bytes", static_cast<int64_t>(step.size));
-      record.details.emplace_back("alloc_offset_bytes", static_cast<int64_t>(step.alloc_offset));
-      break;
-    case Op::kSetAccess:
-      record.details.reserve(2);
-      record.details.emplace_back("access", std::string(AccessName(step.access)));
-      record.details.emplace_back("size_bytes", static_cast<int64_t>(step.size));
-      break;
-    default:
-      break;
-  }
+  kRecords[static_cast<size_t>(step.op)](step, done, ok, state, record);
 }
 
 Status RunVmmStep(const PlanStep& step, RunState& state, StepRecord& record) {
@@ -149,6 +202,54 @@ Status RunVmmStep(const PlanStep& step, RunState& state, StepRecord& record) {
   RunVmmSteps(&s, 1, state, &status);
   RecordVmmStep(step, s, status.ok(), state, record);
   return status;
+}
+
+// The seven memory ops run through RunVmmStep when they run alone (repeat, or with an observer).
+#define VMM_MEMORY_RUN(Enum)                                                            \
+  template <>                                                                           \
+  Status RunStep<Op::Enum>(const PlanStep& step, RunState& state, StepRecord& record) { \
+    return RunVmmStep(step, state, record);                                             \
+  }
+VMM_MEMORY_RUN(kReserve)
+VMM_MEMORY_RUN(kFree)
+VMM_MEMORY_RUN(kCreate)
+VMM_MEMORY_RUN(kRelease)
+VMM_MEMORY_RUN(kMap)
+VMM_MEMORY_RUN(kSetAccess)
+VMM_MEMORY_RUN(kUnmap)
+#undef VMM_MEMORY_RUN
+
+template <>
+std::string DescribeStep<Op::kReserve>(const Plan&, const PlanStep& step, const StepRecord& r) {
+  return "va " + AddressText(r, "va") + " · " + FormatBytes(step.size);
+}
+template <>
+std::string DescribeStep<Op::kFree>(const Plan& plan, const PlanStep& step, const StepRecord&) {
+  return plan.buffers[step.buffer].name + " · " + FormatBytes(step.size);
+}
+template <>
+std::string DescribeStep<Op::kCreate>(const Plan& plan, const PlanStep& step, const StepRecord&) {
+  return plan.allocs[step.alloc] + " · " + FormatBytes(step.size);
+}
+template <>
+std::string DescribeStep<Op::kRelease>(const Plan& plan, const PlanStep& step,
+                                       const StepRecord& r) {
+  return plan.allocs[step.alloc] + " · " + SyncText(r);
+}
+template <>
+std::string DescribeStep<Op::kMap>(const Plan& plan, const PlanStep& step, const StepRecord& r) {
+  return "va " + AddressText(r, "va") + " ← " + plan.allocs[step.alloc] + " · " +
+         FormatBytes(step.size);
+}
+template <>
+std::string DescribeStep<Op::kSetAccess>(const Plan& plan, const PlanStep& step,
+                                         const StepRecord& r) {
+  return plan.buffers[step.buffer].name + " " + DetailText(r, "access") + " over " +
+         FormatBytes(step.size);
+}
+template <>
+std::string DescribeStep<Op::kUnmap>(const Plan& plan, const PlanStep& step, const StepRecord& r) {
+  return plan.buffers[step.buffer].name + " · " + SyncText(r);
 }
 
 }  // namespace vmm

@@ -6,26 +6,6 @@
 #include "runner/base/format.h"
 
 namespace vmm {
-namespace {
-
-std::string ShapeText(const std::vector<uint64_t>& shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
-}
-
-// Adds `buffer` with `need` to `uses`, keeping the strongest access per buffer.
-void AddUse(std::vector<std::pair<int, Access>>* uses, int buffer, Access need) {
-  for (auto& [b, a] : *uses) {
-    if (b == buffer) {
-      if (need == Access::kReadWrite) a = need;
-      return;
-    }
-  }
-  uses->emplace_back(buffer, need);
-}
-
-}  // namespace
 
 Plan BuildPlan(const Scenario& scenario, std::vector<Diagnostic>* diagnostics) {
   const size_t first = diagnostics->size();
@@ -76,7 +56,7 @@ void PlanBuilder::DeclareBuffers() {
     for (uint64_t d : b.shape) {
       if (d == 0) ok = false;
       if (d != 0 && elements > std::numeric_limits<uint64_t>::max() / 4 / d) {
-        Error(b.loc, "buffer '" + b.name + "' is too large: shape " + ShapeText(b.shape) +
+        Error(b.loc, "buffer '" + b.name + "' is too large: shape " + FormatShape(b.shape) +
                          " does not fit in 64-bit bytes");
         ok = false;
         elements = 0;
@@ -86,7 +66,7 @@ void PlanBuilder::DeclareBuffers() {
     }
     if (b.shape.empty() || std::find(b.shape.begin(), b.shape.end(), 0) != b.shape.end()) {
       Error(b.loc, "buffer '" + b.name + "' needs a shape of positive dimensions, got " +
-                       ShapeText(b.shape));
+                       FormatShape(b.shape));
     }
     pb.elements = ok ? elements : 0;
     pb.bytes = pb.elements * 4;
@@ -162,130 +142,27 @@ int PlanBuilder::ResolveBuffer(const Located<std::string>& ref, const Step& step
   return -1;
 }
 
+const PlanBuilder::PlanFn PlanBuilder::kPlanners[] = {
+#define VMM_OP(Enum, name, Family, Flags, label) &PlanBuilder::PlanOp<Op::Enum>,
+#include "runner/vocab/ops.def"
+#undef VMM_OP
+};
+
 PlanStep PlanBuilder::Visit(const Step& step, int index, BufferUses* capture_uses) {
   PlanStep p = Common(step, index);
-  if (capture_uses != nullptr && step.op != Op::kFill && step.op != Op::kMatmul) {
+  if (capture_uses != nullptr && !Describe(step.op).has(kCapturable)) {
+    std::vector<std::string> capturable;
+    for (const OpInfo& info : AllOps())
+      if (info.has(kCapturable)) capturable.push_back(info.name);
+    std::string list;
+    for (size_t i = 0; i < capturable.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == capturable.size() ? " and " : ", ") + capturable[i];
     Error(step.loc, std::string("'") + OpName(step.op) +
-                        "' cannot be recorded in a capture; only fill and matmul can");
+                        "' cannot be recorded in a capture; only " + list + " can");
     return p;
   }
-  switch (step.op) {
-    case Op::kReserve:
-      Reserve(step, &p);
-      break;
-    case Op::kFree:
-      Free(step, &p);
-      break;
-    case Op::kCreate:
-      Create(step, &p);
-      break;
-    case Op::kRelease:
-      Release(step, &p);
-      break;
-    case Op::kMap:
-      Map(step, &p);
-      break;
-    case Op::kSetAccess:
-      SetAccess(step, &p);
-      break;
-    case Op::kUnmap:
-      Unmap(step, &p);
-      break;
-    case Op::kFill:
-    case Op::kMatmul:
-    case Op::kCheckMatmul:
-      Kernel(step, &p, capture_uses);
-      break;
-    case Op::kCapture:
-      Capture(step, &p);
-      break;
-    case Op::kInstantiate:
-    case Op::kReplay:
-    case Op::kUpdate:
-    case Op::kDestroyGraph:
-    case Op::kDestroyExec:
-      Graphs(step, &p);
-      break;
-    case Op::kSnapshot:
-      Snapshot(step, &p);
-      break;
-    case Op::kCheckEqual:
-      CheckEqual(step, &p);
-      break;
-    case Op::kCheckAddress:
-      CheckAddress(step, index, &p);
-      break;
-    case Op::kCheckKernelParams:
-      CheckKernelParams(step, &p);
-      break;
-    case Op::kSynchronize:
-      break;
-  }
-  Expectation(step, &p);
+  (this->*kPlanners[static_cast<size_t>(step.op)])(step, &p, capture_uses);
   return p;
-}
-
-void PlanBuilder::Kernel(const Step& step, PlanStep* p, BufferUses* capture_uses) {
-  const std::string op = OpName(step.op);
-  if (step.op == Op::kFill) {
-    p->buffer = ResolveBuffer(step.buffer, step);
-    p->seed = step.seed.value;
-    if (p->buffer < 0) return;
-    if (capture_uses != nullptr) return AddUse(capture_uses, p->buffer, Access::kReadWrite);
-    return Use(p->buffer, Access::kReadWrite, op + " writes", At(step.buffer, step));
-  }
-  p->a = ResolveBuffer(step.a, step);
-  p->b = ResolveBuffer(step.b, step);
-  p->c = ResolveBuffer(step.c, step);
-  if (p->a < 0 || p->b < 0 || p->c < 0 || !MatmulShapes(step, p)) return;
-  const Access out = step.op == Op::kMatmul ? Access::kReadWrite : Access::kRead;
-  if (capture_uses != nullptr) {
-    AddUse(capture_uses, p->a, Access::kRead);
-    AddUse(capture_uses, p->b, Access::kRead);
-    AddUse(capture_uses, p->c, out);
-    return;
-  }
-  Use(p->a, Access::kRead, op + " reads", At(step.a, step));
-  if (p->b != p->a) Use(p->b, Access::kRead, op + " reads", At(step.b, step));
-  Use(p->c, out, op + (out == Access::kRead ? " reads" : " writes"), At(step.c, step));
-}
-
-bool PlanBuilder::MatmulShapes(const Step& step, PlanStep* p) {
-  const std::string op = OpName(step.op);
-  const PlanBuffer& a = plan_.buffers[p->a];
-  const PlanBuffer& b = plan_.buffers[p->b];
-  const PlanBuffer& c = plan_.buffers[p->c];
-  bool ok = true;
-  const std::pair<const PlanBuffer*, const Located<std::string>*> operands[] = {
-      {&a, &step.a}, {&b, &step.b}, {&c, &step.c}};
-  for (const auto& [buf, field] : operands) {
-    if (buf->shape.size() != 2) {
-      Error(At(*field, step),
-            op + " needs 2-D buffers, but '" + buf->name + "' has shape " + ShapeText(buf->shape));
-      ok = false;
-    }
-  }
-  if (!ok) return false;
-  if (step.op == Op::kMatmul && (p->c == p->a || p->c == p->b)) {
-    Error(At(step.c, step), "matmul output '" + c.name + "' is also an input; use another buffer");
-    return false;
-  }
-  if (a.shape[1] != b.shape[0]) {
-    Error(At(step.b, step), op + " shapes disagree: '" + a.name + "' is " + ShapeText(a.shape) +
-                                " so '" + b.name + "' needs " + std::to_string(a.shape[1]) +
-                                " rows, got " + ShapeText(b.shape));
-    return false;
-  }
-  if (c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1]) {
-    Error(At(step.c, step), op + " shapes disagree: '" + c.name + "' must be " +
-                                ShapeText({a.shape[0], b.shape[1]}) + " (rows of '" + a.name +
-                                "' by columns of '" + b.name + "'), got " + ShapeText(c.shape));
-    return false;
-  }
-  p->m = static_cast<uint32_t>(a.shape[0]);
-  p->k = static_cast<uint32_t>(a.shape[1]);
-  p->n = static_cast<uint32_t>(b.shape[1]);
-  return true;
 }
 
 }  // namespace vmm

@@ -9,6 +9,7 @@
 // Internal to runner/plan; use BuildPlan.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -31,7 +32,7 @@ class PlanBuilder {
   // Buffers a graph's kernels touch, with the access each needs (read or read_write).
   using BufferUses = std::vector<std::pair<int, Access>>;
 
-  // plan_builder.cc: driver, names, kernels, graphs, checks.
+  // plan_builder.cc: driver, names; plan_kernels.cc, plan_graphs.cc, plan_checks.cc: the ops.
   void Error(const SourceLoc& loc, std::string message);
   template <typename T>
   static const SourceLoc& At(const Located<T>& field, const Step& step) {
@@ -41,16 +42,28 @@ class PlanBuilder {
   void IndexStepNames(const std::vector<Step>& steps);
   PlanStep Common(const Step& step, int index) const;
   PlanStep Visit(const Step& step, int index, BufferUses* capture_uses);
+
+  // Resolves and checks one step of op `op` and simulates its effect. One specialization per row
+  // of ops.def, in the file of the op's family (plan_memory.cc, plan_kernels.cc, plan_graphs.cc,
+  // plan_checks.cc): a row without one is a link error that names the op. `capture_uses` is
+  // non-null inside a capture body (kernels record the buffers they touch there).
+  template <Op op>
+  void PlanOp(const Step& step, PlanStep* p, BufferUses* capture_uses);
+  using PlanFn = void (PlanBuilder::*)(const Step&, PlanStep*, BufferUses*);
+  static const PlanFn kPlanners[];  // indexed by Op, from the op table
+
+  // Decodes `expect` into p->expect: `choices` are the allowed words, the first is the default.
+  void DecodeExpect(const Step& step, PlanStep* p,
+                    std::initializer_list<std::pair<const char*, enum Expectation>> choices);
   int ResolveBuffer(const Located<std::string>& ref, const Step& step);
   void Kernel(const Step& step, PlanStep* p, BufferUses* capture_uses);
   bool MatmulShapes(const Step& step, PlanStep* p);
-  void Capture(const Step& step, PlanStep* p);
-  void Graphs(const Step& step, PlanStep* p);
+  void ResolveGraph(const Step& step, PlanStep* p);
+  void ResolveExec(const Step& step, PlanStep* p);
   void Snapshot(const Step& step, PlanStep* p);
   void CheckEqual(const Step& step, PlanStep* p);
-  void CheckAddress(const Step& step, int index, PlanStep* p);
+  void CheckAddress(const Step& step, PlanStep* p);
   void CheckKernelParams(const Step& step, PlanStep* p);
-  void Expectation(const Step& step, PlanStep* p);
 
   // plan_memory.cc: reserve, free, create, release, map, set_access, unmap; access checks.
   void Reserve(const Step& step, PlanStep* p);
@@ -96,5 +109,11 @@ class PlanBuilder {
   };
   std::unordered_map<std::string, NamedStep> step_names_;  // explicit names, first occurrence
 };
+
+#define VMM_OP(Enum, name, Family, Flags, label) \
+  template <>                                    \
+  void PlanBuilder::PlanOp<Op::Enum>(const Step& step, PlanStep* p, BufferUses* capture_uses);
+#include "runner/vocab/ops.def"
+#undef VMM_OP
 
 }  // namespace vmm

@@ -62,7 +62,8 @@ void PlanBuilder::CheckEqual(const Step& step, PlanStep* p) {
   }
 }
 
-void PlanBuilder::CheckAddress(const Step& step, int index, PlanStep* p) {
+void PlanBuilder::CheckAddress(const Step& step, PlanStep* p) {
+  const int index = p->index;
   if (step.of.size() < 2)
     Error(step.loc,
           "check_address needs at least 2 steps in 'of', got " + std::to_string(step.of.size()));
@@ -103,39 +104,52 @@ void PlanBuilder::CheckKernelParams(const Step& step, PlanStep* p) {
   }
 }
 
-void PlanBuilder::Expectation(const Step& step, PlanStep* p) {
+void PlanBuilder::DecodeExpect(
+    const Step& step, PlanStep* p,
+    std::initializer_list<std::pair<const char*, enum Expectation>> choices) {
   const std::string& e = step.expect.value;
-  auto bad = [&](const char* allowed) {
-    Error(At(step.expect, step), std::string("'expect' of ") + OpName(step.op) + " must be " +
-                                     allowed + ", got '" + e + "'");
-  };
-  switch (step.op) {
-    case Op::kCheckMatmul:
-      p->expect = Expectation::kPass;
+  p->expect = choices.begin()->second;
+  if (e.empty()) return;
+  std::string allowed;
+  for (const auto& [word, expectation] : choices) {
+    if (e == word) {
+      p->expect = expectation;
       return;
-    case Op::kCheckEqual:
-      p->expect = (e.empty() || e == "equal") ? Expectation::kEqual : Expectation::kDifferent;
-      if (!e.empty() && e != "equal" && e != "different") bad("equal or different");
-      return;
-    case Op::kCheckAddress:
-      p->expect = (e.empty() || e == "same") ? Expectation::kSame : Expectation::kDifferent;
-      if (!e.empty() && e != "same" && e != "different") bad("same or different");
-      return;
-    case Op::kCheckKernelParams:
-      p->expect =
-          (e.empty() || e == "identical") ? Expectation::kIdentical : Expectation::kDifferent;
-      if (!e.empty() && e != "identical" && e != "different") bad("identical or different");
-      return;
-    case Op::kUpdate:
-      p->expect = Expectation::kUpdateCode;
-      p->expect_update = UpdateCode::kSuccess;
-      if (!e.empty() && !ParseUpdateCode(e, &p->expect_update))
-        bad("an update result such as success");
-      return;
-    default:
-      p->expect = Expectation::kNone;
-      return;
+    }
+    allowed += (allowed.empty() ? "" : " or ") + std::string(word);
   }
+  Error(At(step.expect, step), std::string("'expect' of ") + OpName(step.op) + " must be " +
+                                   allowed + ", got '" + e + "'");
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kSnapshot>(const Step& step, PlanStep* p, BufferUses*) {
+  Snapshot(step, p);
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kCheckMatmul>(const Step& step, PlanStep* p, BufferUses* uses) {
+  Kernel(step, p, uses);
+  p->expect = Expectation::kPass;
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kCheckEqual>(const Step& step, PlanStep* p, BufferUses*) {
+  CheckEqual(step, p);
+  DecodeExpect(step, p, {{"equal", Expectation::kEqual}, {"different", Expectation::kDifferent}});
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kCheckAddress>(const Step& step, PlanStep* p, BufferUses*) {
+  CheckAddress(step, p);
+  DecodeExpect(step, p, {{"same", Expectation::kSame}, {"different", Expectation::kDifferent}});
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kCheckKernelParams>(const Step& step, PlanStep* p, BufferUses*) {
+  CheckKernelParams(step, p);
+  DecodeExpect(step, p,
+               {{"identical", Expectation::kIdentical}, {"different", Expectation::kDifferent}});
 }
 
 }  // namespace vmm

@@ -1,11 +1,25 @@
-// PlanBuilder's graph steps: capture, instantiate, replay, update, destroy_graph, destroy_exec.
-// A graph remembers the buffers its kernels touch; an exec inherits them at instantiate and takes
-// the new graph's at update, and a replay checks them against the memory state at that step.
+// PlanBuilder's graph steps: capture, instantiate, replay, update, destroy_graph, destroy_exec, and
+// synchronize. A graph remembers the buffers its kernels touch; an exec inherits them at
+// instantiate and takes the new graph's at update, and a replay checks them against the memory
+// state at that step.
 #include "runner/plan/plan_builder.h"
 
 namespace vmm {
 
-void PlanBuilder::Capture(const Step& step, PlanStep* p) {
+void PlanBuilder::ResolveGraph(const Step& step, PlanStep* p) {
+  std::string error;
+  p->graph = graphs_.Resolve(step.graph.value, &error);
+  if (p->graph < 0) Error(At(step.graph, step), error);
+}
+
+void PlanBuilder::ResolveExec(const Step& step, PlanStep* p) {
+  std::string error;
+  p->exec = execs_.Resolve(step.exec.value, &error);
+  if (p->exec < 0) Error(At(step.exec, step), error);
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kCapture>(const Step& step, PlanStep* p, BufferUses*) {
   BufferUses uses;
   if (step.steps.empty())
     Error(step.loc, "capture '" + step.graph.value + "' records nothing; add fill or matmul steps");
@@ -18,45 +32,52 @@ void PlanBuilder::Capture(const Step& step, PlanStep* p) {
   graph_uses_.push_back(std::move(uses));
 }
 
-void PlanBuilder::Graphs(const Step& step, PlanStep* p) {
+template <>
+void PlanBuilder::PlanOp<Op::kInstantiate>(const Step& step, PlanStep* p, BufferUses*) {
+  ResolveGraph(step, p);
   std::string error;
-  const bool needs_graph =
-      step.op == Op::kInstantiate || step.op == Op::kUpdate || step.op == Op::kDestroyGraph;
-  const bool needs_exec = step.op != Op::kInstantiate && step.op != Op::kDestroyGraph;
-  if (needs_graph) {
-    p->graph = graphs_.Resolve(step.graph.value, &error);
-    if (p->graph < 0) Error(At(step.graph, step), error);
-  }
-  if (needs_exec) {
-    p->exec = execs_.Resolve(step.exec.value, &error);
-    if (p->exec < 0) Error(At(step.exec, step), error);
-  }
-  switch (step.op) {
-    case Op::kInstantiate:
-      p->exec = execs_.Create(step.exec.value, step.loc.line, &error);
-      if (!error.empty()) return Error(At(step.exec, step), error);
-      exec_uses_.push_back(p->graph >= 0 ? graph_uses_[p->graph] : BufferUses{});
-      return;
-    case Op::kReplay:
-      if (p->exec < 0) return;
-      for (const auto& [buffer, need] : exec_uses_[p->exec])
-        Use(buffer, need, "replay of '" + step.exec.value + "' would touch", At(step.exec, step));
-      return;
-    case Op::kUpdate:
-      // cudaGraphExecUpdate copies the graph's parameters: from now on the exec touches its
-      // buffers.
-      if (p->exec >= 0 && p->graph >= 0) exec_uses_[p->exec] = graph_uses_[p->graph];
-      return;
-    case Op::kDestroyGraph:
-      // Execs made from the graph stay valid (CUDA semantics).
-      graphs_.End(step.graph.value, step.loc.line);
-      return;
-    case Op::kDestroyExec:
-      execs_.End(step.exec.value, step.loc.line);
-      return;
-    default:
-      return;
+  p->exec = execs_.Create(step.exec.value, step.loc.line, &error);
+  if (!error.empty()) return Error(At(step.exec, step), error);
+  exec_uses_.push_back(p->graph >= 0 ? graph_uses_[p->graph] : BufferUses{});
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kReplay>(const Step& step, PlanStep* p, BufferUses*) {
+  ResolveExec(step, p);
+  if (p->exec < 0) return;
+  for (const auto& [buffer, need] : exec_uses_[p->exec])
+    Use(buffer, need, "replay of '" + step.exec.value + "' would touch", At(step.exec, step));
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kUpdate>(const Step& step, PlanStep* p, BufferUses*) {
+  ResolveGraph(step, p);
+  ResolveExec(step, p);
+  // cudaGraphExecUpdate copies the graph's parameters: from now on the exec touches its buffers.
+  if (p->exec >= 0 && p->graph >= 0) exec_uses_[p->exec] = graph_uses_[p->graph];
+  p->expect = Expectation::kUpdateCode;
+  p->expect_update = UpdateCode::kSuccess;
+  const std::string& e = step.expect.value;
+  if (!e.empty() && !ParseUpdateCode(e, &p->expect_update)) {
+    Error(At(step.expect, step),
+          "'expect' of update must be an update result such as success, got '" + e + "'");
   }
 }
+
+template <>
+void PlanBuilder::PlanOp<Op::kDestroyGraph>(const Step& step, PlanStep* p, BufferUses*) {
+  ResolveGraph(step, p);
+  // Execs made from the graph stay valid (CUDA semantics).
+  graphs_.End(step.graph.value, step.loc.line);
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kDestroyExec>(const Step& step, PlanStep* p, BufferUses*) {
+  ResolveExec(step, p);
+  execs_.End(step.exec.value, step.loc.line);
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kSynchronize>(const Step&, PlanStep*, BufferUses*) {}
 
 }  // namespace vmm

@@ -10,12 +10,6 @@ uint64_t RoundUp(uint64_t value, uint64_t granularity) {
   return (value + granularity - 1) / granularity * granularity;
 }
 
-Access ParseAccess(const std::string& s) {
-  if (s == "read") return Access::kRead;
-  if (s == "none") return Access::kNone;
-  return Access::kReadWrite;
-}
-
 }  // namespace
 
 bool PlanBuilder::Aligned(const Located<uint64_t>& field, const char* key, uint64_t value,
@@ -203,7 +197,8 @@ bool PlanBuilder::Range(const Step& step, int buffer, PlanStep* p, ByteRange* ra
 }
 
 void PlanBuilder::SetAccess(const Step& step, PlanStep* p) {
-  p->access = ParseAccess(step.access.value);
+  p->access = Access::kReadWrite;  // the schema allows only the three words
+  ParseAccess(step.access.value, &p->access);
   p->buffer = ReservedBuffer(step);
   ByteRange range;
   if (p->buffer < 0 || !Range(step, p->buffer, p, &range)) return;
@@ -275,5 +270,19 @@ void PlanBuilder::Use(int buffer, Access need, const std::string& actor, const S
       return Error(loc, who + "is mapped read-only (set_access with read_write first)");
   }
 }
+
+#define VMM_PLAN_MEMORY(Enum, Method)                                              \
+  template <>                                                                      \
+  void PlanBuilder::PlanOp<Op::Enum>(const Step& step, PlanStep* p, BufferUses*) { \
+    Method(step, p);                                                               \
+  }
+VMM_PLAN_MEMORY(kReserve, Reserve)
+VMM_PLAN_MEMORY(kFree, Free)
+VMM_PLAN_MEMORY(kCreate, Create)
+VMM_PLAN_MEMORY(kRelease, Release)
+VMM_PLAN_MEMORY(kMap, Map)
+VMM_PLAN_MEMORY(kSetAccess, SetAccess)
+VMM_PLAN_MEMORY(kUnmap, Unmap)
+#undef VMM_PLAN_MEMORY
 
 }  // namespace vmm

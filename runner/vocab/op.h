@@ -6,6 +6,7 @@
 // so the compiler names every place a new op must be handled.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -45,13 +46,22 @@ struct OpInfo {
   uint32_t flags;
   const char* actual_label;  // diff's name for an exactly compared `actual`; nullptr: verdict only
 
-  bool has(OpFlag flag) const { return (flags & flag) != 0; }
+  constexpr bool has(OpFlag flag) const { return (flags & flag) != 0; }
 };
 
-// The row of `op` in the op table. Always valid for a value of Op.
-const OpInfo& Describe(Op op);
-// Every row, in table order (the schema's op order).
-std::span<const OpInfo> AllOps();
+// The op table itself, indexed by Op (ops.def, in its order: the schema's op order).
+inline constexpr OpInfo kOpTable[] = {
+#define VMM_OP(Enum, name, Family, Flags, label) \
+  {Op::Enum, name, OpFamily::Family, static_cast<uint32_t>(Flags), label},
+#include "runner/vocab/ops.def"
+#undef VMM_OP
+};
+
+// The row of `op` in the op table. Always valid for a value of Op; usable in constant
+// expressions (e.g. static_assert(Describe(op).family == OpFamily::kMemory)).
+constexpr const OpInfo& Describe(Op op) { return kOpTable[static_cast<size_t>(op)]; }
+// Every row, in table order.
+inline std::span<const OpInfo> AllOps() { return kOpTable; }
 
 // "reserve", "set_access", ... (the spelling used in files and reports).
 const char* OpName(Op op);
@@ -60,8 +70,8 @@ bool ParseOpName(std::string_view name, Op* out);
 // The row of the op spelled `name` (as written in a report), or nullptr.
 const OpInfo* FindOp(std::string_view name);
 
-inline bool IsMemoryOp(Op op) { return Describe(op).family == OpFamily::kMemory; }
+constexpr bool IsMemoryOp(Op op) { return Describe(op).family == OpFamily::kMemory; }
 // True for the ops whose record carries a verdict (checks and update).
-inline bool IsCheckOp(Op op) { return Describe(op).has(kVerdict); }
+constexpr bool IsCheckOp(Op op) { return Describe(op).has(kVerdict); }
 
 }  // namespace vmm

@@ -1,0 +1,70 @@
+// fill / matmul: work on the engine's stream, run directly or recorded inside a capture.
+#include "runner/base/stopwatch.h"
+#include "runner/exec/run_state.h"
+#include "runner/exec/step_text.h"
+
+namespace vmm {
+namespace {
+
+using report::StepRecord;
+
+// An async launch passes no OpTiming: timing it would mean waiting for it.
+OpTiming* TimingOut(const PlanStep& step, OpTiming* timing) {
+  return step.async ? nullptr : timing;
+}
+
+void Finish(const PlanStep& step, const OpTiming& timing, StepRecord& record) {
+  if (step.async) record.details.emplace_back("async", true);
+  if (timing.gpu_us >= 0) record.gpu_us = timing.gpu_us;
+}
+
+}  // namespace
+
+template <>
+Status RunStep<Op::kFill>(const PlanStep& step, RunState& state, StepRecord& record) {
+  const PlanBuffer& buffer = state.plan.buffers[step.buffer];
+  OpTiming timing;
+  Stopwatch watch;
+  Status status = state.engine.Fill(state.buffer_va[step.buffer], buffer.elements, step.seed,
+                                    TimingOut(step, &timing));
+  record.wall_us = watch.ElapsedUs();
+  record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));
+  record.details.emplace_back("seed", static_cast<int64_t>(step.seed));
+  Finish(step, timing, record);
+  return status;
+}
+
+template <>
+Status RunStep<Op::kMatmul>(const PlanStep& step, RunState& state, StepRecord& record) {
+  MatmulArgs args;
+  args.a = state.buffer_va[step.a];
+  args.b = state.buffer_va[step.b];
+  args.c = state.buffer_va[step.c];
+  args.m = step.m;
+  args.n = step.n;
+  args.k = step.k;
+  OpTiming timing;
+  Stopwatch watch;
+  Status status = state.engine.Matmul(args, TimingOut(step, &timing));
+  record.wall_us = watch.ElapsedUs();
+  record.details.emplace_back("m", static_cast<int64_t>(step.m));
+  record.details.emplace_back("n", static_cast<int64_t>(step.n));
+  record.details.emplace_back("k", static_cast<int64_t>(step.k));
+  Finish(step, timing, record);
+  return status;
+}
+
+template <>
+std::string DescribeStep<Op::kFill>(const Plan& plan, const PlanStep& step, const StepRecord& r) {
+  return plan.buffers[step.buffer].name + " ← seed " + std::to_string(step.seed) + " · " +
+         DetailText(r, "elements") + " elements";
+}
+
+template <>
+std::string DescribeStep<Op::kMatmul>(const Plan& plan, const PlanStep& step, const StepRecord&) {
+  auto name = [&](int slot) { return plan.buffers[slot].name; };
+  return name(step.c) + " = " + name(step.a) + "·" + name(step.b) + " · " + std::to_string(step.m) +
+         "×" + std::to_string(step.n) + "×" + std::to_string(step.k);
+}
+
+}  // namespace vmm

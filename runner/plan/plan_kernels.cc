@@ -1,0 +1,95 @@
+// PlanBuilder's kernel steps: fill and matmul (direct, or recorded in a capture), and the operand
+// checks check_matmul shares with matmul.
+#include "runner/base/format.h"
+#include "runner/plan/plan_builder.h"
+
+namespace vmm {
+namespace {
+
+// Adds `buffer` with `need` to `uses`, keeping the strongest access per buffer.
+void AddUse(std::vector<std::pair<int, Access>>* uses, int buffer, Access need) {
+  for (auto& [b, a] : *uses) {
+    if (b == buffer) {
+      if (need == Access::kReadWrite) a = need;
+      return;
+    }
+  }
+  uses->emplace_back(buffer, need);
+}
+
+}  // namespace
+
+void PlanBuilder::Kernel(const Step& step, PlanStep* p, BufferUses* capture_uses) {
+  const std::string op = OpName(step.op);
+  if (step.op == Op::kFill) {
+    p->buffer = ResolveBuffer(step.buffer, step);
+    p->seed = step.seed.value;
+    if (p->buffer < 0) return;
+    if (capture_uses != nullptr) return AddUse(capture_uses, p->buffer, Access::kReadWrite);
+    return Use(p->buffer, Access::kReadWrite, op + " writes", At(step.buffer, step));
+  }
+  p->a = ResolveBuffer(step.a, step);
+  p->b = ResolveBuffer(step.b, step);
+  p->c = ResolveBuffer(step.c, step);
+  if (p->a < 0 || p->b < 0 || p->c < 0 || !MatmulShapes(step, p)) return;
+  const Access out = step.op == Op::kMatmul ? Access::kReadWrite : Access::kRead;
+  if (capture_uses != nullptr) {
+    AddUse(capture_uses, p->a, Access::kRead);
+    AddUse(capture_uses, p->b, Access::kRead);
+    AddUse(capture_uses, p->c, out);
+    return;
+  }
+  Use(p->a, Access::kRead, op + " reads", At(step.a, step));
+  if (p->b != p->a) Use(p->b, Access::kRead, op + " reads", At(step.b, step));
+  Use(p->c, out, op + (out == Access::kRead ? " reads" : " writes"), At(step.c, step));
+}
+
+bool PlanBuilder::MatmulShapes(const Step& step, PlanStep* p) {
+  const std::string op = OpName(step.op);
+  const PlanBuffer& a = plan_.buffers[p->a];
+  const PlanBuffer& b = plan_.buffers[p->b];
+  const PlanBuffer& c = plan_.buffers[p->c];
+  bool ok = true;
+  const std::pair<const PlanBuffer*, const Located<std::string>*> operands[] = {
+      {&a, &step.a}, {&b, &step.b}, {&c, &step.c}};
+  for (const auto& [buf, field] : operands) {
+    if (buf->shape.size() != 2) {
+      Error(At(*field, step), op + " needs 2-D buffers, but '" + buf->name + "' has shape " +
+                                  FormatShape(buf->shape));
+      ok = false;
+    }
+  }
+  if (!ok) return false;
+  if (step.op == Op::kMatmul && (p->c == p->a || p->c == p->b)) {
+    Error(At(step.c, step), "matmul output '" + c.name + "' is also an input; use another buffer");
+    return false;
+  }
+  if (a.shape[1] != b.shape[0]) {
+    Error(At(step.b, step), op + " shapes disagree: '" + a.name + "' is " + FormatShape(a.shape) +
+                                " so '" + b.name + "' needs " + std::to_string(a.shape[1]) +
+                                " rows, got " + FormatShape(b.shape));
+    return false;
+  }
+  if (c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1]) {
+    Error(At(step.c, step), op + " shapes disagree: '" + c.name + "' must be " +
+                                FormatShape({a.shape[0], b.shape[1]}) + " (rows of '" + a.name +
+                                "' by columns of '" + b.name + "'), got " + FormatShape(c.shape));
+    return false;
+  }
+  p->m = static_cast<uint32_t>(a.shape[0]);
+  p->k = static_cast<uint32_t>(a.shape[1]);
+  p->n = static_cast<uint32_t>(b.shape[1]);
+  return true;
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kFill>(const Step& step, PlanStep* p, BufferUses* capture_uses) {
+  Kernel(step, p, capture_uses);
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kMatmul>(const Step& step, PlanStep* p, BufferUses* capture_uses) {
+  Kernel(step, p, capture_uses);
+}
+
+}  // namespace vmm
