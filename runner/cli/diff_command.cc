@@ -4,7 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
-#include <iostream>
+#include <ostream>
 
 #include "runner/report/diff_config_parse.h"
 #include "runner/report/diff_run.h"
@@ -38,7 +38,7 @@ void SetupDiffCommand(CLI::App& app, DiffOptions& options) {
                  "Do not fail when backend or device differ");
 }
 
-int RunDiffCommand(const DiffOptions& options) {
+int RunDiffCommand(const DiffOptions& options, std::ostream& out, std::ostream& err) {
   report::DiffRequest request;
   request.base = options.base;
   request.now = options.now;
@@ -50,7 +50,7 @@ int RunDiffCommand(const DiffOptions& options) {
 
   StatusOr<report::FailOn> fail_on = report::ParseFailOn(options.fail_on);
   if (!fail_on.ok()) {
-    std::cerr << "error: " << fail_on.status().message() << "\n";
+    err << "error: " << fail_on.status().message() << "\n";
     return report::kDiffBadInput;
   }
   request.format.fail_on = *fail_on;
@@ -59,17 +59,17 @@ int RunDiffCommand(const DiffOptions& options) {
     std::vector<Diagnostic> diagnostics;
     std::optional<report::DiffConfig> config = LoadDiffConfigFile(options.config, &diagnostics);
     if (!config) {
-      std::cerr << FormatDiagnostics(diagnostics);
+      err << FormatDiagnostics(diagnostics);
       return report::kDiffBadInput;
     }
     request.format.config = *config;
   }
   if (options.ignore_device) request.format.config.ignore_device = true;
 
-  std::string out, err;
-  const int code = report::RunDiff(request, &out, &err);
-  std::cout << out << std::flush;
-  std::cerr << err;
+  std::string text, errors;
+  const int code = report::RunDiff(request, &text, &errors);
+  out << text << std::flush;
+  err << errors;
   return code;
 }
 

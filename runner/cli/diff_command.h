@@ -6,6 +6,7 @@
 // malformed report or config, 3 internal error. See docs/diffing.md.
 #pragma once
 
+#include <ostream>
 #include <string>
 
 namespace CLI {
@@ -25,6 +26,7 @@ struct DiffOptions {
 };
 
 void SetupDiffCommand(CLI::App& app, DiffOptions& options);
-int RunDiffCommand(const DiffOptions& options);
+// Writes results to `out` and errors to `err`; returns the exit code (runner/base/exit_code.h).
+int RunDiffCommand(const DiffOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace vmm

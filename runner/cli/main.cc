@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "runner/base/exit_code.h"
 #include "runner/cli/diff_command.h"
 #include "runner/cli/run_command.h"
 #include "runner/cli/steps_command.h"
@@ -34,6 +35,7 @@ int Main(int argc, char** argv) {
   app.set_version_flag("--version",
                        std::string("vmm-run ") + VMMRUN_VERSION + " (" + VMMRUN_GIT_SHA + ")");
   app.require_subcommand(1);
+  app.footer("Exit codes:\n" + vmm::ExitCodeTable());
 
   vmm::RunOptions run;
   vmm::ValidateOptions validate;
@@ -56,13 +58,14 @@ int Main(int argc, char** argv) {
     app.parse(static_cast<int>(cargs.size()), cargs.data());
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);  // prints help/version (code 0) or the usage error
-    return code == 0 ? 0 : 2;
+    return code == 0 ? vmm::kExitPass : vmm::kExitInputError;
   }
-  if (app.got_subcommand("run")) return vmm::RunRunCommand(run);
-  if (app.got_subcommand("validate")) return vmm::RunValidateCommand(validate);
-  if (app.got_subcommand("steps")) return vmm::RunStepsCommand(steps);
-  if (app.got_subcommand("diff")) return vmm::RunDiffCommand(diff);
-  return 2;
+  if (app.got_subcommand("run")) return vmm::RunRunCommand(run, std::cout, std::cerr);
+  if (app.got_subcommand("validate"))
+    return vmm::RunValidateCommand(validate, std::cout, std::cerr);
+  if (app.got_subcommand("steps")) return vmm::RunStepsCommand(steps, std::cout, std::cerr);
+  if (app.got_subcommand("diff")) return vmm::RunDiffCommand(diff, std::cout, std::cerr);
+  return vmm::kExitInputError;
 }
 
 }  // namespace
@@ -75,5 +78,5 @@ int main(int argc, char** argv) {
   } catch (...) {
     std::cerr << "vmm-run: internal error: unknown exception\n";
   }
-  return 3;
+  return vmm::kExitInternal;
 }

@@ -5,9 +5,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
+#include <ostream>
 #include <sstream>
 
+#include "runner/base/exit_code.h"
 #include "runner/base/format.h"
 #include "runner/cli/console_log.h"
 #include "runner/cli/provenance.h"
@@ -20,10 +21,6 @@
 
 namespace vmm {
 namespace {
-
-constexpr int kExitScenarioError = 2;
-constexpr int kExitUnavailable = 3;
-constexpr int kExitRuntime = 4;
 
 // Reads a whole file; false when it cannot be read.
 bool ReadText(const std::string& path, std::string* out) {
@@ -42,22 +39,22 @@ std::string DefaultReportPath(const RunOptions& options, const report::Report& r
 }
 
 // Validates, runs and reports one scenario; returns its exit code and appends its report.
-int RunOne(const RunOptions& options, const std::string& path,
-           std::vector<report::Report>* reports) {
+int RunOne(const RunOptions& options, const std::string& path, std::vector<report::Report>* reports,
+           std::ostream& out, std::ostream& err) {
   std::string text;
   if (!ReadText(path, &text)) {
-    std::cerr << path << ": error: cannot read the file (" << std::strerror(errno) << ")\n";
-    return kExitScenarioError;
+    err << path << ": error: cannot read the file (" << std::strerror(errno) << ")\n";
+    return kExitInputError;
   }
   std::vector<Diagnostic> diagnostics;
   std::optional<Scenario> scenario = ParseScenario(text, path, &diagnostics);
   Plan plan;
   if (scenario) plan = BuildPlan(*scenario, &diagnostics);
   if (!diagnostics.empty()) {
-    std::cerr << FormatDiagnostics(diagnostics);
-    std::cerr << path << ": " << diagnostics.size()
-              << " error(s); nothing was run (fix them, or check with `vmm-run validate`)\n";
-    return kExitScenarioError;
+    err << FormatDiagnostics(diagnostics);
+    err << path << ": " << diagnostics.size()
+        << " error(s); nothing was run (fix them, or check with `vmm-run validate`)\n";
+    return kExitInputError;
   }
 
   EngineRequest request;
@@ -66,24 +63,18 @@ int RunOne(const RunOptions& options, const std::string& path,
   request.granularity = plan.granularity;
   StatusOr<EngineChoice> choice = SelectEngine(request);
   if (!choice.ok()) {
-    std::cerr << path << ": error: " << choice.status().message() << "\n";
-    return choice.status().code() == Code::kUnavailable ? kExitUnavailable : kExitRuntime;
+    err << path << ": error: " << choice.status().message() << "\n";
+    return ExitForStatus(choice.status());
   }
   Engine& engine = *choice->engine;
   const DeviceInfo& info = engine.info();
-  if (info.granularity_min == 0 || plan.granularity % info.granularity_min != 0) {
-    std::cerr << path << ": error: the scenario's granularity " << FormatBytes(plan.granularity)
-              << " is not a multiple of the " << info.backend << " device's minimum granularity "
-              << FormatBytes(info.granularity_min) << "; set `granularity:` to a multiple of it\n";
-    return kExitScenarioError;
-  }
 
   report::Report report;
   ProvenanceInput provenance{options.argv,     path,          text, scenario->name,
                              plan.granularity, choice->reason};
   FillProvenance(provenance, info, &report);
-  if (!options.quiet) ConsoleLog::PrintHeader(report, std::cout);
-  ConsoleLog log(plan, std::cout);
+  if (!options.quiet) ConsoleLog::PrintHeader(report, out);
+  ConsoleLog log(plan, out);
   RunOutcome outcome = RunPlan(plan, engine, options.quiet ? nullptr : &log);
   choice->engine.reset();  // release everything still alive before reporting
   report.steps = std::move(outcome.steps);
@@ -95,13 +86,13 @@ int RunOne(const RunOptions& options, const std::string& path,
   std::filesystem::path parent = std::filesystem::path(report_path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   Status written = report::WriteReport(report, report_path);
-  if (!options.quiet) std::cout << "\n";
-  ConsoleLog::PrintSummary(report, written.ok() ? report_path : "", std::cout);
-  std::cout.flush();
+  if (!options.quiet) out << "\n";
+  ConsoleLog::PrintSummary(report, written.ok() ? report_path : "", out);
+  out.flush();
   int code = report.summary.exit_code;
   if (!written.ok()) {
-    std::cerr << report_path << ": error: cannot write the report: " << written.message() << "\n";
-    code = std::max(code, kExitRuntime);
+    err << report_path << ": error: cannot write the report: " << written.message() << "\n";
+    code = WorseExit(code, kExitStepFailed);
   }
   reports->push_back(std::move(report));
   return code;
@@ -129,24 +120,24 @@ void SetupRunCommand(CLI::App& app, RunOptions& options) {
   run->add_flag("-q,--quiet", options.quiet, "Print only the summary line per scenario");
 }
 
-int RunRunCommand(const RunOptions& options) {
+int RunRunCommand(const RunOptions& options, std::ostream& out, std::ostream& err) {
   if (!options.report.empty() && options.files.size() > 1) {
-    std::cerr << "error: --report names one file but " << options.files.size()
-              << " scenarios were given; use --report-dir instead\n";
-    return kExitScenarioError;
+    err << "error: --report names one file but " << options.files.size()
+        << " scenarios were given; use --report-dir instead\n";
+    return kExitInputError;
   }
   int worst = 0;
   std::vector<report::Report> reports;
   for (const std::string& file : options.files) {
-    int code = RunOne(options, file, &reports);
-    worst = std::max(worst, code);
-    if (options.files.size() > 1 && !options.quiet) std::cout << "\n";
+    int code = RunOne(options, file, &reports, out, err);
+    worst = WorseExit(worst, code);
+    if (options.files.size() > 1 && !options.quiet) out << "\n";
   }
   if (!options.junit.empty()) {
     Status s = report::WriteJUnit(reports, options.junit);
     if (!s.ok()) {
-      std::cerr << options.junit << ": error: cannot write JUnit XML: " << s.message() << "\n";
-      worst = std::max(worst, kExitRuntime);
+      err << options.junit << ": error: cannot write JUnit XML: " << s.message() << "\n";
+      worst = WorseExit(worst, kExitStepFailed);
     }
   }
   return worst;

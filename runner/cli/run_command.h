@@ -1,9 +1,9 @@
 // `vmm-run run FILE...` (also `vmm-run FILE...`): validate, run, verify, report.
 //
-// Exit codes (the worst over all files): 0 every check passed, 1 a check failed, 2 usage or
-// scenario error (nothing ran), 3 backend unavailable, 4 a step failed at run time.
+// Exit codes: runner/base/exit_code.h (with several files, the most severe by its rule).
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -25,6 +25,7 @@ struct RunOptions {
 };
 
 void SetupRunCommand(CLI::App& app, RunOptions& options);
-int RunRunCommand(const RunOptions& options);
+// Runs every file; writes the log to `out` and errors to `err`; returns the exit code.
+int RunRunCommand(const RunOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace vmm

@@ -1,8 +1,9 @@
 #include "runner/cli/steps_command.h"
 
 #include <CLI/CLI.hpp>
-#include <iostream>
+#include <ostream>
 
+#include "runner/base/exit_code.h"
 #include "runner/scenario/parse.h"
 
 namespace vmm {
@@ -14,22 +15,22 @@ void SetupStepsCommand(CLI::App& app, StepsOptions& options) {
   steps->add_flag("--schema", options.schema, "Print the scenario JSON Schema");
 }
 
-int RunStepsCommand(const StepsOptions& options) {
+int RunStepsCommand(const StepsOptions& options, std::ostream& out, std::ostream& err) {
   if (options.schema) {
-    std::cout << ScenarioSchemaText();
+    out << ScenarioSchemaText();
     return 0;
   }
   if (options.op.empty()) {
-    std::cout << DescribeSteps();
+    out << DescribeSteps();
     return 0;
   }
   std::string error;
   std::string text = DescribeStep(options.op, &error);
   if (!error.empty()) {
-    std::cerr << "error: " << error << "\n";
-    return 2;
+    err << "error: " << error << "\n";
+    return kExitInputError;
   }
-  std::cout << text;
+  out << text;
   return 0;
 }
 

@@ -2,6 +2,7 @@
 // `--schema` prints the schema itself (for editors and other tools).
 #pragma once
 
+#include <ostream>
 #include <string>
 
 namespace CLI {
@@ -16,6 +17,7 @@ struct StepsOptions {
 };
 
 void SetupStepsCommand(CLI::App& app, StepsOptions& options);
-int RunStepsCommand(const StepsOptions& options);
+// Writes results to `out` and errors to `err`; returns the exit code (runner/base/exit_code.h).
+int RunStepsCommand(const StepsOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace vmm

@@ -2,10 +2,11 @@
 
 #include <CLI/CLI.hpp>
 #include <fstream>
-#include <iostream>
 #include <optional>
+#include <ostream>
 #include <sstream>
 
+#include "runner/base/exit_code.h"
 #include "runner/base/format.h"
 #include "runner/plan/plan.h"
 #include "runner/scenario/parse.h"
@@ -25,31 +26,31 @@ void SetupValidateCommand(CLI::App& app, ValidateOptions& options) {
 namespace {
 
 // Runs valijson over `file`; prints its verdict and returns false when it rejects the file.
-bool CrossCheck(const ValijsonOracle& oracle, const std::string& file, bool ours_valid) {
+bool CrossCheck(const ValijsonOracle& oracle, const std::string& file, bool ours_valid,
+                std::ostream& out, std::ostream& err) {
   std::ifstream in(file, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
   std::vector<Diagnostic> theirs = oracle.Validate(text.str(), file);
   const bool schema_valid = theirs.empty();
-  if (!schema_valid) std::cerr << FormatDiagnostics(theirs);
-  std::cout << file << ": valijson " << (schema_valid ? "accepts" : "rejects") << " the file"
-            << (schema_valid == ours_valid || ours_valid == false
-                    ? ""
-                    : "; vmm-run's validator accepted it: please report this disagreement")
-            << "\n";
+  if (!schema_valid) err << FormatDiagnostics(theirs);
+  out << file << ": valijson " << (schema_valid ? "accepts" : "rejects") << " the file"
+      << (schema_valid == ours_valid || ours_valid == false
+              ? ""
+              : "; vmm-run's validator accepted it: please report this disagreement")
+      << "\n";
   return schema_valid;
 }
 
 }  // namespace
 
-int RunValidateCommand(const ValidateOptions& options) {
+int RunValidateCommand(const ValidateOptions& options, std::ostream& out, std::ostream& err) {
   std::optional<ValijsonOracle> oracle;
   if (options.valijson) {
     StatusOr<ValijsonOracle> made = ValijsonOracle::Create(ScenarioSchemaText());
     if (!made.ok()) {
-      std::cerr << "error: valijson cannot load the scenario schema: " << made.status().message()
-                << "\n";
-      return 3;
+      err << "error: valijson cannot load the scenario schema: " << made.status().message() << "\n";
+      return kExitInternal;
     }
     oracle.emplace(std::move(made).value());
   }
@@ -60,15 +61,15 @@ int RunValidateCommand(const ValidateOptions& options) {
     Plan plan;
     if (scenario) plan = BuildPlan(*scenario, &diagnostics);
     const bool valid = diagnostics.empty();
-    if (!valid) std::cerr << FormatDiagnostics(diagnostics);
-    if (oracle && !CrossCheck(*oracle, file, valid)) code = 2;
+    if (!valid) err << FormatDiagnostics(diagnostics);
+    if (oracle && !CrossCheck(*oracle, file, valid, out, err)) code = kExitInputError;
     if (!valid) {
-      code = 2;
+      code = kExitInputError;
       continue;
     }
     if (!options.quiet) {
-      std::cout << file << ": ok · scenario '" << plan.scenario_name << "' · " << plan.steps.size()
-                << " steps · granularity " << FormatBytes(plan.granularity) << "\n";
+      out << file << ": ok · scenario '" << plan.scenario_name << "' · " << plan.steps.size()
+          << " steps · granularity " << FormatBytes(plan.granularity) << "\n";
     }
   }
   return code;

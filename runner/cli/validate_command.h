@@ -3,6 +3,7 @@
 // --valijson, a file valijson rejects is invalid too (its errors are printed, in its own words).
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct ValidateOptions {
 };
 
 void SetupValidateCommand(CLI::App& app, ValidateOptions& options);
-int RunValidateCommand(const ValidateOptions& options);
+// Writes results to `out` and errors to `err`; returns the exit code (runner/base/exit_code.h).
+int RunValidateCommand(const ValidateOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace vmm

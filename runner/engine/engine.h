@@ -111,6 +111,8 @@ struct CompareResult {
   std::vector<uint64_t> first_indices;  // up to max_report indices, ascending
 };
 
+// Every method has a default that refuses (Refuse below): a backend overrides what it implements,
+// and the step that needs a method its backend lacks fails with a message that says so.
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -122,45 +124,51 @@ class Engine {
 
   // --- VMM (one to one with the driver; see the table above) ---
   // `alignment` 0 means the granularity. `*va` receives the reserved base address.
-  virtual Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) = 0;
-  virtual Status Free(DevicePtr va, uint64_t size) = 0;
-  virtual Status Create(uint64_t size, AllocHandle* out) = 0;
-  virtual Status Release(AllocHandle handle, SyncNote* note) = 0;
+  virtual Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va);
+  virtual Status Free(DevicePtr va, uint64_t size);
+  virtual Status Create(uint64_t size, AllocHandle* out);
+  virtual Status Release(AllocHandle handle, SyncNote* note);
   // Maps [handle+offset, +size) at va. The mapping has no access until SetAccess.
-  virtual Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) = 0;
-  virtual Status SetAccess(DevicePtr va, uint64_t size, Access access) = 0;
-  virtual Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) = 0;
+  virtual Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle);
+  virtual Status SetAccess(DevicePtr va, uint64_t size, Access access);
+  virtual Status Unmap(DevicePtr va, uint64_t size, SyncNote* note);
 
   // --- Kernels (enqueued on the engine's stream; recorded while capturing) ---
   // With a `timing`, the call waits for the kernel and reports its device time. With nullptr it
   // returns as soon as the kernel is enqueued: the work stays in flight (a later Unmap or Release
   // then waits for it and says so). The host backend runs kernels synchronously either way.
   // Fills `count` fp32 elements at dst with datagen::FillValue(seed, i).
-  virtual Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) = 0;
-  virtual Status Matmul(const MatmulArgs& args, OpTiming* timing) = 0;
+  virtual Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing);
+  virtual Status Matmul(const MatmulArgs& args, OpTiming* timing);
 
   // --- Graphs ---
-  virtual Status BeginCapture() = 0;
-  virtual Status EndCapture(GraphHandle* out) = 0;
-  virtual Status Instantiate(GraphHandle graph, ExecHandle* out) = 0;
+  virtual Status BeginCapture();
+  virtual Status EndCapture(GraphHandle* out);
+  virtual Status Instantiate(GraphHandle graph, ExecHandle* out);
   // Launches the executable graph and waits for it.
-  virtual Status Replay(ExecHandle exec, OpTiming* timing) = 0;
+  virtual Status Replay(ExecHandle exec, OpTiming* timing);
   // cudaGraphExecUpdate(exec, graph). A refused update is not an error Status: the Status is ok and
   // `result->code` says why. An error Status means the call itself could not be made.
-  virtual Status Update(ExecHandle exec, GraphHandle graph, UpdateResult* result) = 0;
+  virtual Status Update(ExecHandle exec, GraphHandle graph, UpdateResult* result);
   // Kernel nodes of `graph` in capture order.
-  virtual Status KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>* out) = 0;
-  virtual Status DestroyGraph(GraphHandle graph) = 0;
-  virtual Status DestroyExec(ExecHandle exec) = 0;
+  virtual Status KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>* out);
+  virtual Status DestroyGraph(GraphHandle graph);
+  virtual Status DestroyExec(ExecHandle exec);
 
   // --- Data (synchronous: each waits for the stream first) ---
-  virtual Status CopyToHost(DevicePtr src, uint64_t bytes, void* dst) = 0;
+  virtual Status CopyToHost(DevicePtr src, uint64_t bytes, void* dst);
   // The datagen hash (wrapping sum of HashWord) of `count` 32-bit words at src.
-  virtual Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash) = 0;
+  virtual Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash);
   // Bitwise comparison of `count` 32-bit words; records at most `max_report` indices.
   virtual Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
-                         CompareResult* out) = 0;
-  virtual Status Synchronize() = 0;
+                         CompareResult* out);
+  virtual Status Synchronize();
+
+ protected:
+  // What every method does unless the backend overrides it: a run-time error naming the backend
+  // and the method ("the fake backend does not implement Memset"), so a new engine method needs
+  // code only in the backends that run it.
+  Status Refuse(const char* method) const;
 };
 
 }  // namespace vmm

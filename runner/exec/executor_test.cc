@@ -56,7 +56,7 @@ TEST(Executor, MakesOneEngineCallPerVmmStepInOrder) {
   EXPECT_EQ(out.summary.exit_code, 0);
   EXPECT_EQ(out.summary.checks_passed, 1);
   std::vector<std::string> expected = {
-      "Reserve(size=0x200000, align=0x0) -> 0x100000000",
+      "Reserve(size=0x200000, align=0x200000) -> 0x100000000",
       "Create(size=0x200000) -> 0x1",
       "Map(va=0x100000000, size=0x200000, offset=0x0, handle=0x1)",
       "Unmap(va=0x100000000, size=0x200000)",

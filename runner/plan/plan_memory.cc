@@ -23,7 +23,9 @@ bool PlanBuilder::Aligned(const Located<uint64_t>& field, const char* key, uint6
 
 void PlanBuilder::Reserve(const Step& step, PlanStep* p) {
   p->buffer = ResolveBuffer(step.buffer, step);
-  p->alignment = step.alignment.value;
+  // Alignment 0 (the default) means the scenario's granularity, resolved here once for every
+  // backend.
+  p->alignment = step.alignment.value != 0 ? step.alignment.value : granularity_;
   Aligned(step.alignment, "alignment", p->alignment, step);
   if (p->buffer < 0) return;
   PlanBuffer& buffer = plan_.buffers[p->buffer];

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "runner/base/exit_code.h"
 #include "runner/report/diff.h"
 #include "runner/report/diff_format.h"
 
@@ -17,11 +18,11 @@ struct DiffRequest {
   DiffFormatOptions format;  // base_path/new_path are filled from base/now by RunDiff
 };
 
-// Exit codes of `vmm-run diff`.
-inline constexpr int kDiffClean = 0;     // no difference of a --fail-on kind
-inline constexpr int kDiffFailed = 1;    // at least one
-inline constexpr int kDiffBadInput = 2;  // usage error, unreadable or malformed report
-inline constexpr int kDiffInternal = 3;  // a bug in vmm-run
+// Exit codes of `vmm-run diff`, from the one table (runner/base/exit_code.h).
+inline constexpr int kDiffClean = kExitPass;           // no difference of a --fail-on kind
+inline constexpr int kDiffFailed = kExitCheckFailed;   // at least one
+inline constexpr int kDiffBadInput = kExitInputError;  // usage error, unreadable/malformed report
+inline constexpr int kDiffInternal = kExitInternal;    // a bug in vmm-run
 
 // Runs the diff. The rendering goes to *out; on exit 2 or 3 *out is empty and *err holds the
 // message ("error: r.json: /steps/3/status: expected one of ..."), newline-terminated.

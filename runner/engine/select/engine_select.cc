@@ -1,5 +1,6 @@
 #include "runner/engine/select/engine_select.h"
 
+#include "runner/base/format.h"
 #include "runner/engine/host/host_engine.h"
 #if VMMRUN_HAVE_CUDA
 #include "runner/engine/cuda/cuda_engine.h"
@@ -42,7 +43,23 @@ bool ParseBackendKind(const std::string& name, BackendKind* out) {
 
 bool CudaBackendBuilt() { return VMMRUN_HAVE_CUDA != 0; }
 
-StatusOr<EngineChoice> SelectEngine(const EngineRequest& request) {
+namespace {
+
+// The one granularity rule: every size and offset of the scenario is a multiple of its
+// granularity, so that granularity must be a multiple of the device's minimum.
+StatusOr<EngineChoice> CheckGranularity(StatusOr<EngineChoice> choice, uint64_t granularity) {
+  if (!choice.ok() || granularity == 0) return choice;
+  const DeviceInfo& info = choice->engine->info();
+  if (info.granularity_min == 0 || granularity % info.granularity_min != 0) {
+    return InvalidInput("the scenario's granularity " + FormatBytes(granularity) +
+                        " is not a multiple of the " + info.backend +
+                        " device's minimum granularity " + FormatBytes(info.granularity_min) +
+                        "; set `granularity:` to a multiple of it");
+  }
+  return choice;
+}
+
+StatusOr<EngineChoice> Choose(const EngineRequest& request) {
   switch (request.kind) {
     case BackendKind::kHost:
       return MakeHost(request, "requested with --backend host");
@@ -63,6 +80,12 @@ StatusOr<EngineChoice> SelectEngine(const EngineRequest& request) {
     }
   }
   return InternalError("unknown backend kind");
+}
+
+}  // namespace
+
+StatusOr<EngineChoice> SelectEngine(const EngineRequest& request) {
+  return CheckGranularity(Choose(request), request.granularity);
 }
 
 }  // namespace vmm

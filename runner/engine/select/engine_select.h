@@ -32,6 +32,9 @@ struct EngineRequest {
 // True when this binary was built with the CUDA backend.
 bool CudaBackendBuilt();
 
+// The engine for `request`. Fails with Code::kUnavailable when the backend cannot be used here,
+// and with Code::kInvalidInput when the scenario's granularity is not a multiple of the device's
+// minimum granularity (the one place that rule is checked).
 StatusOr<EngineChoice> SelectEngine(const EngineRequest& request);
 
 }  // namespace vmm

@@ -1,0 +1,124 @@
+// The subcommands called as functions, with their streams: output and exit codes of run,
+// validate, steps and diff without spawning the binary (runner/base/exit_code.h is the table).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "runner/base/exit_code.h"
+#include "runner/cli/diff_command.h"
+#include "runner/cli/run_command.h"
+#include "runner/cli/steps_command.h"
+#include "runner/cli/validate_command.h"
+
+namespace vmm {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kPassing = R"(name: pass
+buffers: {A: {shape: [1024]}}
+steps:
+  - {op: reserve, buffer: A}
+  - {op: create, alloc: p, size: 2MiB}
+  - {op: map, name: m1, buffer: A, alloc: p}
+  - {op: set_access, buffer: A}
+  - {op: fill, buffer: A, seed: 1}
+  - {op: snapshot, buffer: A, snapshot: s}
+  - {op: check_equal, buffer: A, snapshot: s}
+  - {op: unmap, buffer: A}
+  - {op: release, alloc: p}
+  - {op: free, buffer: A}
+)";
+
+class CommandsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("vmm_cmd_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Write(const std::string& name, const std::string& text) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  int Run(std::vector<std::string> files) {
+    RunOptions options;
+    options.files = std::move(files);
+    options.backend = "host";
+    options.report_dir = (dir_ / "reports").string();
+    options.quiet = true;
+    return RunRunCommand(options, out_, err_);
+  }
+  fs::path dir_;
+  std::ostringstream out_, err_;
+};
+
+TEST_F(CommandsTest, RunPassesAndWritesItsSummaryToTheGivenStream) {
+  EXPECT_EQ(Run({Write("pass.yaml", kPassing)}), kExitPass) << err_.str();
+  EXPECT_NE(out_.str().find("result: PASS · pass · 10 steps"), std::string::npos) << out_.str();
+  EXPECT_EQ(err_.str(), "");
+  EXPECT_TRUE(fs::exists(dir_ / "reports" / "pass.host.json"));
+}
+
+TEST_F(CommandsTest, RunFailedCheckIsOneAndScenarioErrorIsTwo) {
+  std::string failing = kPassing;
+  failing.replace(failing.find("name: pass"), 10, "name: fail");
+  failing.replace(failing.find("snapshot: s}\n  - {op: unmap"), 12,
+                  "snapshot: s, expect: different}");
+  EXPECT_EQ(Run({Write("fail.yaml", failing)}), kExitCheckFailed) << err_.str();
+  const std::string bad = Write("bad.yaml", "name: bad\nsteps:\n  - {op: mapp}\n");
+  EXPECT_EQ(Run({bad}), kExitInputError);
+  EXPECT_NE(err_.str().find(bad + ":3:10: error: unknown op 'mapp', did you mean 'map'?"),
+            std::string::npos)
+      << err_.str();
+}
+
+TEST_F(CommandsTest, SeveralScenariosTakeTheMostSevereCode) {
+  std::string failing = kPassing;
+  failing.replace(failing.find("name: pass"), 10, "name: fail");
+  failing.replace(failing.find("snapshot: s}\n  - {op: unmap"), 12,
+                  "snapshot: s, expect: different}");
+  const std::string pass = Write("pass.yaml", kPassing), fail = Write("fail.yaml", failing);
+  const std::string bad = Write("bad.yaml", "name: bad\nsteps: []\nextra: 1\n");
+  EXPECT_EQ(Run({pass, fail}), kExitCheckFailed);
+  EXPECT_EQ(Run({fail, bad, pass}), kExitInputError);  // 2 outranks 1
+}
+
+TEST_F(CommandsTest, ValidateAndSteps) {
+  ValidateOptions validate;
+  validate.files = {Write("pass.yaml", kPassing)};
+  EXPECT_EQ(RunValidateCommand(validate, out_, err_), kExitPass);
+  EXPECT_NE(out_.str().find(": ok · scenario 'pass' · 10 steps"), std::string::npos);
+  validate.files = {Write("bad.yaml", "name: x\nsteps:\n  - {op: free, buffer: Z}\n")};
+  EXPECT_EQ(RunValidateCommand(validate, out_, err_), kExitInputError);
+  EXPECT_NE(err_.str().find(":3:24: error: unknown buffer 'Z'"), std::string::npos) << err_.str();
+
+  StepsOptions steps;
+  steps.op = "mapp";
+  EXPECT_EQ(RunStepsCommand(steps, out_, err_), kExitInputError);
+  EXPECT_NE(err_.str().find("error: unknown op 'mapp', did you mean 'map'?"), std::string::npos)
+      << err_.str();
+  steps.op = "map";
+  std::ostringstream doc;
+  EXPECT_EQ(RunStepsCommand(steps, doc, err_), kExitPass);
+  EXPECT_NE(doc.str().find("map"), std::string::npos);
+}
+
+TEST_F(CommandsTest, DiffOfAReportWithItselfIsClean) {
+  ASSERT_EQ(Run({Write("pass.yaml", kPassing)}), kExitPass) << err_.str();
+  DiffOptions diff;
+  diff.base = diff.now = (dir_ / "reports" / "pass.host.json").string();
+  EXPECT_EQ(RunDiffCommand(diff, out_, err_), kExitPass) << err_.str();
+  EXPECT_NE(out_.str().find("no differences"), std::string::npos) << out_.str();
+  diff.now = (dir_ / "missing.json").string();
+  EXPECT_EQ(RunDiffCommand(diff, out_, err_), kExitInputError);
+}
+
+}  // namespace
+}  // namespace vmm
