@@ -120,5 +120,37 @@ TEST_F(CommandsTest, DiffOfAReportWithItselfIsClean) {
   EXPECT_EQ(RunDiffCommand(diff, out_, err_), kExitInputError);
 }
 
+TEST_F(CommandsTest, MemsetPoisonIsReadBackByCheckValue) {
+  const std::string text = R"(name: poison
+buffers: {A: {shape: [1024]}}
+steps:
+  - {op: reserve, buffer: A}
+  - {op: create, alloc: p, size: 2MiB}
+  - {op: map, buffer: A, alloc: p}
+  - {op: set_access, buffer: A}
+  - {op: memset, buffer: A, byte: 0xA5}
+  - {op: check_value, name: poisoned, buffer: A, value: "0xA5A5A5A5"}
+  - {op: check_value, name: not zero, buffer: A, value: 0, expect: different}
+  - {op: memset, buffer: A, value: 7}
+  - {op: check_value, name: still poisoned, buffer: A, byte: 0xA5}
+)";
+  RunOptions options;
+  options.files = {Write("poison.yaml", text)};
+  options.backend = "host";
+  options.report_dir = (dir_ / "reports").string();
+  EXPECT_EQ(RunRunCommand(options, out_, err_), kExitCheckFailed) << err_.str();
+  const std::string log = out_.str();
+  EXPECT_NE(log.find("A ← 0xa5a5a5a5 · 1024 elements"), std::string::npos) << log;
+  EXPECT_NE(log.find("poisoned                        PASS  all 0xa5a5a5a5: YES (0 of 1024"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("not zero                        PASS  all 0x0: NO (1024 of 1024 differ; "
+                     "expected different)"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("still poisoned                  FAIL"), std::string::npos) << log;
+  EXPECT_NE(log.find("element 0: want 0xa5a5a5a5, got 0x7"), std::string::npos) << log;
+}
+
 }  // namespace
 }  // namespace vmm

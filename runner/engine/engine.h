@@ -5,7 +5,7 @@
 //   Reserve   -> cuMemAddressReserve      Free      -> cuMemAddressFree
 //   Create    -> cuMemCreate              Release   -> cuMemRelease
 //   Map       -> cuMemMap                 Unmap     -> cuMemUnmap
-//   SetAccess -> cuMemSetAccess
+//   SetAccess -> cuMemSetAccess        Memset    -> cuMemsetD32Async
 //   BeginCapture/EndCapture -> cudaStreamBeginCapture/EndCapture   Instantiate ->
 //   cudaGraphInstantiate Replay -> cudaGraphLaunch + sync      Update -> cudaGraphExecUpdate
 //   KernelNodes -> cudaGraphGetNodes + cudaGraphKernelNodeGetParams
@@ -21,8 +21,9 @@
 //     illegal-address crash inference engines hit in practice.
 //   - Free needs the range fully unmapped.
 //
-// Kernels run on the engine's single in-order stream. Between BeginCapture and EndCapture, Fill and
-// Matmul are recorded into the graph instead of running (their OpTiming stays unmeasured).
+// Kernels (Fill, Matmul, Memset) run on the engine's single in-order stream. Between BeginCapture
+// and EndCapture, Fill and Matmul are recorded into the graph instead of running (their OpTiming
+// stays unmeasured); capturing Memset is not supported yet.
 //
 // Matmul contract (so host and device results are bit-identical): row-major fp32,
 // C[m x n] = A[m x k] * B[k x n], each element accumulated as acc = fmaf(A[i,p], B[p,j], acc) for
@@ -124,51 +125,85 @@ class Engine {
 
   // --- VMM (one to one with the driver; see the table above) ---
   // `alignment` 0 means the granularity. `*va` receives the reserved base address.
-  virtual Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va);
-  virtual Status Free(DevicePtr va, uint64_t size);
-  virtual Status Create(uint64_t size, AllocHandle* out);
-  virtual Status Release(AllocHandle handle, SyncNote* note);
+  virtual Status Reserve(uint64_t /*size*/, uint64_t /*alignment*/, DevicePtr* /*va*/) {
+    return Refuse("Reserve");
+  }
+  virtual Status Free(DevicePtr /*va*/, uint64_t /*size*/) { return Refuse("Free"); }
+  virtual Status Create(uint64_t /*size*/, AllocHandle* /*out*/) { return Refuse("Create"); }
+  virtual Status Release(AllocHandle /*handle*/, SyncNote* /*note*/) { return Refuse("Release"); }
   // Maps [handle+offset, +size) at va. The mapping has no access until SetAccess.
-  virtual Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle);
-  virtual Status SetAccess(DevicePtr va, uint64_t size, Access access);
-  virtual Status Unmap(DevicePtr va, uint64_t size, SyncNote* note);
+  virtual Status Map(DevicePtr /*va*/, uint64_t /*size*/, uint64_t /*offset*/,
+                     AllocHandle /*handle*/) {
+    return Refuse("Map");
+  }
+  virtual Status SetAccess(DevicePtr /*va*/, uint64_t /*size*/, Access /*access*/) {
+    return Refuse("SetAccess");
+  }
+  virtual Status Unmap(DevicePtr /*va*/, uint64_t /*size*/, SyncNote* /*note*/) {
+    return Refuse("Unmap");
+  }
 
   // --- Kernels (enqueued on the engine's stream; recorded while capturing) ---
   // With a `timing`, the call waits for the kernel and reports its device time. With nullptr it
   // returns as soon as the kernel is enqueued: the work stays in flight (a later Unmap or Release
   // then waits for it and says so). The host backend runs kernels synchronously either way.
   // Fills `count` fp32 elements at dst with datagen::FillValue(seed, i).
-  virtual Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing);
-  virtual Status Matmul(const MatmulArgs& args, OpTiming* timing);
+  virtual Status Fill(DevicePtr /*dst*/, uint64_t /*count*/, uint64_t /*seed*/,
+                      OpTiming* /*timing*/) {
+    return Refuse("Fill");
+  }
+  virtual Status Matmul(const MatmulArgs& /*args*/, OpTiming* /*timing*/) {
+    return Refuse("Matmul");
+  }
+  // Sets `count` 32-bit words at dst to `pattern` (cuMemsetD32Async): a byte poison is the byte
+  // repeated four times (0xA5 -> 0xA5A5A5A5).
+  virtual Status Memset(DevicePtr /*dst*/, uint64_t /*count*/, uint32_t /*pattern*/,
+                        OpTiming* /*timing*/) {
+    return Refuse("Memset");
+  }
 
   // --- Graphs ---
-  virtual Status BeginCapture();
-  virtual Status EndCapture(GraphHandle* out);
-  virtual Status Instantiate(GraphHandle graph, ExecHandle* out);
+  virtual Status BeginCapture() { return Refuse("BeginCapture"); }
+  virtual Status EndCapture(GraphHandle* /*out*/) { return Refuse("EndCapture"); }
+  virtual Status Instantiate(GraphHandle /*graph*/, ExecHandle* /*out*/) {
+    return Refuse("Instantiate");
+  }
   // Launches the executable graph and waits for it.
-  virtual Status Replay(ExecHandle exec, OpTiming* timing);
+  virtual Status Replay(ExecHandle /*exec*/, OpTiming* /*timing*/) { return Refuse("Replay"); }
   // cudaGraphExecUpdate(exec, graph). A refused update is not an error Status: the Status is ok and
   // `result->code` says why. An error Status means the call itself could not be made.
-  virtual Status Update(ExecHandle exec, GraphHandle graph, UpdateResult* result);
+  virtual Status Update(ExecHandle /*exec*/, GraphHandle /*graph*/, UpdateResult* /*result*/) {
+    return Refuse("Update");
+  }
   // Kernel nodes of `graph` in capture order.
-  virtual Status KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>* out);
-  virtual Status DestroyGraph(GraphHandle graph);
-  virtual Status DestroyExec(ExecHandle exec);
+  virtual Status KernelNodes(GraphHandle /*graph*/, std::vector<KernelNodeParams>* /*out*/) {
+    return Refuse("KernelNodes");
+  }
+  virtual Status DestroyGraph(GraphHandle /*graph*/) { return Refuse("DestroyGraph"); }
+  virtual Status DestroyExec(ExecHandle /*exec*/) { return Refuse("DestroyExec"); }
 
   // --- Data (synchronous: each waits for the stream first) ---
-  virtual Status CopyToHost(DevicePtr src, uint64_t bytes, void* dst);
+  virtual Status CopyToHost(DevicePtr /*src*/, uint64_t /*bytes*/, void* /*dst*/) {
+    return Refuse("CopyToHost");
+  }
   // The datagen hash (wrapping sum of HashWord) of `count` 32-bit words at src.
-  virtual Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash);
+  virtual Status Checksum(DevicePtr /*src*/, uint64_t /*count*/, uint64_t* /*hash*/) {
+    return Refuse("Checksum");
+  }
   // Bitwise comparison of `count` 32-bit words; records at most `max_report` indices.
-  virtual Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
-                         CompareResult* out);
-  virtual Status Synchronize();
+  virtual Status Compare(DevicePtr /*a*/, DevicePtr /*b*/, uint64_t /*count*/,
+                         uint32_t /*max_report*/, CompareResult* /*out*/) {
+    return Refuse("Compare");
+  }
+  virtual Status Synchronize() { return Refuse("Synchronize"); }
 
  protected:
   // What every method does unless the backend overrides it: a run-time error naming the backend
   // and the method ("the fake backend does not implement Memset"), so a new engine method needs
   // code only in the backends that run it.
-  Status Refuse(const char* method) const;
+  Status Refuse(const char* method) const {
+    return RuntimeError("the " + info().backend + " backend does not implement " + method);
+  }
 };
 
 }  // namespace vmm

@@ -128,6 +128,31 @@ Status CheckEqual(const PlanStep& step, RunState& state, StepRecord& record) {
   return Status::Ok();
 }
 
+// Every element of the buffer holds step.pattern (or, with expect: different, at least one not).
+Status CheckValue(const PlanStep& step, RunState& state, StepRecord& record) {
+  std::vector<uint32_t> words;
+  uint64_t hash = 0;
+  VMM_RETURN_IF_ERROR(ReadBuffer(state, step.buffer, &words, &hash));
+  CheckRecord check;
+  std::vector<report::Mismatch> first;
+  for (uint64_t i = 0; i < words.size(); ++i) {
+    if (words[i] == step.pattern) continue;
+    ++check.mismatch_count;
+    if (first.size() < kMaxReportedMismatches)
+      first.push_back({i, Hex(step.pattern), Hex(words[i])});
+  }
+  const bool equal = check.mismatch_count == 0;
+  check.expected = step.expect == Expectation::kDifferent ? "different" : "equal";
+  check.actual = equal ? "equal" : "different";
+  check.verdict = check.expected == check.actual ? Verdict::kPass : Verdict::kFail;
+  if (step.expect != Expectation::kDifferent) check.mismatches = std::move(first);
+  record.check = std::move(check);
+  record.details.emplace_back("elements", static_cast<int64_t>(words.size()));
+  record.details.emplace_back("pattern", Hex(step.pattern));
+  record.details.emplace_back("buffer_hash", Hex(hash));
+  return Status::Ok();
+}
+
 Status CheckAddress(const PlanStep& step, RunState& state, StepRecord& record) {
   bool same = true;
   DevicePtr first = *state.step_address[step.of_steps.front()];
@@ -213,6 +238,11 @@ Status RunStep<Op::kCheckEqual>(const PlanStep& step, RunState& state, StepRecor
 }
 
 template <>
+Status RunStep<Op::kCheckValue>(const PlanStep& step, RunState& state, StepRecord& record) {
+  return TimedCheck(record, [&] { return CheckValue(step, state, record); });
+}
+
+template <>
 Status RunStep<Op::kCheckAddress>(const PlanStep& step, RunState& state, StepRecord& record) {
   return TimedCheck(record, [&] { return CheckAddress(step, state, record); });
 }
@@ -242,6 +272,15 @@ template <>
 std::string DescribeStep<Op::kCheckEqual>(const Plan&, const PlanStep&, const StepRecord& r) {
   if (!r.check) return "";
   return VerdictText(r) + "  equal: " + (r.check->actual == "equal" ? "YES" : "NO") + " (" +
+         std::to_string(r.check->mismatch_count) + " of " + DetailText(r, "elements") +
+         " differ; expected " + r.check->expected + ")";
+}
+
+template <>
+std::string DescribeStep<Op::kCheckValue>(const Plan&, const PlanStep& step, const StepRecord& r) {
+  if (!r.check) return "";
+  return VerdictText(r) + "  all " + Hex(step.pattern) + ": " +
+         (r.check->actual == "equal" ? "YES" : "NO") + " (" +
          std::to_string(r.check->mismatch_count) + " of " + DetailText(r, "elements") +
          " differ; expected " + r.check->expected + ")";
 }

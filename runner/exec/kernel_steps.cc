@@ -1,4 +1,5 @@
-// fill / matmul: work on the engine's stream, run directly or recorded inside a capture.
+// fill / matmul / memset: work on the engine's stream, run directly or recorded inside a capture.
+#include "runner/base/format.h"
 #include "runner/base/stopwatch.h"
 #include "runner/exec/run_state.h"
 #include "runner/exec/step_text.h"
@@ -52,6 +53,26 @@ Status RunStep<Op::kMatmul>(const PlanStep& step, RunState& state, StepRecord& r
   record.details.emplace_back("k", static_cast<int64_t>(step.k));
   Finish(step, timing, record);
   return status;
+}
+
+template <>
+Status RunStep<Op::kMemset>(const PlanStep& step, RunState& state, StepRecord& record) {
+  const PlanBuffer& buffer = state.plan.buffers[step.buffer];
+  OpTiming timing;
+  Stopwatch watch;
+  Status status = state.engine.Memset(state.buffer_va[step.buffer], buffer.elements, step.pattern,
+                                      TimingOut(step, &timing));
+  record.wall_us = watch.ElapsedUs();
+  record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));
+  record.details.emplace_back("pattern", Hex(step.pattern));
+  Finish(step, timing, record);
+  return status;
+}
+
+template <>
+std::string DescribeStep<Op::kMemset>(const Plan& plan, const PlanStep& step, const StepRecord& r) {
+  return plan.buffers[step.buffer].name + " ← " + Hex(step.pattern) + " · " +
+         DetailText(r, "elements") + " elements";
 }
 
 template <>

@@ -29,8 +29,8 @@ struct PlanBuffer {
 enum class Expectation {
   kNone,        // steps that check nothing
   kPass,        // check_matmul: every element within the fp64 error bound
-  kEqual,       // check_equal
-  kDifferent,   // check_equal, check_address, check_kernel_params
+  kEqual,       // check_equal, check_value
+  kDifferent,   // check_equal, check_value, check_address, check_kernel_params
   kSame,        // check_address
   kIdentical,   // check_kernel_params
   kUpdateCode,  // update: see PlanStep::expect_update
@@ -58,6 +58,7 @@ struct PlanStep {
   std::vector<int> of_steps;  // check_address: indices of the steps whose addresses are compared
   std::vector<int> graphs;    // check_kernel_params
   uint64_t seed = 0;
+  uint32_t pattern = 0;  // memset / check_value: the 32-bit word every element is set to / holds
   uint32_t m = 0, n = 0, k = 0;  // matmul / check_matmul dimensions
   Expectation expect = Expectation::kNone;
   UpdateCode expect_update = UpdateCode::kSuccess;

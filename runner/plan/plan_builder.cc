@@ -116,7 +116,8 @@ PlanStep PlanBuilder::Common(const Step& step, int index) const {
   p.line = step.loc.line;
   p.named = step.name.set;
   p.label = (step.name.set && !step.name.value.empty()) ? step.name.value : DefaultLabel(step);
-  p.repeat = step.repeat.value == 0 ? 1 : step.repeat.value;
+  p.repeat =
+      step.repeat.value == 0 ? 1 : static_cast<uint32_t>(step.repeat.value);  // schema: <= 1e6
   p.fatal = step.fatal.value;
   p.async = step.async.value;
   return p;

@@ -58,6 +58,8 @@ class PlanBuilder {
   int ResolveBuffer(const Located<std::string>& ref, const Step& step);
   void Kernel(const Step& step, PlanStep* p, BufferUses* capture_uses);
   bool MatmulShapes(const Step& step, PlanStep* p);
+  // memset / check_value: exactly one of `value` or `byte`, into p->pattern.
+  void Pattern(const Step& step, PlanStep* p);
   void ResolveGraph(const Step& step, PlanStep* p);
   void ResolveExec(const Step& step, PlanStep* p);
   void Snapshot(const Step& step, PlanStep* p);

@@ -140,6 +140,14 @@ void PlanBuilder::PlanOp<Op::kCheckEqual>(const Step& step, PlanStep* p, BufferU
 }
 
 template <>
+void PlanBuilder::PlanOp<Op::kCheckValue>(const Step& step, PlanStep* p, BufferUses*) {
+  Pattern(step, p);
+  p->buffer = ResolveBuffer(step.buffer, step);
+  if (p->buffer >= 0) Use(p->buffer, Access::kRead, "check_value reads", At(step.buffer, step));
+  DecodeExpect(step, p, {{"equal", Expectation::kEqual}, {"different", Expectation::kDifferent}});
+}
+
+template <>
 void PlanBuilder::PlanOp<Op::kCheckAddress>(const Step& step, PlanStep* p, BufferUses*) {
   CheckAddress(step, p);
   DecodeExpect(step, p, {{"same", Expectation::kSame}, {"different", Expectation::kDifferent}});

@@ -92,4 +92,22 @@ void PlanBuilder::PlanOp<Op::kMatmul>(const Step& step, PlanStep* p, BufferUses*
   Kernel(step, p, capture_uses);
 }
 
+void PlanBuilder::Pattern(const Step& step, PlanStep* p) {
+  if (step.value.set == step.byte.set) {
+    Error(step.loc, std::string(OpName(step.op)) +
+                        " needs exactly one of 'value' (a 32-bit pattern) or 'byte' (one byte, "
+                        "repeated in every byte)");
+    return;
+  }
+  p->pattern = step.value.set ? static_cast<uint32_t>(step.value.value)
+                              : static_cast<uint32_t>(step.byte.value) * 0x01010101u;
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kMemset>(const Step& step, PlanStep* p, BufferUses*) {
+  Pattern(step, p);
+  p->buffer = ResolveBuffer(step.buffer, step);
+  if (p->buffer >= 0) Use(p->buffer, Access::kReadWrite, "memset writes", At(step.buffer, step));
+}
+
 }  // namespace vmm

@@ -38,14 +38,56 @@ struct Step {
 
   // Sizes and numbers (sizes already converted from units to bytes).
   Located<uint64_t> size, offset, alloc_offset, alignment, seed;
-  Located<std::string> access;  // "read_write" | "read" | "none"
-  Located<std::string> expect;  // op-specific expectation, e.g. "same", "success", "different"
-  Located<uint32_t> repeat;     // run the step this many times and report min/median/p99
-  Located<bool> fatal;          // a failed check stops the run
-  Located<bool> async;          // fill/matmul: enqueue and do not wait (no device time)
+  Located<uint64_t> value, byte;  // memset / check_value: a 32-bit pattern, or one byte repeated
+  Located<std::string> access;    // "read_write" | "read" | "none"
+  Located<std::string> expect;    // op-specific expectation, e.g. "same", "success", "different"
+  Located<uint64_t> repeat;       // run the step this many times and report min/median/p99
+  Located<bool> fatal;            // a failed check stops the run
+  Located<bool> async;            // fill/matmul: enqueue and do not wait (no device time)
 
   std::vector<Step> steps;  // capture body
 };
+
+// Which schema key fills which Step field, by the field's kind: the one list of step keys (the
+// schema says which op takes which key; a key the schema has but these tables lack is an internal
+// error found by the scenario tests). A new key is a Step member plus a row here.
+struct StepTextField {
+  const char* key;
+  Located<std::string> Step::*field;
+};
+inline constexpr StepTextField kStepTextFields[] = {
+    {"name", &Step::name},   {"buffer", &Step::buffer}, {"alloc", &Step::alloc},
+    {"graph", &Step::graph}, {"exec", &Step::exec},     {"snapshot", &Step::snapshot},
+    {"other", &Step::other}, {"a", &Step::a},           {"b", &Step::b},
+    {"c", &Step::c},         {"access", &Step::access}, {"expect", &Step::expect},
+};
+struct StepSizeField {  // sizes with units ("2MiB"), converted to bytes
+  const char* key;
+  Located<uint64_t> Step::*field;
+};
+inline constexpr StepSizeField kStepSizeFields[] = {{"size", &Step::size},
+                                                    {"offset", &Step::offset},
+                                                    {"alloc_offset", &Step::alloc_offset},
+                                                    {"alignment", &Step::alignment}};
+struct StepIntegerField {
+  const char* key;
+  Located<uint64_t> Step::*field;
+};
+inline constexpr StepIntegerField kStepIntegerFields[] = {{"seed", &Step::seed},
+                                                          {"repeat", &Step::repeat},
+                                                          {"value", &Step::value},
+                                                          {"byte", &Step::byte}};
+struct StepFlagField {
+  const char* key;
+  Located<bool> Step::*field;
+};
+inline constexpr StepFlagField kStepFlagFields[] = {{"fatal", &Step::fatal},
+                                                    {"async", &Step::async}};
+struct StepListField {  // lists of names
+  const char* key;
+  std::vector<Located<std::string>> Step::*field;
+};
+inline constexpr StepListField kStepListFields[] = {{"of", &Step::of}, {"graphs", &Step::graphs}};
 
 // A named fp32 tensor living at the start of a reservation of the same name.
 struct BufferDecl {

@@ -1,5 +1,6 @@
 #include "runner/scenario/scenario_builder.h"
 
+#include <cstdlib>
 #include <limits>
 
 #include "runner/scenario/size.h"
@@ -62,6 +63,13 @@ class Builder {
 
   int64_t Integer(const YamlValue& v) {
     int64_t i = 0;
+    // Bit patterns may be written in hex ("0xA5A5A5A5"); the schema says where.
+    if (v.scalar.size() > 2 && v.scalar[0] == '0' && (v.scalar[1] == 'x' || v.scalar[1] == 'X')) {
+      char* end = nullptr;
+      const unsigned long long bits = std::strtoull(v.scalar.c_str() + 2, &end, 16);
+      if (end == v.scalar.c_str() + v.scalar.size() && v.scalar.size() <= 18)
+        return static_cast<int64_t>(bits);
+    }
     if (!YamlIsInteger(v, &i)) Error(v, "expected an integer, got " + DescribeYamlValue(v));
     return i;
   }
@@ -113,37 +121,18 @@ class Builder {
 
   void Assign(Step* step, const std::string& key, const YamlValue& v, const SourceLoc& loc,
               bool set, const SchemaNode* prop) {
-    struct Text {
-      const char* key;
-      Located<std::string> Step::*field;
-    };
-    constexpr Text kTexts[] = {
-        {"name", &Step::name},   {"buffer", &Step::buffer}, {"alloc", &Step::alloc},
-        {"graph", &Step::graph}, {"exec", &Step::exec},     {"snapshot", &Step::snapshot},
-        {"other", &Step::other}, {"a", &Step::a},           {"b", &Step::b},
-        {"c", &Step::c},         {"access", &Step::access}, {"expect", &Step::expect},
-    };
-    for (const Text& t : kTexts) {
-      if (key == t.key) return Put(&(step->*t.field), v.scalar, loc, set);
-    }
-    struct Bytes {
-      const char* key;
-      Located<uint64_t> Step::*field;
-    };
-    constexpr Bytes kSizes[] = {{"size", &Step::size},
-                                {"offset", &Step::offset},
-                                {"alloc_offset", &Step::alloc_offset},
-                                {"alignment", &Step::alignment}};
-    for (const Bytes& b : kSizes) {
-      if (key == b.key) return Put(&(step->*b.field), Size(v, key), loc, set);
-    }
-    if (key == "seed") return Put(&step->seed, static_cast<uint64_t>(Integer(v)), loc, set);
-    if (key == "repeat") return Put(&step->repeat, static_cast<uint32_t>(Integer(v)), loc, set);
-    if (key == "fatal") return Put(&step->fatal, v.scalar == "true", loc, set);
-    if (key == "async") return Put(&step->async, v.scalar == "true", loc, set);
-    if (key == "of" || key == "graphs") {
-      std::vector<Located<std::string>>& list = key == "of" ? step->of : step->graphs;
-      for (const YamlValue& item : v.items) list.push_back({item.scalar, Loc(item), true});
+    for (const StepTextField& f : kStepTextFields)
+      if (key == f.key) return Put(&(step->*f.field), v.scalar, loc, set);
+    for (const StepSizeField& f : kStepSizeFields)
+      if (key == f.key) return Put(&(step->*f.field), Size(v, key), loc, set);
+    for (const StepIntegerField& f : kStepIntegerFields)
+      if (key == f.key) return Put(&(step->*f.field), static_cast<uint64_t>(Integer(v)), loc, set);
+    for (const StepFlagField& f : kStepFlagFields)
+      if (key == f.key) return Put(&(step->*f.field), v.scalar == "true", loc, set);
+    for (const StepListField& f : kStepListFields) {
+      if (key != f.key) continue;
+      for (const YamlValue& item : v.items)
+        (step->*f.field).push_back({item.scalar, Loc(item), true});
       return;
     }
     if (key == "steps") {

@@ -58,6 +58,7 @@ class CudaEngine final : public Engine {
 
   Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override;
   Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
+  Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override;
 
   Status BeginCapture() override;
   Status EndCapture(GraphHandle* out) override;

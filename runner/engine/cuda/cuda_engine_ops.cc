@@ -71,6 +71,18 @@ Status CudaEngine::Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* 
       what);
 }
 
+Status CudaEngine::Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) {
+  auto what = [&] {
+    return "Memset(dst=" + Hex(dst) + ", count=" + std::to_string(count) +
+           ", pattern=" + Hex(pattern) + ")";
+  };
+  VMM_RETURN_IF_ERROR(Bind());
+  return Annotate(
+      TimedLaunch(timing,
+                  [&] { return CU_CALL(api_, cuMemsetD32Async(dst, pattern, count, stream())); }),
+      what);
+}
+
 Status CudaEngine::Matmul(const MatmulArgs& args, OpTiming* timing) {
   auto what = [&] {
     return "Matmul(a=" + Hex(args.a) + ", b=" + Hex(args.b) + ", c=" + Hex(args.c) +

@@ -46,23 +46,10 @@ Status Load(const char* name, unsigned version, bool required, Fn* out) {
 
 StatusOr<DriverApi> LoadDriverApi() {
   DriverApi api;
-  constexpr unsigned v = kDriverAbiVersion;
-  VMM_RETURN_IF_ERROR(Load("cuGetErrorName", v, true, &api.cuGetErrorName));
-  VMM_RETURN_IF_ERROR(Load("cuGetErrorString", v, true, &api.cuGetErrorString));
-  VMM_RETURN_IF_ERROR(Load("cuDriverGetVersion", v, true, &api.cuDriverGetVersion));
-  VMM_RETURN_IF_ERROR(Load("cuDeviceGet", v, true, &api.cuDeviceGet));
-  VMM_RETURN_IF_ERROR(Load("cuDeviceGetAttribute", v, true, &api.cuDeviceGetAttribute));
-  VMM_RETURN_IF_ERROR(Load("cuCtxGetCurrent", v, true, &api.cuCtxGetCurrent));
-  VMM_RETURN_IF_ERROR(
-      Load("cuMemGetAllocationGranularity", v, true, &api.cuMemGetAllocationGranularity));
-  VMM_RETURN_IF_ERROR(Load("cuMemAddressReserve", v, true, &api.cuMemAddressReserve));
-  VMM_RETURN_IF_ERROR(Load("cuMemAddressFree", v, true, &api.cuMemAddressFree));
-  VMM_RETURN_IF_ERROR(Load("cuMemCreate", v, true, &api.cuMemCreate));
-  VMM_RETURN_IF_ERROR(Load("cuMemRelease", v, true, &api.cuMemRelease));
-  VMM_RETURN_IF_ERROR(Load("cuMemMap", v, true, &api.cuMemMap));
-  VMM_RETURN_IF_ERROR(Load("cuMemUnmap", v, true, &api.cuMemUnmap));
-  VMM_RETURN_IF_ERROR(Load("cuMemSetAccess", v, true, &api.cuMemSetAccess));
-  VMM_RETURN_IF_ERROR(Load("cuFuncGetParamInfo", 12040, false, &api.cuFuncGetParamInfo));
+#define VMM_DRIVER_LOAD(name, pfn, version, required) \
+  VMM_RETURN_IF_ERROR(Load(#name, version, required, &api.name));
+  VMM_DRIVER_FUNCTIONS(VMM_DRIVER_LOAD)
+#undef VMM_DRIVER_LOAD
   return api;
 }
 

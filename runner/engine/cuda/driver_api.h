@@ -21,23 +21,32 @@ namespace vmm::cuda {
 // are newer (see LoadDriverApi).
 inline constexpr unsigned kDriverAbiVersion = 12000;
 
+// Every driver function vmm-run uses, one row each: X(name, PFN version suffix, ABI version to
+// request, required). A required symbol the driver lacks makes the CUDA backend unavailable; an
+// optional one is left null. Adding a driver call is one row here.
+#define VMM_DRIVER_FUNCTIONS(X)                                                     \
+  X(cuGetErrorName, v6000, kDriverAbiVersion, true)                                 \
+  X(cuGetErrorString, v6000, kDriverAbiVersion, true)                               \
+  X(cuDriverGetVersion, v2020, kDriverAbiVersion, true)                             \
+  X(cuDeviceGet, v2000, kDriverAbiVersion, true)                                    \
+  X(cuDeviceGetAttribute, v2000, kDriverAbiVersion, true)                           \
+  X(cuCtxGetCurrent, v4000, kDriverAbiVersion, true)                                \
+  X(cuMemGetAllocationGranularity, v10020, kDriverAbiVersion, true)                 \
+  X(cuMemAddressReserve, v10020, kDriverAbiVersion, true)                           \
+  X(cuMemAddressFree, v10020, kDriverAbiVersion, true)                              \
+  X(cuMemCreate, v10020, kDriverAbiVersion, true)                                   \
+  X(cuMemRelease, v10020, kDriverAbiVersion, true)                                  \
+  X(cuMemMap, v10020, kDriverAbiVersion, true)                                      \
+  X(cuMemUnmap, v10020, kDriverAbiVersion, true)                                    \
+  X(cuMemSetAccess, v10020, kDriverAbiVersion, true)                                \
+  X(cuMemsetD32Async, v3020, kDriverAbiVersion, true)                               \
+  /* Optional: null on drivers older than CUDA 12.4 (only KernelNodes needs it). */ \
+  X(cuFuncGetParamInfo, v12040, 12040, false)
+
 struct DriverApi {
-  PFN_cuGetErrorName_v6000 cuGetErrorName = nullptr;
-  PFN_cuGetErrorString_v6000 cuGetErrorString = nullptr;
-  PFN_cuDriverGetVersion_v2020 cuDriverGetVersion = nullptr;
-  PFN_cuDeviceGet_v2000 cuDeviceGet = nullptr;
-  PFN_cuDeviceGetAttribute_v2000 cuDeviceGetAttribute = nullptr;
-  PFN_cuCtxGetCurrent_v4000 cuCtxGetCurrent = nullptr;
-  PFN_cuMemGetAllocationGranularity_v10020 cuMemGetAllocationGranularity = nullptr;
-  PFN_cuMemAddressReserve_v10020 cuMemAddressReserve = nullptr;
-  PFN_cuMemAddressFree_v10020 cuMemAddressFree = nullptr;
-  PFN_cuMemCreate_v10020 cuMemCreate = nullptr;
-  PFN_cuMemRelease_v10020 cuMemRelease = nullptr;
-  PFN_cuMemMap_v10020 cuMemMap = nullptr;
-  PFN_cuMemUnmap_v10020 cuMemUnmap = nullptr;
-  PFN_cuMemSetAccess_v10020 cuMemSetAccess = nullptr;
-  // Optional: nullptr on drivers older than CUDA 12.4 (only KernelNodes needs it).
-  PFN_cuFuncGetParamInfo_v12040 cuFuncGetParamInfo = nullptr;
+#define VMM_DRIVER_MEMBER(name, pfn, version, required) PFN_##name##_##pfn name = nullptr;
+  VMM_DRIVER_FUNCTIONS(VMM_DRIVER_MEMBER)
+#undef VMM_DRIVER_MEMBER
 };
 
 // Looks every symbol up. Call after the runtime found a device (it initializes the runtime).

@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -104,6 +105,20 @@ class HostEngine final : public Engine {
                            std::to_string(args.m) + ", n=" + std::to_string(args.n));
     }
     return Launch(MakeMatmulNode(args), timing);
+  }
+
+  Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override {
+    if (timing != nullptr) timing->gpu_us = -1;
+    if (capturing_) {
+      return CudaError("cuMemsetD32Async", "CUDA_ERROR_NOT_SUPPORTED",
+                       "vmm-run does not capture memset yet");
+    }
+    VMM_RETURN_IF_ERROR(space_.CheckAccess("cuMemsetD32Async", kIllegalAddress, "dst", dst,
+                                           Bytes4(count), Access::kReadWrite));
+    Stopwatch watch;
+    std::fill_n(Ptr<uint32_t>(dst), count, pattern);
+    if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
+    return Status::Ok();
   }
 
   Status BeginCapture() override {
