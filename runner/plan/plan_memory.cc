@@ -1,5 +1,7 @@
 // PlanBuilder's VMM steps: reserve, free, create, release, map, set_access, unmap, and the access
-// check every kernel and replay goes through.
+// check every kernel and replay goes through. The VMM rules refused here, with what the CUDA driver
+// returns for each, are one table in runner/vocab/vmm_rules.h; tests/vmm_rules_test.cc pins the
+// exact messages below against it.
 #include "runner/base/format.h"
 #include "runner/plan/plan_builder.h"
 

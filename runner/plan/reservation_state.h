@@ -2,9 +2,12 @@
 // simulates a scenario: is it reserved, which sub-ranges are mapped (by which step), and what
 // access each byte has. Offsets are relative to the start of the reservation.
 //
-// The CUDA rules it encodes (cuMemMap/cuMemSetAccess/cuMemUnmap):
+// The CUDA rules it helps BuildPlan enforce (cuMemMap/cuMemSetAccess/cuMemUnmap; the whole table,
+// with what the H200 driver returns for each, is runner/vocab/vmm_rules.h):
 //   - mappings never overlap; a new mapping has NO access until SetAccess covers it;
-//   - access can be set on any fully mapped range, including part of a mapping;
+//   - access is set on fully mapped ranges of whole mappings only (several at once are fine; part
+//     of one is CUDA_ERROR_INVALID_VALUE on the H200): BuildPlan refuses a range that FirstUnmapped
+//     or FirstCut finds fault with before calling SetAccess, which itself tracks access per byte;
 //   - unmap works on whole mappings only (a range that cuts one is refused), and clears access.
 #pragma once
 

@@ -29,7 +29,9 @@ struct FakeState {
   size_t freed_size = 0;
   CUresult free_result = CUDA_SUCCESS;
   int releases = 0;
+  CUresult map_result = CUDA_ERROR_INVALID_VALUE;
   int unmaps = 0;
+  CUdeviceptr unmapped_va = 0;
 };
 FakeState g_fake;
 
@@ -67,9 +69,10 @@ DriverApi FakeDriver() {
     return CUDA_SUCCESS;
   };
   api.cuMemMap = [](CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
-                    unsigned long long) -> CUresult { return CUDA_ERROR_INVALID_VALUE; };
-  api.cuMemUnmap = [](CUdeviceptr, size_t) -> CUresult {
+                    unsigned long long) -> CUresult { return g_fake.map_result; };
+  api.cuMemUnmap = [](CUdeviceptr va, size_t) -> CUresult {
     ++g_fake.unmaps;
+    g_fake.unmapped_va = va;
     return CUDA_SUCCESS;
   };
   return api;
@@ -133,12 +136,13 @@ TEST(CudaCallTest, NothrowVariantsLogAndReportFailure) {
 TEST(VmmHandlesTest, ReservationFreesExactlyOnceAfterMoves) {
   const DriverApi api = FakeDriver();
   {
-    StatusOr<Reservation> r = Reservation::Create(api, 2 << 20, 0);
+    StatusOr<Reservation> r = CreateReservation(api, 2 << 20, 0);
     ASSERT_TRUE(r.ok());
     Reservation a = std::move(r).value();
     Reservation b = std::move(a);
-    EXPECT_EQ(a.va(), 0u);  // moved-from owns nothing
-    EXPECT_EQ(b.va(), 0x7f0000000000ull);
+    EXPECT_FALSE(a);  // moved-from owns nothing
+    EXPECT_EQ(a->va, 0u);
+    EXPECT_EQ(b->va, 0x7f0000000000ull);
     Reservation c;
     c = std::move(b);
     EXPECT_EQ(g_fake.frees, 0);
@@ -150,15 +154,17 @@ TEST(VmmHandlesTest, ReservationFreesExactlyOnceAfterMoves) {
 
 TEST(VmmHandlesTest, FailedFreeKeepsOwnershipSuccessfulFreeDisarms) {
   const DriverApi api = FakeDriver();
-  StatusOr<Reservation> r = Reservation::Create(api, 4096, 0);
+  StatusOr<Reservation> r = CreateReservation(api, 4096, 0);
   ASSERT_TRUE(r.ok());
   Reservation res = std::move(r).value();
   g_fake.free_result = CUDA_ERROR_INVALID_VALUE;
-  EXPECT_FALSE(res.Free().ok());
-  EXPECT_EQ(res.va(), 0x7f0000000000ull);
+  EXPECT_FALSE(FreeReservation(&res).ok());
+  EXPECT_EQ(res->va, 0x7f0000000000ull);
   g_fake.free_result = CUDA_SUCCESS;
-  EXPECT_TRUE(res.Free().ok());
-  EXPECT_EQ(res.va(), 0u);
+  EXPECT_TRUE(FreeReservation(&res).ok());
+  EXPECT_EQ(res->va, 0u);
+  EXPECT_TRUE(FreeReservation(&res).ok());  // empty: no call
+  EXPECT_EQ(g_fake.frees, 2);
   const int frees = g_fake.frees;
   res = Reservation();  // destroying an empty reservation makes no call
   EXPECT_EQ(g_fake.frees, frees);
@@ -167,22 +173,43 @@ TEST(VmmHandlesTest, FailedFreeKeepsOwnershipSuccessfulFreeDisarms) {
 TEST(VmmHandlesTest, PhysicalAllocWithHandleZeroIsStillReleased) {
   const DriverApi api = FakeDriver();
   {
-    StatusOr<PhysicalAlloc> a = PhysicalAlloc::Create(api, DeviceAllocationProp(0), 2 << 20);
+    StatusOr<PhysicalAlloc> a = CreatePhysicalAlloc(api, DeviceAllocationProp(0), 2 << 20);
     ASSERT_TRUE(a.ok());
     PhysicalAlloc moved = std::move(a).value();
-    EXPECT_EQ(moved.size(), size_t{2} << 20);
+    EXPECT_TRUE(moved);
+    EXPECT_EQ(moved->handle, 0u);
+    EXPECT_EQ(moved->size, size_t{2} << 20);
   }
   EXPECT_EQ(g_fake.releases, 1);
 }
 
 TEST(VmmHandlesTest, FailedMapIsAnErrorAndOwnsNothing) {
   const DriverApi api = FakeDriver();
-  StatusOr<Mapping> m = Mapping::Create(api, 0x1000, 4096, 0, 1);
+  StatusOr<Mapping> m = CreateMapping(api, 0x1000, 4096, 0, 1);
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("cuMemMap(va, size, offset, handle, 0) failed"),
             std::string::npos)
       << m.status().message();
   EXPECT_EQ(g_fake.unmaps, 0);
+}
+
+TEST(VmmHandlesTest, MappingUnmapsOnceAndAForgottenOneNever) {
+  const DriverApi api = FakeDriver();
+  g_fake.map_result = CUDA_SUCCESS;
+  {
+    StatusOr<Mapping> m = CreateMapping(api, 0x200000, 0x200000, 0, 1);
+    ASSERT_TRUE(m.ok());
+    std::vector<Mapping> live;
+    live.push_back(std::move(m).value());
+    live.push_back(std::move(CreateMapping(api, 0x400000, 0x200000, 0, 2)).value());
+    EXPECT_TRUE(live[0]->Overlaps(0x3ff000, 0x1000));
+    EXPECT_FALSE(live[0]->Overlaps(0x400000, 0x1000));
+    EXPECT_FALSE(Mapping()->Overlaps(0, ~0ull));  // an empty mapping overlaps nothing
+    live[1].release();  // as after a cuMemUnmap over a wider range: forgotten, not unmapped
+    EXPECT_EQ(g_fake.unmaps, 0);
+  }
+  EXPECT_EQ(g_fake.unmaps, 1);
+  EXPECT_EQ(g_fake.unmapped_va, 0x200000u);
 }
 
 TEST(VmmHandlesTest, DeviceAllocationPropIsPinnedDeviceMemory) {

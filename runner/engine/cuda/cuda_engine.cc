@@ -235,9 +235,9 @@ Status CudaEngine::Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) {
   };
   VMM_RETURN_IF_ERROR(Bind());
   if (alignment == 0) alignment = info_.granularity_min;
-  StatusOr<Reservation> r = Reservation::Create(api_, size, alignment);
+  StatusOr<Reservation> r = CreateReservation(api_, size, alignment);
   if (!r.ok()) return Annotate(r.status(), what);
-  *va = r->va();
+  *va = r->get().va;
   reservations_.emplace(NextId(), std::move(r).value());
   return Status::Ok();
 }
@@ -246,16 +246,16 @@ Status CudaEngine::Free(DevicePtr va, uint64_t size) {
   auto what = [&] { return "Free(va=" + Hex(va) + ", size=" + FormatBytes(size) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   auto it = reservations_.begin();
-  while (it != reservations_.end() && it->second.va() != va) ++it;
-  if (it != reservations_.end() && it->second.size() == size) {
-    VMM_RETURN_IF_ERROR(Annotate(it->second.Free(), what));
+  while (it != reservations_.end() && it->second->va != va) ++it;
+  if (it != reservations_.end() && it->second->size == size) {
+    VMM_RETURN_IF_ERROR(Annotate(FreeReservation(&it->second), what));
     reservations_.erase(it);
     return Status::Ok();
   }
   // Not a range this engine reserved as given: the driver decides (and names the error).
   VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemAddressFree(va, size)), what));
   if (it != reservations_.end()) {
-    it->second.Disown();
+    it->second.release();  // freed by the call above
     reservations_.erase(it);
   }
   return Status::Ok();
@@ -264,7 +264,7 @@ Status CudaEngine::Free(DevicePtr va, uint64_t size) {
 Status CudaEngine::Create(uint64_t size, AllocHandle* out) {
   auto what = [&] { return "Create(size=" + FormatBytes(size) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
-  StatusOr<PhysicalAlloc> a = PhysicalAlloc::Create(api_, prop_, size);
+  StatusOr<PhysicalAlloc> a = CreatePhysicalAlloc(api_, prop_, size);
   if (!a.ok()) return Annotate(a.status(), what);
   out->value = allocs_.Insert(std::move(a).value());
   return Status::Ok();
@@ -281,7 +281,7 @@ Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
   }
   VMM_RETURN_IF_ERROR(
       Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
-  VMM_RETURN_IF_ERROR(Annotate(alloc->Release(), what));
+  VMM_RETURN_IF_ERROR(Annotate(ReleasePhysicalAlloc(alloc), what));
   allocs_.Erase(handle.value);
   return Status::Ok();
 }
@@ -298,7 +298,7 @@ Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
                         ": unknown allocation handle (never created by this engine, or "
                         "already released)");
   }
-  StatusOr<Mapping> m = Mapping::Create(api_, va, size, offset, alloc->handle());
+  StatusOr<Mapping> m = CreateMapping(api_, va, size, offset, alloc->get().handle);
   if (!m.ok()) return Annotate(m.status(), what);
   mappings_.push_back(std::move(m).value());
   return Status::Ok();
@@ -330,8 +330,8 @@ Status CudaEngine::Unmap(DevicePtr va, uint64_t size, SyncNote* note) {
   VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemUnmap(va, size)), what));
   // The driver unmapped the whole range: forget every mapping it touched.
   std::erase_if(mappings_, [&](Mapping& m) {
-    if (!m.Overlaps(va, size)) return false;
-    m.Disown();
+    if (!m->Overlaps(va, size)) return false;
+    m.release();  // unmapped by the call above
     return true;
   });
   return Status::Ok();

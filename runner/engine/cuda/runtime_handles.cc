@@ -4,11 +4,11 @@
 
 namespace vmm::cuda {
 
-void StreamTraits::Destroy(Raw raw) noexcept { CUDA_CALL_NOTHROW(cudaStreamDestroy(raw)); }
-void EventTraits::Destroy(Raw raw) noexcept { CUDA_CALL_NOTHROW(cudaEventDestroy(raw)); }
-void GraphTraits::Destroy(Raw raw) noexcept { CUDA_CALL_NOTHROW(cudaGraphDestroy(raw)); }
-void GraphExecTraits::Destroy(Raw raw) noexcept { CUDA_CALL_NOTHROW(cudaGraphExecDestroy(raw)); }
-void DeviceMemoryTraits::Destroy(Raw raw) noexcept { CUDA_CALL_NOTHROW(cudaFree(raw)); }
+void StreamTraits::Release(Value raw) noexcept { CUDA_CALL_NOTHROW(cudaStreamDestroy(raw)); }
+void EventTraits::Release(Value raw) noexcept { CUDA_CALL_NOTHROW(cudaEventDestroy(raw)); }
+void GraphTraits::Release(Value raw) noexcept { CUDA_CALL_NOTHROW(cudaGraphDestroy(raw)); }
+void GraphExecTraits::Release(Value raw) noexcept { CUDA_CALL_NOTHROW(cudaGraphExecDestroy(raw)); }
+void DeviceMemoryTraits::Release(Value raw) noexcept { CUDA_CALL_NOTHROW(cudaFree(raw)); }
 
 StatusOr<Stream> CreateStream() {
   cudaStream_t stream = nullptr;
@@ -30,11 +30,11 @@ StatusOr<GraphExec> InstantiateGraph(cudaGraph_t graph) {
 
 Status DeviceBuffer::Reserve(size_t bytes) {
   if (bytes <= size_) return Status::Ok();
-  memory_.Reset();
+  memory_.reset();
   size_ = 0;
   void* memory = nullptr;
   VMM_RETURN_IF_ERROR(CUDA_CALL(cudaMalloc(&memory, bytes)));
-  memory_ = RuntimeHandle<DeviceMemoryTraits>(memory);
+  memory_ = UniqueHandle<DeviceMemoryTraits>(memory);
   size_ = bytes;
   return Status::Ok();
 }

@@ -1,5 +1,6 @@
-// Move-only owners of CUDA runtime objects: Stream, Event, Graph, GraphExec, DeviceBuffer.
-// Factories return StatusOr; destructors are noexcept and log a failed destroy (CUDA_CALL_NOTHROW).
+// Owners of CUDA runtime objects: Stream, Event, Graph, GraphExec (UniqueHandle over the runtime's
+// pointer, runner/base/unique_handle.h) and DeviceBuffer. Factories return StatusOr; destructors
+// are noexcept and log a failed destroy (CUDA_CALL_NOTHROW).
 //
 // Lifetime rules the owners must respect:
 //   - Destroy a Stream only after its work finished and no capture is in progress on it.
@@ -11,68 +12,42 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
-#include <utility>
 
 #include "runner/base/status.h"
+#include "runner/base/unique_handle.h"
 
 namespace vmm::cuda {
 
-// Owns one runtime handle; Traits supply Raw (a pointer type) and a noexcept Destroy(Raw).
-template <typename Traits>
-class RuntimeHandle {
- public:
-  using Raw = typename Traits::Raw;
-
-  RuntimeHandle() = default;
-  explicit RuntimeHandle(Raw raw) : raw_(raw) {}
-  RuntimeHandle(RuntimeHandle&& other) noexcept : raw_(std::exchange(other.raw_, nullptr)) {}
-  RuntimeHandle& operator=(RuntimeHandle&& other) noexcept {
-    if (this != &other) {
-      Reset();
-      raw_ = std::exchange(other.raw_, nullptr);
-    }
-    return *this;
-  }
-  RuntimeHandle(const RuntimeHandle&) = delete;
-  RuntimeHandle& operator=(const RuntimeHandle&) = delete;
-  ~RuntimeHandle() { Reset(); }
-
-  Raw get() const { return raw_; }
-  explicit operator bool() const { return raw_ != nullptr; }
-  // Destroys the object now (no-op when empty).
-  void Reset() noexcept {
-    if (raw_ != nullptr) Traits::Destroy(std::exchange(raw_, nullptr));
-  }
-
- private:
-  Raw raw_ = nullptr;
-};
-
 struct StreamTraits {
-  using Raw = cudaStream_t;
-  static void Destroy(Raw raw) noexcept;
+  using Value = cudaStream_t;
+  static constexpr Value kNull = nullptr;
+  static void Release(Value raw) noexcept;
 };
 struct EventTraits {
-  using Raw = cudaEvent_t;
-  static void Destroy(Raw raw) noexcept;
+  using Value = cudaEvent_t;
+  static constexpr Value kNull = nullptr;
+  static void Release(Value raw) noexcept;
 };
 struct GraphTraits {
-  using Raw = cudaGraph_t;
-  static void Destroy(Raw raw) noexcept;
+  using Value = cudaGraph_t;
+  static constexpr Value kNull = nullptr;
+  static void Release(Value raw) noexcept;
 };
 struct GraphExecTraits {
-  using Raw = cudaGraphExec_t;
-  static void Destroy(Raw raw) noexcept;
+  using Value = cudaGraphExec_t;
+  static constexpr Value kNull = nullptr;
+  static void Release(Value raw) noexcept;
 };
 struct DeviceMemoryTraits {
-  using Raw = void*;
-  static void Destroy(Raw raw) noexcept;
+  using Value = void*;
+  static constexpr Value kNull = nullptr;
+  static void Release(Value raw) noexcept;
 };
 
-using Stream = RuntimeHandle<StreamTraits>;
-using Event = RuntimeHandle<EventTraits>;
-using Graph = RuntimeHandle<GraphTraits>;
-using GraphExec = RuntimeHandle<GraphExecTraits>;
+using Stream = UniqueHandle<StreamTraits>;
+using Event = UniqueHandle<EventTraits>;
+using Graph = UniqueHandle<GraphTraits>;
+using GraphExec = UniqueHandle<GraphExecTraits>;
 
 // A non-blocking stream: it never synchronizes implicitly with the legacy default stream.
 StatusOr<Stream> CreateStream();
@@ -91,7 +66,7 @@ class DeviceBuffer {
   size_t size() const { return size_; }
 
  private:
-  RuntimeHandle<DeviceMemoryTraits> memory_;
+  UniqueHandle<DeviceMemoryTraits> memory_;
   size_t size_ = 0;
 };
 

@@ -1,7 +1,8 @@
-// Move-only owners of the driver's VMM objects. Each is made by a factory that returns StatusOr,
-// is moved with std::exchange (a moved-from object owns nothing), and undoes its driver call in a
-// noexcept destructor that logs a failure instead of throwing. Each keeps a pointer to the
-// DriverApi table it was made with: the table must outlive the object.
+// Owners of the driver's VMM objects: UniqueHandle (runner/base/unique_handle.h) over a value that
+// carries the DriverApi table it was made with (the table must outlive the handle), the object and
+// its size. Each is made by a factory that returns StatusOr; moves leave the source empty; the
+// noexcept destructor undoes the driver call and logs a failure (CU_CALL_NOTHROW) instead of
+// throwing. The values are plain data, so a handle costs nothing over the raw driver call.
 //
 // VMM rules the owners of these objects must respect (the driver does not order them for you):
 //   - A Mapping needs its Reservation alive: unmap before freeing the address range
@@ -17,6 +18,7 @@
 #include <cstdint>
 
 #include "runner/base/status.h"
+#include "runner/base/unique_handle.h"
 #include "runner/engine/cuda/driver_api.h"
 
 namespace vmm::cuda {
@@ -25,87 +27,68 @@ namespace vmm::cuda {
 // cuMemGetAllocationGranularity take them (no shareable handle type, no compression).
 CUmemAllocationProp DeviceAllocationProp(int ordinal);
 
-// A virtual address range from cuMemAddressReserve; freed with cuMemAddressFree.
-class Reservation {
- public:
-  // `alignment` is passed to the driver as is (0 = the driver's default).
-  static StatusOr<Reservation> Create(const DriverApi& api, uint64_t size, uint64_t alignment);
+// --- Reservation: a virtual address range from cuMemAddressReserve, freed with cuMemAddressFree.
 
-  Reservation() = default;
-  Reservation(Reservation&& other) noexcept;
-  Reservation& operator=(Reservation&& other) noexcept;
-  Reservation(const Reservation&) = delete;
-  Reservation& operator=(const Reservation&) = delete;
-  ~Reservation();
-
-  CUdeviceptr va() const { return va_; }
-  uint64_t size() const { return size_; }
-
-  // Frees the range now. On success the object is empty; on failure it still owns the range.
-  Status Free();
-  // Forgets the range without a driver call (it was freed by other means).
-  void Disown() noexcept;
-
- private:
-  const DriverApi* api_ = nullptr;
-  CUdeviceptr va_ = 0;
-  uint64_t size_ = 0;
+struct ReservedRange {
+  const DriverApi* api = nullptr;
+  CUdeviceptr va = 0;  // 0: empty
+  uint64_t size = 0;
 };
-
-// Physical memory from cuMemCreate; released with cuMemRelease.
-class PhysicalAlloc {
- public:
-  static StatusOr<PhysicalAlloc> Create(const DriverApi& api, const CUmemAllocationProp& prop,
-                                        uint64_t size);
-
-  PhysicalAlloc() = default;
-  PhysicalAlloc(PhysicalAlloc&& other) noexcept;
-  PhysicalAlloc& operator=(PhysicalAlloc&& other) noexcept;
-  PhysicalAlloc(const PhysicalAlloc&) = delete;
-  PhysicalAlloc& operator=(const PhysicalAlloc&) = delete;
-  ~PhysicalAlloc();
-
-  CUmemGenericAllocationHandle handle() const { return handle_; }
-  uint64_t size() const { return size_; }
-
-  // Releases the handle now. On success the object is empty; on failure it still owns the handle.
-  Status Release();
-
- private:
-  const DriverApi* api_ = nullptr;
-  CUmemGenericAllocationHandle handle_ = 0;  // opaque: 0 may be a valid value, see live_
-  uint64_t size_ = 0;
-  bool live_ = false;
+struct ReservationTraits {
+  using Value = ReservedRange;
+  static constexpr Value kNull{};
+  static bool IsNull(const Value& v) noexcept { return v.va == 0; }
+  static void Release(const Value& v) noexcept;  // cuMemAddressFree
 };
+using Reservation = UniqueHandle<ReservationTraits>;
 
-// [va, va+size) mapped to [handle+offset, +size) by cuMemMap; unmapped with cuMemUnmap. A new
-// mapping has no access until cuMemSetAccess is called on it.
-class Mapping {
- public:
-  static StatusOr<Mapping> Create(const DriverApi& api, CUdeviceptr va, uint64_t size,
-                                  uint64_t offset, CUmemGenericAllocationHandle handle);
+// `alignment` is passed to the driver as is (0 = the driver's default).
+StatusOr<Reservation> CreateReservation(const DriverApi& api, uint64_t size, uint64_t alignment);
+// Frees the range now. On success the handle is empty; on failure it still owns the range.
+Status FreeReservation(Reservation* reservation);
 
-  Mapping() = default;
-  Mapping(Mapping&& other) noexcept;
-  Mapping& operator=(Mapping&& other) noexcept;
-  Mapping(const Mapping&) = delete;
-  Mapping& operator=(const Mapping&) = delete;
-  ~Mapping();  // unmaps; the caller must have synchronized (see above)
+// --- PhysicalAlloc: physical memory from cuMemCreate, released with cuMemRelease.
 
-  CUdeviceptr va() const { return va_; }
-  uint64_t size() const { return size_; }
+struct PhysicalMemory {
+  const DriverApi* api = nullptr;  // nullptr: empty (the handle value 0 may be a valid handle)
+  CUmemGenericAllocationHandle handle = 0;
+  uint64_t size = 0;
+};
+struct PhysicalAllocTraits {
+  using Value = PhysicalMemory;
+  static constexpr Value kNull{};
+  static bool IsNull(const Value& v) noexcept { return v.api == nullptr; }
+  static void Release(const Value& v) noexcept;  // cuMemRelease
+};
+using PhysicalAlloc = UniqueHandle<PhysicalAllocTraits>;
+
+StatusOr<PhysicalAlloc> CreatePhysicalAlloc(const DriverApi& api, const CUmemAllocationProp& prop,
+                                            uint64_t size);
+// Releases the handle now. On success the PhysicalAlloc is empty; on failure it still owns it.
+Status ReleasePhysicalAlloc(PhysicalAlloc* alloc);
+
+// --- Mapping: [va, va+size) mapped to [handle+offset, +size) by cuMemMap, unmapped with
+// cuMemUnmap. A new mapping has no access until cuMemSetAccess is called on it. Destroying a
+// Mapping unmaps it: the caller must have synchronized (see above).
+
+struct MappedRange {
+  const DriverApi* api = nullptr;
+  CUdeviceptr va = 0;
+  uint64_t size = 0;  // 0: empty
   // True when [va, va+size) and this mapping share at least one byte.
-  bool Overlaps(CUdeviceptr va, uint64_t size) const {
-    return size_ != 0 && va < va_ + size_ && va_ < va + size;
+  bool Overlaps(CUdeviceptr other_va, uint64_t other_size) const {
+    return size != 0 && other_va < va + size && va < other_va + other_size;
   }
-
-  // Forgets the mapping without a driver call (it was unmapped by other means).
-  void Disown() noexcept;
-
- private:
-  const DriverApi* api_ = nullptr;
-  CUdeviceptr va_ = 0;
-  uint64_t size_ = 0;
 };
+struct MappingTraits {
+  using Value = MappedRange;
+  static constexpr Value kNull{};
+  static bool IsNull(const Value& v) noexcept { return v.size == 0; }
+  static void Release(const Value& v) noexcept;  // cuMemUnmap
+};
+using Mapping = UniqueHandle<MappingTraits>;
+
+StatusOr<Mapping> CreateMapping(const DriverApi& api, CUdeviceptr va, uint64_t size,
+                                uint64_t offset, CUmemGenericAllocationHandle handle);
 
 }  // namespace vmm::cuda

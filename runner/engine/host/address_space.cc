@@ -77,7 +77,7 @@ const AddressSpace::ReservationEntry* AddressSpace::FindReservation(uint64_t va)
   auto it = reservations_.upper_bound(va);
   if (it == reservations_.begin()) return nullptr;
   --it;
-  return va < it->second.range.end() ? &it->second : nullptr;
+  return va < it->second.range->end() ? &it->second : nullptr;
 }
 
 std::map<uint64_t, AddressSpace::MappingEntry>::const_iterator AddressSpace::FindMapping(
@@ -85,14 +85,14 @@ std::map<uint64_t, AddressSpace::MappingEntry>::const_iterator AddressSpace::Fin
   auto it = mappings_.upper_bound(va);
   if (it == mappings_.begin()) return mappings_.end();
   --it;
-  return va < it->second.range.end() ? it : mappings_.end();
+  return va < it->second.range->end() ? it : mappings_.end();
 }
 
 uint64_t AddressSpace::FirstUnmapped(uint64_t va, uint64_t end) const {
   while (va < end) {
     auto it = FindMapping(va);
     if (it == mappings_.end()) return va;
-    va = it->second.range.end();
+    va = it->second.range->end();
   }
   return end;
 }
@@ -102,9 +102,9 @@ std::string AddressSpace::CheckWholeMappings(uint64_t va, uint64_t end, const ch
   auto first = FindMapping(va), last = FindMapping(end - 1);
   std::string where;
   if (first != mappings_.end() && first->first < va) {
-    where = " starts inside the mapping " + Range(first->first, first->second.range.size());
-  } else if (last != mappings_.end() && last->second.range.end() > end) {
-    where = " ends inside the mapping " + Range(last->first, last->second.range.size());
+    where = " starts inside the mapping " + Range(first->first, first->second.range->size);
+  } else if (last != mappings_.end() && last->second.range->end() > end) {
+    where = " ends inside the mapping " + Range(last->first, last->second.range->size);
   } else {
     return "";
   }
@@ -117,9 +117,9 @@ Status AddressSpace::Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) {
     return CudaError(fn, kInvalidValue, e);
   if ((alignment & (alignment - 1)) != 0)
     return CudaError(fn, kInvalidValue, "alignment " + Hex(alignment) + " is not a power of two");
-  StatusOr<Reservation> range = Reservation::Create(size, std::max(alignment, granularity_));
+  StatusOr<Reservation> range = CreateReservation(size, std::max(alignment, granularity_));
   if (!range.ok()) return CudaError(fn, kOutOfMemory, range.status().message());
-  const uint64_t base = range->base();
+  const uint64_t base = range->get().va;
   reservations_.emplace(base, ReservationEntry{ids_->Next(), std::move(range).value()});
   *va = base;
   return Status::Ok();
@@ -132,26 +132,25 @@ Status AddressSpace::Free(DevicePtr va, uint64_t size) {
     if (const ReservationEntry* inside = FindReservation(va)) {
       return CudaError(fn, kInvalidValue,
                        Hex(va) + " is inside the reservation " +
-                           Range(inside->range.base(), inside->range.size()) +
-                           ", not at its start");
+                           Range(inside->range->va, inside->range->size) + ", not at its start");
     }
     return CudaError(fn, kInvalidValue, Hex(va) + " is not the start of a reservation");
   }
-  const Reservation& range = it->second.range;
-  if (size != range.size()) {
+  const AddressRange& range = it->second.range.get();
+  if (size != range.size) {
     return CudaError(fn, kInvalidValue,
-                     "size of the reservation at " + Hex(va) + ": expected " + Hex(range.size()) +
+                     "size of the reservation at " + Hex(va) + ": expected " + Hex(range.size) +
                          ", got " + Hex(size));
   }
   size_t live = 0;
   std::string first;
-  for (auto m = mappings_.lower_bound(range.base()); m != mappings_.end() && m->first < range.end();
+  for (auto m = mappings_.lower_bound(range.va); m != mappings_.end() && m->first < range.end();
        ++m) {
-    if (live++ == 0) first = Range(m->first, m->second.range.size());
+    if (live++ == 0) first = Range(m->first, m->second.range->size);
   }
   if (live > 0) {
     return CudaError(fn, kInvalidValue,
-                     "the reservation " + Range(range.base(), range.size()) + " still has " +
+                     "the reservation " + Range(range.va, range.size) + " still has " +
                          std::to_string(live) + (live == 1 ? " mapping " : " mappings (first ") +
                          first + (live == 1 ? "" : ")") + "; unmap first");
   }
@@ -164,7 +163,7 @@ Status AddressSpace::Create(uint64_t size, AllocHandle* out) {
   if (std::string e = CheckGranular("size", size, true); !e.empty())
     return CudaError(fn, kInvalidValue, e);
   const uint64_t id = ids_->Next();
-  StatusOr<PhysicalMemory> memory = PhysicalMemory::Create(size, "vmm-run:alloc-" + Hex(id));
+  StatusOr<PhysicalMemory> memory = CreatePhysicalMemory(size, "vmm-run:alloc-" + Hex(id));
   if (!memory.ok()) return CudaError(fn, kOutOfMemory, memory.status().message());
   allocations_.emplace(id, AllocationEntry{id, std::move(memory).value()});
   out->value = id;
@@ -193,7 +192,7 @@ Status AddressSpace::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHand
   auto alloc = allocations_.find(handle.value);
   if (alloc == allocations_.end())
     return CudaError(fn, kInvalidValue, "unknown or released handle " + Hex(handle.value));
-  const uint64_t alloc_size = alloc->second.memory.size();
+  const uint64_t alloc_size = alloc->second.memory->size;
   if (offset > alloc_size || size > alloc_size - offset) {
     return CudaError(fn, kNotSupported,
                      "offset " + Hex(offset) + " + size " + Hex(size) + " exceeds the size " +
@@ -208,11 +207,11 @@ Status AddressSpace::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHand
   const ReservationEntry* reservation = FindReservation(va);
   if (reservation == nullptr)
     return CudaError(fn, kInvalidValue, Range(va, size) + " is not inside a reservation");
-  const Reservation& r = reservation->range;
+  const AddressRange& r = reservation->range.get();
   if (size > r.end() - va) {
     return CudaError(
         fn, kInvalidValue,
-        Range(va, size) + " extends past the end of the reservation " + Range(r.base(), r.size()));
+        Range(va, size) + " extends past the end of the reservation " + Range(r.va, r.size));
   }
   // The first mapping that ends after va: it overlaps when it starts before va + size.
   auto m = FindMapping(va);
@@ -220,10 +219,10 @@ Status AddressSpace::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHand
   if (m != mappings_.end() && m->first < va + size) {
     return CudaError(fn, kInvalidValue,
                      Range(va, size) + " overlaps the mapping " +
-                         Range(m->first, m->second.range.size()) + " of handle " +
+                         Range(m->first, m->second.range->size) + " of handle " +
                          Hex(m->second.handle));
   }
-  StatusOr<Mapping> mapping = Mapping::Create(va, size, alloc->second.memory, offset);
+  StatusOr<Mapping> mapping = CreateMapping(va, size, alloc->second.memory, offset);
   if (!mapping.ok()) return CudaError(fn, kOutOfMemory, mapping.status().message());
   // A new mapping has no access until cuMemSetAccess.
   mappings_.emplace(
@@ -247,8 +246,7 @@ Status AddressSpace::SetAccess(DevicePtr va, uint64_t size, Access access) {
   // The range is a run of whole mappings; protect each one.
   for (auto m = mappings_.find(va); m != mappings_.end() && m->first < end; ++m) {
     MappingEntry& entry = m->second;
-    if (Status s = entry.range.Protect(entry.range.va(), entry.range.size(), Prot(access));
-        !s.ok()) {
+    if (Status s = Protect(entry.range->va, entry.range->size, Prot(access)); !s.ok()) {
       return CudaError(fn, kOutOfMemory, s.message());
     }
     entry.access = access;
@@ -269,7 +267,7 @@ Status AddressSpace::Unmap(DevicePtr va, uint64_t size) {
     return CudaError(fn, kInvalidValue, e);
   // Nothing runs asynchronously on the host, so there is no in-flight work to wait for.
   for (auto m = mappings_.lower_bound(va); m != mappings_.end() && m->first < end;) {
-    if (Status s = m->second.range.Unmap(); !s.ok())
+    if (Status s = UnmapMapping(&m->second.range); !s.ok())
       return CudaError(fn, kOutOfMemory, s.message());
     m = mappings_.erase(m);
   }
@@ -293,7 +291,7 @@ Status AddressSpace::CheckAccess(const std::string& function, const char* error,
                        what + Hex(cursor) + " with access '" + AccessName(m->second.access) +
                            "' (needs '" + AccessName(need) + "')");
     }
-    cursor = m->second.range.end();
+    cursor = m->second.range->end();
   }
   return Status::Ok();
 }

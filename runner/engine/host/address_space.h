@@ -10,7 +10,8 @@
 // out of memory mappings).
 //
 // The rules and error names are the documented ones as the driver enforces them; measured on an
-// H200 with driver 580.159 (CUDA 13.0):
+// H200 with driver 580.159 (CUDA 13.0). runner/vocab/vmm_rules.h has the same rules as one table,
+// which tests/vmm_rules_test.cc replays on this class through the host engine:
 //   cuMemAddressReserve  size 0 or not a granularity multiple, alignment not a power of two ->
 //                        INVALID_VALUE; an alignment below the granularity means the granularity.
 //   cuMemCreate          size 0 or not a granularity multiple -> INVALID_VALUE.
@@ -25,9 +26,8 @@
 //                        skipped, so unmapping where nothing is mapped succeeds, as on the driver.
 //   cuMemAddressFree     exactly one whole reservation with no mapping left in it, else
 //                        INVALID_VALUE.
-//   cuMemRelease         unknown or already released handle -> INVALID_VALUE; a mapped handle may
-//   be
-//                        released, its mappings keep the memory until they are unmapped.
+//   cuMemRelease         unknown or already released handle -> INVALID_VALUE; a mapped handle
+//                        may be released, its mappings keep the memory until they are unmapped.
 // Where the driver is more lenient than its documentation, the host keeps the documented rule (and
 // the plan never issues such a call): the driver accepted a map past the end of a reservation and
 // a map of a released handle that was still mapped elsewhere (a released handle that was never

@@ -19,13 +19,25 @@ std::string Errno(int err) { return std::strerror(err); }
 
 void* Addr(uint64_t va) { return reinterpret_cast<void*>(va); }
 
+// Puts [va, va+size) back into the reserved state.
+Status ReReserve(uint64_t va, uint64_t size) {
+  void* p = mmap(Addr(va), size, PROT_NONE, kReserveFlags | MAP_FIXED, -1, 0);
+  if (p == MAP_FAILED) {
+    return RuntimeError("re-reserving " + Hex(size) + " bytes at " + Hex(va) +
+                        " failed: " + Errno(errno));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 uint64_t PageSize() { return static_cast<uint64_t>(sysconf(_SC_PAGESIZE)); }
 
 // --- Reservation ---
 
-StatusOr<Reservation> Reservation::Create(uint64_t size, uint64_t alignment) {
+void ReservationTraits::Release(const Value& v) noexcept { munmap(Addr(v.va), v.size); }
+
+StatusOr<Reservation> CreateReservation(uint64_t size, uint64_t alignment) {
   const uint64_t page = PageSize();
   if (size == 0 || size % page != 0)
     return InternalError("reservation size " + Hex(size) + " is not a multiple of the page size");
@@ -46,24 +58,7 @@ StatusOr<Reservation> Reservation::Create(uint64_t size, uint64_t alignment) {
   if (base > raw) munmap(p, base - raw);
   const uint64_t tail = raw + total - (base + size);
   if (tail > 0) munmap(Addr(base + size), tail);
-  return Reservation(base, size);
-}
-
-Reservation& Reservation::operator=(Reservation&& other) noexcept {
-  if (this != &other) {
-    Reset();
-    base_ = std::exchange(other.base_, 0);
-    size_ = std::exchange(other.size_, 0);
-  }
-  return *this;
-}
-
-Reservation::~Reservation() { Reset(); }
-
-void Reservation::Reset() noexcept {
-  if (size_ != 0) munmap(Addr(base_), size_);
-  base_ = 0;
-  size_ = 0;
+  return Reservation(AddressRange{base, size});
 }
 
 // --- PhysicalMemory ---
@@ -87,7 +82,9 @@ uint64_t AvailableMemory() {
 }
 }  // namespace
 
-StatusOr<PhysicalMemory> PhysicalMemory::Create(uint64_t size, const std::string& name) {
+void PhysicalMemoryTraits::Release(const Value& v) noexcept { close(v.fd); }
+
+StatusOr<PhysicalMemory> CreatePhysicalMemory(uint64_t size, const std::string& name) {
   if (size > static_cast<uint64_t>(INT64_MAX))
     return RuntimeError("size " + Hex(size) + " is too large for a memfd");
   // A device refuses an allocation larger than its free memory at once; committing it here with
@@ -99,7 +96,7 @@ StatusOr<PhysicalMemory> PhysicalMemory::Create(uint64_t size, const std::string
   }
   int fd = memfd_create(name.c_str(), MFD_CLOEXEC);
   if (fd < 0) return RuntimeError("memfd_create failed: " + Errno(errno));
-  PhysicalMemory memory(fd, size);  // closes the fd on the error paths below
+  PhysicalMemory memory(MemoryFd{fd, size});  // closes the fd on the error paths below
   if (ftruncate(fd, static_cast<off_t>(size)) != 0)
     return RuntimeError("ftruncate to " + Hex(size) + " failed: " + Errno(errno));
   // Commit now: shmem pages that cannot be allocated later would raise SIGBUS on first touch.
@@ -110,64 +107,33 @@ StatusOr<PhysicalMemory> PhysicalMemory::Create(uint64_t size, const std::string
   return memory;
 }
 
-PhysicalMemory& PhysicalMemory::operator=(PhysicalMemory&& other) noexcept {
-  if (this != &other) {
-    Reset();
-    fd_ = std::exchange(other.fd_, -1);
-    size_ = std::exchange(other.size_, 0);
-  }
-  return *this;
-}
-
-PhysicalMemory::~PhysicalMemory() { Reset(); }
-
-void PhysicalMemory::Reset() noexcept {
-  if (fd_ >= 0) close(fd_);
-  fd_ = -1;
-  size_ = 0;
-}
-
 // --- Mapping ---
 
-StatusOr<Mapping> Mapping::Create(uint64_t va, uint64_t size, const PhysicalMemory& memory,
-                                  uint64_t offset) {
-  void* p = mmap(Addr(va), size, PROT_NONE, MAP_SHARED | MAP_FIXED, memory.fd(),
+void MappingTraits::Release(const Value& v) noexcept { (void)ReReserve(v.va, v.size); }
+
+StatusOr<Mapping> CreateMapping(uint64_t va, uint64_t size, const PhysicalMemory& memory,
+                                uint64_t offset) {
+  void* p = mmap(Addr(va), size, PROT_NONE, MAP_SHARED | MAP_FIXED, memory->fd,
                  static_cast<off_t>(offset));
   if (p == MAP_FAILED) {
     return RuntimeError("mmap of " + Hex(size) + " bytes at " + Hex(va) +
                         " failed: " + Errno(errno));
   }
-  return Mapping(va, size);
+  return Mapping(AddressRange{va, size});
 }
 
-Mapping& Mapping::operator=(Mapping&& other) noexcept {
-  if (this != &other) {
-    (void)Unmap();
-    va_ = std::exchange(other.va_, 0);
-    size_ = std::exchange(other.size_, 0);
-  }
-  return *this;
+Status UnmapMapping(Mapping* mapping) {
+  if (!*mapping) return Status::Ok();
+  VMM_RETURN_IF_ERROR(ReReserve((*mapping)->va, (*mapping)->size));
+  mapping->release();  // the range is reserved again
+  return Status::Ok();
 }
 
-Mapping::~Mapping() { (void)Unmap(); }
-
-Status Mapping::Protect(uint64_t va, uint64_t size, int prot) const {
+Status Protect(uint64_t va, uint64_t size, int prot) {
   if (mprotect(Addr(va), size, prot) != 0) {
     return RuntimeError("mprotect of " + Hex(size) + " bytes at " + Hex(va) +
                         " failed: " + Errno(errno));
   }
-  return Status::Ok();
-}
-
-Status Mapping::Unmap() {
-  if (size_ == 0) return Status::Ok();
-  void* p = mmap(Addr(va_), size_, PROT_NONE, kReserveFlags | MAP_FIXED, -1, 0);
-  if (p == MAP_FAILED) {
-    return RuntimeError("re-reserving " + Hex(size_) + " bytes at " + Hex(va_) +
-                        " failed: " + Errno(errno));
-  }
-  va_ = 0;
-  size_ = 0;
   return Status::Ok();
 }
 

@@ -48,52 +48,56 @@ uint64_t ReservedBytes() {
 TEST(HostVmm, ReservationIsAlignedTrimmedAndInaccessible) {
   const uint64_t size = 3 * PageSize(), alignment = uint64_t{1} << 24;
   const uint64_t reserved_before = ReservedBytes();
-  StatusOr<Reservation> r = Reservation::Create(size, alignment);
+  StatusOr<Reservation> r = CreateReservation(size, alignment);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->base() % alignment, 0u);
-  EXPECT_EQ(r->size(), size);
+  const AddressRange range = r->get();
+  EXPECT_EQ(range.va % alignment, 0u);
+  EXPECT_EQ(range.size, size);
   // Only the aligned range is left: the over-reserved head and tail were given back.
   EXPECT_EQ(ReservedBytes(), reserved_before + size);
-  std::vector<MapsLine> inside = MapsIn(r->base(), r->end());
+  std::vector<MapsLine> inside = MapsIn(range.va, range.end());
   ASSERT_EQ(inside.size(), 1u);
-  EXPECT_LE(inside[0].start, r->base());
-  EXPECT_GE(inside[0].end, r->end());
+  EXPECT_LE(inside[0].start, range.va);
+  EXPECT_GE(inside[0].end, range.end());
   EXPECT_EQ(inside[0].perms, "---p");
   Reservation moved = std::move(r).value();
   { Reservation gone = std::move(moved); }
-  EXPECT_EQ(moved.size(), 0u);
+  EXPECT_FALSE(moved);  // NOLINT(bugprone-use-after-move): moved-from is empty
+  EXPECT_EQ(moved->size, 0u);
   EXPECT_EQ(ReservedBytes(), reserved_before);
 }
 
 TEST(HostVmm, ReservationRejectsSizesThatAreNotPageMultiples) {
-  StatusOr<Reservation> r = Reservation::Create(PageSize() + 1, 0);
+  StatusOr<Reservation> r = CreateReservation(PageSize() + 1, 0);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Code::kInternal);
 }
 
 TEST(HostVmm, MappingSharesTheMemfdAndUnmapReReserves) {
   const uint64_t page = PageSize();
-  StatusOr<Reservation> r = Reservation::Create(2 * page, 0);
-  StatusOr<PhysicalMemory> mem = PhysicalMemory::Create(page, "vmm-run:test");
+  StatusOr<Reservation> r = CreateReservation(2 * page, 0);
+  StatusOr<PhysicalMemory> mem = CreatePhysicalMemory(page, "vmm-run:test");
   ASSERT_TRUE(r.ok() && mem.ok());
-  const int fd = mem->fd();
-  StatusOr<Mapping> m = Mapping::Create(r->base(), page, *mem, 0);
+  const uint64_t base = r->get().va;
+  const int fd = mem->get().fd;
+  StatusOr<Mapping> m = CreateMapping(base, page, *mem, 0);
   ASSERT_TRUE(m.ok()) << m.status().message();
-  std::vector<MapsLine> lines = MapsIn(r->base(), r->base() + page);
+  std::vector<MapsLine> lines = MapsIn(base, base + page);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].perms, "---s");  // a new mapping has no access
   EXPECT_EQ(lines[0].path.rfind("/memfd:vmm-run:test", 0), 0u) << lines[0].path;
-  ASSERT_TRUE(m->Protect(r->base(), page, PROT_READ | PROT_WRITE).ok());
-  std::memcpy(reinterpret_cast<void*>(r->base()), "abc", 4);
+  ASSERT_TRUE(Protect(base, page, PROT_READ | PROT_WRITE).ok());
+  std::memcpy(reinterpret_cast<void*>(base), "abc", 4);
   char via_fd[4] = {};
   ASSERT_EQ(pread(fd, via_fd, 4, 0), 4);
   EXPECT_STREQ(via_fd, "abc");
   { PhysicalMemory closed = std::move(mem).value(); }
   EXPECT_FALSE(FdOpen(fd));
-  EXPECT_STREQ(reinterpret_cast<const char*>(r->base()), "abc");  // the mapping keeps the memory
-  ASSERT_TRUE(m->Unmap().ok());
-  EXPECT_EQ(m->size(), 0u);
-  lines = MapsIn(r->base(), r->base() + page);
+  EXPECT_STREQ(reinterpret_cast<const char*>(base), "abc");  // the mapping keeps the memory
+  ASSERT_TRUE(UnmapMapping(&*m).ok());
+  EXPECT_FALSE(*m);
+  EXPECT_TRUE(UnmapMapping(&*m).ok());  // empty: nothing to do
+  lines = MapsIn(base, base + page);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].perms, "---p");  // reserved again, no longer backed by the memfd
   EXPECT_TRUE(lines[0].path.empty());
