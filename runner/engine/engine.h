@@ -14,7 +14,9 @@
 // them):
 //   - A new mapping has no access until SetAccess is called on it; touching it before is a fault.
 //   - Map needs the whole [va, va+size) inside one reservation and not mapped; size and offsets are
-//     multiples of the granularity; the handle stays alive while mapped even after Release.
+//     multiples of the granularity; it maps whole allocations only (offset 0, the handle's size);
+//     the handle stays alive while mapped even after Release. runner/vocab/vmm_rules.h lists every
+//     rule with the error the H200's driver returns for it.
 //   - Unmap does not wait for kernels on its own: Unmap and Release here first wait for in-flight
 //   work
 //     (the engine's stream) and say so in SyncNote, because unmapping under a running kernel is the
