@@ -30,7 +30,7 @@ uint64_t HostHash(const std::vector<uint32_t>& words) {
 Status ReadBuffer(RunState& state, int slot, std::vector<uint32_t>* words, uint64_t* hash) {
   const PlanBuffer& buffer = state.plan.buffers[slot];
   words->resize(buffer.elements);
-  DevicePtr va = state.buffer_va[slot];
+  DevicePtr va = DataVa(state, slot);
   VMM_RETURN_IF_ERROR(state.engine.CopyToHost(va, buffer.bytes, words->data()));
   VMM_RETURN_IF_ERROR(state.engine.Checksum(va, buffer.elements, hash));
   uint64_t host = HostHash(*words);
@@ -101,9 +101,8 @@ Status CheckEqual(const PlanStep& step, RunState& state, StepRecord& record) {
   if (step.other >= 0) {
     // Two device buffers: the backend's compare kernel must agree with the host's comparison.
     CompareResult device;
-    VMM_RETURN_IF_ERROR(state.engine.Compare(state.buffer_va[step.buffer],
-                                             state.buffer_va[step.other], words.size(),
-                                             kMaxReportedMismatches, &device));
+    VMM_RETURN_IF_ERROR(state.engine.Compare(DataVa(state, step.buffer), DataVa(state, step.other),
+                                             words.size(), kMaxReportedMismatches, &device));
     bool agree =
         device.mismatches == check.mismatch_count && device.first_indices.size() == first.size();
     for (size_t i = 0; agree && i < first.size(); ++i)

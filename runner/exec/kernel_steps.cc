@@ -26,7 +26,7 @@ Status RunStep<Op::kFill>(const PlanStep& step, RunState& state, StepRecord& rec
   const PlanBuffer& buffer = state.plan.buffers[step.buffer];
   OpTiming timing;
   Stopwatch watch;
-  Status status = state.engine.Fill(state.buffer_va[step.buffer], buffer.elements, step.seed,
+  Status status = state.engine.Fill(DataVa(state, step.buffer), buffer.elements, step.seed,
                                     TimingOut(step, &timing));
   record.wall_us = watch.ElapsedUs();
   record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));
@@ -38,9 +38,9 @@ Status RunStep<Op::kFill>(const PlanStep& step, RunState& state, StepRecord& rec
 template <>
 Status RunStep<Op::kMatmul>(const PlanStep& step, RunState& state, StepRecord& record) {
   MatmulArgs args;
-  args.a = state.buffer_va[step.a];
-  args.b = state.buffer_va[step.b];
-  args.c = state.buffer_va[step.c];
+  args.a = DataVa(state, step.a);
+  args.b = DataVa(state, step.b);
+  args.c = DataVa(state, step.c);
   args.m = step.m;
   args.n = step.n;
   args.k = step.k;
@@ -60,7 +60,7 @@ Status RunStep<Op::kMemset>(const PlanStep& step, RunState& state, StepRecord& r
   const PlanBuffer& buffer = state.plan.buffers[step.buffer];
   OpTiming timing;
   Stopwatch watch;
-  Status status = state.engine.Memset(state.buffer_va[step.buffer], buffer.elements, step.pattern,
+  Status status = state.engine.Memset(DataVa(state, step.buffer), buffer.elements, step.pattern,
                                       TimingOut(step, &timing));
   record.wall_us = watch.ElapsedUs();
   record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));

@@ -32,6 +32,13 @@ struct RunState {
   std::vector<std::optional<DevicePtr>> step_address;  // by top-level step index
 };
 
+// The address of the first element of buffer or view `slot` (a view: its buffer's reservation
+// plus the view's offset). Data steps address tensors through this; memory steps use buffer_va.
+inline DevicePtr DataVa(const RunState& state, int slot) {
+  const PlanBuffer& b = state.plan.buffers[slot];
+  return b.base >= 0 ? state.buffer_va[b.base] + b.offset : state.buffer_va[slot];
+}
+
 // A VMM step compiled for the hot loop: what its engine call needs and what the call returned,
 // in one cache line.
 struct alignas(64) HotVmmStep {

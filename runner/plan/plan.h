@@ -16,8 +16,11 @@
 
 namespace vmm {
 
+// A buffer or a view (base >= 0). Data steps address both alike, by slot.
 struct PlanBuffer {
   std::string name;
+  int base = -1;        // views: the slot of the buffer whose reservation holds the view
+  uint64_t offset = 0;  // views: bytes from the start of that reservation
   std::vector<uint64_t> shape;
   uint64_t elements = 0;
   uint64_t bytes = 0;  // elements * 4

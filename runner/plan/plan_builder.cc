@@ -47,7 +47,38 @@ Plan PlanBuilder::Build() && {
 }
 
 void PlanBuilder::DeclareBuffers() {
-  for (const BufferDecl& b : scenario_.buffers) {
+  for (const BufferDecl& b : scenario_.buffers) DeclareTensor(b, "buffer");
+  const size_t buffers = plan_.buffers.size();
+  for (const BufferDecl& v : scenario_.views) {
+    const int slot = DeclareTensor(v, "view");
+    if (slot < 0) continue;
+    PlanBuffer& view = plan_.buffers[slot];
+    view.offset = v.offset.value;
+    auto it = buffer_slots_.find(v.of.value);
+    if (it == buffer_slots_.end() || static_cast<size_t>(it->second) >= buffers) {
+      std::vector<std::string> names;
+      for (size_t i = 0; i < buffers; ++i) names.push_back(plan_.buffers[i].name);
+      const std::string close = SuggestName(v.of.value, names);
+      Error(v.of.loc,
+            "view '" + v.name + "' lives in '" + v.of.value + "', which is not " +
+                (it != buffer_slots_.end() ? "a buffer but a view" : "a declared buffer") +
+                (close.empty() ? "" : "; did you mean '" + close + "'?"));
+    } else {
+      view.base = it->second;
+    }
+    if (view.offset % kViewAlignment != 0) {
+      Error(v.offset.loc, "view '" + v.name + "' starts at offset " + FormatBytes(view.offset) +
+                              ", not a multiple of " + std::to_string(kViewAlignment) +
+                              " bytes (views stay aligned so device kernels stay vectorised)");
+    }
+  }
+  reservations_.resize(plan_.buffers.size());
+  reserved_by_.resize(plan_.buffers.size());
+  freed_line_.resize(plan_.buffers.size(), 0);
+}
+
+int PlanBuilder::DeclareTensor(const BufferDecl& b, const char* kind) {
+  {
     PlanBuffer pb;
     pb.name = b.name;
     pb.shape = b.shape;
@@ -56,8 +87,8 @@ void PlanBuilder::DeclareBuffers() {
     for (uint64_t d : b.shape) {
       if (d == 0) ok = false;
       if (d != 0 && elements > std::numeric_limits<uint64_t>::max() / 4 / d) {
-        Error(b.loc, "buffer '" + b.name + "' is too large: shape " + FormatShape(b.shape) +
-                         " does not fit in 64-bit bytes");
+        Error(b.loc, std::string(kind) + " '" + b.name + "' is too large: shape " +
+                         FormatShape(b.shape) + " does not fit in 64-bit bytes");
         ok = false;
         elements = 0;
         break;
@@ -65,17 +96,21 @@ void PlanBuilder::DeclareBuffers() {
       elements *= d;
     }
     if (b.shape.empty() || std::find(b.shape.begin(), b.shape.end(), 0) != b.shape.end()) {
-      Error(b.loc, "buffer '" + b.name + "' needs a shape of positive dimensions, got " +
-                       FormatShape(b.shape));
+      Error(b.loc, std::string(kind) + " '" + b.name +
+                       "' needs a shape of positive dimensions, got " + FormatShape(b.shape));
     }
     pb.elements = ok ? elements : 0;
     pb.bytes = pb.elements * 4;
-    buffer_slots_.emplace(b.name, static_cast<int>(plan_.buffers.size()));
+    const int slot = static_cast<int>(plan_.buffers.size());
+    if (!buffer_slots_.emplace(b.name, slot).second) {
+      Error(b.loc, std::string(kind) + " '" + b.name +
+                       "' has the name of a buffer declared before; buffers and views share "
+                       "one namespace");
+      return -1;
+    }
     plan_.buffers.push_back(std::move(pb));
+    return slot;
   }
-  reservations_.resize(plan_.buffers.size());
-  reserved_by_.resize(plan_.buffers.size());
-  freed_line_.resize(plan_.buffers.size(), 0);
 }
 
 void PlanBuilder::IndexStepNames(const std::vector<Step>& steps) {

@@ -39,6 +39,9 @@ class PlanBuilder {
     return field.set ? field.loc : step.loc;
   }
   void DeclareBuffers();
+  // Adds a buffer or view ("buffer"/"view" in messages) with its shape; returns its slot, or -1
+  // when the name is taken.
+  int DeclareTensor(const BufferDecl& b, const char* kind);
   void IndexStepNames(const std::vector<Step>& steps);
   PlanStep Common(const Step& step, int index) const;
   PlanStep Visit(const Step& step, int index, BufferUses* capture_uses);
@@ -58,6 +61,8 @@ class PlanBuilder {
   int ResolveBuffer(const Located<std::string>& ref, const Step& step);
   void Kernel(const Step& step, PlanStep* p, BufferUses* capture_uses);
   bool MatmulShapes(const Step& step, PlanStep* p);
+  // Whether the bytes of buffers/views `x` and `y` share any byte of one reservation.
+  bool Overlap(int x, int y) const;
   // memset / check_value: exactly one of `value` or `byte`, into p->pattern.
   void Pattern(const Step& step, PlanStep* p);
   void ResolveGraph(const Step& step, PlanStep* p);
@@ -76,6 +81,8 @@ class PlanBuilder {
   void SetAccess(const Step& step, PlanStep* p);
   void Unmap(const Step& step, PlanStep* p);
   bool Aligned(const Located<uint64_t>& field, const char* key, uint64_t value, const Step& step);
+  // Resolves the buffer of a memory op, refusing a view (memory ops act on reservations).
+  int MemoryBuffer(const Step& step);
   // Resolves the buffer of a range op and checks it is reserved; -1 when not.
   int ReservedBuffer(const Step& step);
   // Applies defaults to offset/size and checks the range is aligned and inside the reservation.

@@ -19,6 +19,15 @@ void AddUse(std::vector<std::pair<int, Access>>* uses, int buffer, Access need) 
 
 }  // namespace
 
+bool PlanBuilder::Overlap(int x, int y) const {
+  if (x == y) return true;
+  const PlanBuffer& a = plan_.buffers[x];
+  const PlanBuffer& b = plan_.buffers[y];
+  const int owner_a = a.base >= 0 ? a.base : x, owner_b = b.base >= 0 ? b.base : y;
+  return owner_a == owner_b &&
+         ByteRange{a.offset, a.offset + a.bytes}.Overlaps(ByteRange{b.offset, b.offset + b.bytes});
+}
+
 void PlanBuilder::Kernel(const Step& step, PlanStep* p, BufferUses* capture_uses) {
   const std::string op = OpName(step.op);
   if (step.op == Op::kFill) {
@@ -60,8 +69,8 @@ bool PlanBuilder::MatmulShapes(const Step& step, PlanStep* p) {
     }
   }
   if (!ok) return false;
-  if (step.op == Op::kMatmul && (p->c == p->a || p->c == p->b)) {
-    Error(At(step.c, step), "matmul output '" + c.name + "' is also an input; use another buffer");
+  if (step.op == Op::kMatmul && (Overlap(p->c, p->a) || Overlap(p->c, p->b))) {
+    Error(At(step.c, step), "matmul output '" + c.name + "' overlaps an input; use another buffer");
     return false;
   }
   if (a.shape[1] != b.shape[0]) {

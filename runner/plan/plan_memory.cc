@@ -23,8 +23,18 @@ bool PlanBuilder::Aligned(const Located<uint64_t>& field, const char* key, uint6
   return false;
 }
 
+int PlanBuilder::MemoryBuffer(const Step& step) {
+  const int slot = ResolveBuffer(step.buffer, step);
+  if (slot < 0 || plan_.buffers[slot].base < 0) return slot;
+  const std::string& owner = plan_.buffers[plan_.buffers[slot].base].name;
+  Error(At(step.buffer, step), "'" + step.buffer.value + "' is a view into '" + owner + "'; " +
+                                   OpName(step.op) + " acts on reservations: use buffer '" + owner +
+                                   "' (with an offset)");
+  return -1;
+}
+
 void PlanBuilder::Reserve(const Step& step, PlanStep* p) {
-  p->buffer = ResolveBuffer(step.buffer, step);
+  p->buffer = MemoryBuffer(step);
   // Alignment 0 (the default) means the scenario's granularity, resolved here once for every
   // backend.
   p->alignment = step.alignment.value != 0 ? step.alignment.value : granularity_;
@@ -56,7 +66,7 @@ void PlanBuilder::Reserve(const Step& step, PlanStep* p) {
 }
 
 int PlanBuilder::ReservedBuffer(const Step& step) {
-  const int buffer = ResolveBuffer(step.buffer, step);
+  const int buffer = MemoryBuffer(step);
   if (buffer < 0) return -1;
   if (reservations_[buffer].reserved()) return buffer;
   const int freed = freed_line_[buffer];
@@ -249,15 +259,22 @@ void PlanBuilder::Unmap(const Step& step, PlanStep* p) {
 
 void PlanBuilder::Use(int buffer, Access need, const std::string& actor, const SourceLoc& loc) {
   const PlanBuffer& b = plan_.buffers[buffer];
-  const ReservationState& r = reservations_[buffer];
-  const std::string who = actor + " buffer '" + b.name + "', which ";
+  const int owner = b.base >= 0 ? b.base : buffer;  // a view lives in its buffer's reservation
+  const ReservationState& r = reservations_[owner];
+  const std::string who = b.base < 0 ? actor + " buffer '" + b.name + "', which "
+                                     : actor + " view '" + b.name + "' (" +
+                                           FormatRange({b.offset, b.offset + b.bytes}) + " of '" +
+                                           plan_.buffers[owner].name + "'), which ";
   if (!r.reserved()) {
-    const int freed = freed_line_[buffer];
+    const int freed = freed_line_[owner];
     Error(loc, who + (freed > 0 ? "was freed at line " + std::to_string(freed)
                                 : std::string("is not reserved at this step")));
     return;
   }
-  const ByteRange range{0, b.bytes};
+  const ByteRange range{b.offset, b.offset + b.bytes};
+  if (range.end > r.size()) {
+    return Error(loc, who + "ends past the " + FormatBytes(r.size()) + " reservation");
+  }
   switch (r.FirstProblem(range, need)) {
     case AccessProblem::kNone:
       return;

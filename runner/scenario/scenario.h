@@ -89,10 +89,14 @@ struct StepListField {  // lists of names
 };
 inline constexpr StepListField kStepListFields[] = {{"of", &Step::of}, {"graphs", &Step::graphs}};
 
-// A named fp32 tensor living at the start of a reservation of the same name.
+// A named fp32 tensor. A buffer lives at the start of the reservation of the same name; a view
+// (declared under `views:`) lives `offset` bytes into the reservation of buffer `of` — PyTorch's
+// expandable segments, GMLake's stitched blocks, kvcached's pages.
 struct BufferDecl {
   std::string name;
   SourceLoc loc;
+  Located<std::string> of;      // views only: the buffer whose reservation holds the view
+  Located<uint64_t> offset;     // views only: bytes from the start of that reservation
   std::vector<uint64_t> shape;  // row-major; product = element count
   std::string dtype = "f32";
   uint64_t elements() const;
@@ -106,9 +110,12 @@ struct Scenario {
   std::string description;
   Located<uint64_t> granularity;  // default 2 MiB (CUDA's minimum on every VMM-capable GPU so far)
   std::vector<BufferDecl> buffers;
+  std::vector<BufferDecl> views;  // `of` and `offset` set
   std::vector<Step> steps;
 };
 
 inline constexpr uint64_t kDefaultGranularity = 2ull << 20;
+// A view's offset is a multiple of this, so device kernels over it stay vectorised.
+inline constexpr uint64_t kViewAlignment = 256;
 
 }  // namespace vmm

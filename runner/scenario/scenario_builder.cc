@@ -26,16 +26,16 @@ class Builder {
       s.granularity.set = doc.Find("granularity") != nullptr;
       s.granularity.loc = Loc(*v);
     }
-    if (const YamlValue* buffers = doc.Find("buffers")) {
-      for (const YamlMember& m : buffers->members) {
-        BufferDecl b;
-        b.name = m.key;
-        b.loc = SourceLoc{file_, m.line, m.column};
-        if (const YamlValue* shape = m.value.Find("shape"))
-          for (const YamlValue& d : shape->items)
-            b.shape.push_back(static_cast<uint64_t>(Integer(d)));
-        if (const YamlValue* dtype = m.value.Find("dtype")) b.dtype = dtype->scalar;
-        s.buffers.push_back(std::move(b));
+    if (const YamlValue* buffers = doc.Find("buffers"))
+      for (const YamlMember& m : buffers->members) s.buffers.push_back(Tensor(m));
+    if (const YamlValue* views = doc.Find("views")) {
+      for (const YamlMember& m : views->members) {
+        BufferDecl v = Tensor(m);
+        if (const YamlValue* of = m.value.Find("of")) v.of = {of->scalar, Loc(*of), true};
+        v.offset.loc = v.loc;
+        if (const YamlValue* offset = m.value.Find("offset"))
+          v.offset = {Size(*offset, "offset"), Loc(*offset), true};
+        s.views.push_back(std::move(v));
       }
     }
     const SchemaNode* step_schema = root.Property("steps");
@@ -48,6 +48,17 @@ class Builder {
 
  private:
   SourceLoc Loc(const YamlValue& v) const { return SourceLoc{file_, v.line, v.column}; }
+
+  // A buffer or view entry: its name, where it is declared, shape and dtype.
+  BufferDecl Tensor(const YamlMember& m) {
+    BufferDecl b;
+    b.name = m.key;
+    b.loc = SourceLoc{file_, m.line, m.column};
+    if (const YamlValue* shape = m.value.Find("shape"))
+      for (const YamlValue& d : shape->items) b.shape.push_back(static_cast<uint64_t>(Integer(d)));
+    if (const YamlValue* dtype = m.value.Find("dtype")) b.dtype = dtype->scalar;
+    return b;
+  }
 
   // The member `key` of `map`, or the schema default of property `key`, or nullptr.
   static const YamlValue* Value(const YamlValue& map, const SchemaNode& schema, const char* key) {
