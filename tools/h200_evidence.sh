@@ -5,12 +5,18 @@
 # the committed H200 baselines (timings included), runs compute-sanitizer memcheck with leak
 # checking on every scenario, and the benchmarks. Logs go to $OUT/*.log. Needs $OUT set.
 #   tools/h200_evidence.sh [extra cmake args...]
+# Environment: SANITIZE="a b" limits memcheck to those scenario names (default: every scenario;
+# "none" skips it); OVERHEAD_RUNS (default 3) runner_overhead_bench runs. A header-only dependency
+# the machine lacks (valijson) travels in .deps (see ../shared/gpu.md) and is found there.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${OUT:?set OUT to the directory for logs and reports}"
 export PATH=/usr/local/cuda/bin:$PATH
 mkdir -p "$OUT/reports"
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 "$@" \
+prefix=()
+[ -d .deps/usr ] && prefix=(-DCMAKE_PREFIX_PATH="$PWD/.deps/usr")
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  "${prefix[@]}" "$@" \
   >"$OUT/configure.log" 2>&1 && cmake --build build-gpu >"$OUT/build.log" 2>&1 ||
   { tail -40 "$OUT/build.log"; exit 1; }
 ctest --test-dir build-gpu --output-on-failure -j8 >"$OUT/ctest.log" 2>&1
@@ -30,13 +36,15 @@ echo "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
 } >"$OUT/run.log" 2>&1
 grep -E "^exit|summary|result" "$OUT/run.log" | tail -12
 for s in scenarios/*.yaml; do
+  name=$(basename "$s" .yaml)
+  case " ${SANITIZE:-$name} " in *" $name "*) ;; *) continue ;; esac
   compute-sanitizer --tool memcheck --leak-check full ./build-gpu/vmm-run "$s" \
     --report "$OUT/sanitized.json" >"$OUT/sanitizer_$(basename "$s" .yaml).log" 2>&1
   echo "sanitizer $(basename "$s"): exit $?, $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer_$(basename "$s" .yaml).log")"
 done | tee "$OUT/sanitizer.log"
 {
   ./build-gpu/bench/cuda_overhead_bench --iters 300
-  for i in 1 2 3; do
+  for ((i = 0; i < ${OVERHEAD_RUNS:-3}; i++)); do
     ./build-gpu/bench/runner_overhead_bench --backend cuda --cycles 1000 --rounds 48
   done
   ./build-gpu/bench/runner_overhead_bench --backend null --cycles 1000 --rounds 200
