@@ -164,6 +164,20 @@ class Engine {
     return Refuse("Memset");
   }
 
+  // Copies `bytes` from device address src to dst on the stream (cudaMemcpyAsync, device to
+  // device); timing as for kernels.
+  virtual Status CopyDevice(DevicePtr /*dst*/, DevicePtr /*src*/, uint64_t /*bytes*/,
+                            OpTiming* /*timing*/) {
+    return Refuse("CopyDevice");
+  }
+  // Copies `bytes` of host memory at src to device address dst (cudaMemcpyAsync, host to device)
+  // and waits for it: src may be pageable and is free to reuse on return. `timing` gets the
+  // transfer's device time.
+  virtual Status CopyFromHost(DevicePtr /*dst*/, const void* /*src*/, uint64_t /*bytes*/,
+                              OpTiming* /*timing*/) {
+    return Refuse("CopyFromHost");
+  }
+
   // --- Graphs ---
   virtual Status BeginCapture() { return Refuse("BeginCapture"); }
   virtual Status EndCapture(GraphHandle* /*out*/) { return Refuse("EndCapture"); }

@@ -215,6 +215,44 @@ Status TimedCheck(StepRecord& record, Check&& check) {
 }  // namespace
 
 template <>
+Status RunStep<Op::kCopy>(const PlanStep& step, RunState& state, StepRecord& record) {
+  const uint64_t bytes = state.plan.buffers[step.buffer].bytes;
+  OpTiming timing;
+  OpTiming* timing_out = step.async ? nullptr : &timing;
+  Stopwatch watch;
+  Status status;
+  if (step.snapshot >= 0) {
+    const Snapshot& snap = *state.snapshots[step.snapshot];
+    status = state.engine.CopyFromHost(DataVa(state, step.buffer), snap.words.data(), bytes,
+                                       &timing);  // a host copy is always waited for
+    record.details.emplace_back("direction", std::string("host_to_device"));
+    record.details.emplace_back("staging", std::string("pageable"));
+  } else {
+    status = state.engine.CopyDevice(DataVa(state, step.buffer), DataVa(state, step.other), bytes,
+                                     timing_out);
+    record.details.emplace_back("direction", std::string("device_to_device"));
+    if (step.async) record.details.emplace_back("async", true);
+  }
+  record.wall_us = watch.ElapsedUs();
+  record.details.emplace_back("bytes", static_cast<int64_t>(bytes));
+  if (timing.gpu_us > 0) {
+    record.gpu_us = timing.gpu_us;
+    record.details.emplace_back("gb_per_s", static_cast<double>(bytes) / (timing.gpu_us * 1e3));
+  }
+  return status;
+}
+
+template <>
+std::string DescribeStep<Op::kCopy>(const Plan& plan, const PlanStep& step, const StepRecord& r) {
+  const std::string from =
+      step.snapshot >= 0 ? plan.snapshots[step.snapshot] : plan.buffers[step.other].name;
+  const std::string rate = DetailText(r, "gb_per_s");
+  return plan.buffers[step.buffer].name + " ← " + from + " · " +
+         FormatBytes(plan.buffers[step.buffer].bytes) + " " + DetailText(r, "direction") +
+         (rate.empty() ? "" : " · " + rate + " GB/s");
+}
+
+template <>
 Status RunStep<Op::kSnapshot>(const PlanStep& step, RunState& state, StepRecord& record) {
   return TimedCheck(record, [&] {
     Snapshot snap;

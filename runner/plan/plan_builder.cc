@@ -136,7 +136,7 @@ namespace {
 std::string DefaultLabel(const Step& step) {
   std::string label = OpName(step.op);
   for (const Located<std::string>* target :
-       {&step.buffer, &step.alloc, &step.c, &step.exec, &step.graph}) {
+       {&step.buffer, &step.alloc, &step.c, &step.to, &step.exec, &step.graph}) {
     if (target->set && !target->value.empty()) return label + " " + target->value;
   }
   return label;

@@ -1,5 +1,6 @@
 // PlanBuilder's data and check steps: snapshot, check_equal, check_address, check_kernel_params,
 // and the decoding of every step's `expect`.
+#include "runner/base/format.h"
 #include "runner/plan/plan_builder.h"
 
 namespace vmm {
@@ -120,6 +121,42 @@ void PlanBuilder::DecodeExpect(
   }
   Error(At(step.expect, step), std::string("'expect' of ") + OpName(step.op) + " must be " +
                                    allowed + ", got '" + e + "'");
+}
+
+// copy: `to` is a buffer or view; `from` a buffer or view (device to device) or a snapshot (host
+// to device: a restore). Both sides have the same size.
+template <>
+void PlanBuilder::PlanOp<Op::kCopy>(const Step& step, PlanStep* p, BufferUses*) {
+  Located<std::string> to = step.to;
+  p->buffer = ResolveBuffer(to, step);
+  if (p->buffer >= 0) Use(p->buffer, Access::kReadWrite, "copy writes", At(step.to, step));
+  uint64_t from_bytes = 0;
+  if (buffer_slots_.count(step.from.value) != 0) {
+    p->other = ResolveBuffer(step.from, step);
+    Use(p->other, Access::kRead, "copy reads", At(step.from, step));
+    from_bytes = plan_.buffers[p->other].bytes;
+    if (p->buffer >= 0 && Overlap(p->buffer, p->other)) {
+      Error(At(step.to, step), "copy from '" + step.from.value + "' to '" + step.to.value +
+                                   "': the two overlap; copy through another buffer");
+    }
+  } else if (auto it = snapshots_.find(step.from.value); it != snapshots_.end()) {
+    p->snapshot = it->second.slot;
+    from_bytes = it->second.buffer >= 0 ? plan_.buffers[it->second.buffer].bytes : 0;
+  } else {
+    std::vector<std::string> names;
+    for (const PlanBuffer& b : plan_.buffers) names.push_back(b.name);
+    for (const std::string& n : plan_.snapshots) names.push_back(n);
+    const std::string close = SuggestName(step.from.value, names);
+    return Error(At(step.from, step),
+                 "copy from '" + step.from.value +
+                     "': not a buffer, view or snapshot taken before this step" +
+                     (close.empty() ? "" : "; did you mean '" + close + "'?"));
+  }
+  if (p->buffer >= 0 && from_bytes != 0 && from_bytes != plan_.buffers[p->buffer].bytes) {
+    Error(step.loc, "copy from '" + step.from.value + "' (" + FormatBytes(from_bytes) + ") to '" +
+                        step.to.value + "' (" + FormatBytes(plan_.buffers[p->buffer].bytes) +
+                        "): the sizes differ");
+  }
 }
 
 template <>

@@ -32,8 +32,9 @@ struct Step {
 
   // Names of things the step acts on.
   Located<std::string> buffer, alloc, graph, exec, snapshot, other;
-  Located<std::string> a, b, c;              // matmul operands (buffer names)
-  std::vector<Located<std::string>> of;      // check_address: step names
+  Located<std::string> from, to;         // copy: source (buffer, view or snapshot) and destination
+  Located<std::string> a, b, c;          // matmul operands (buffer names)
+  std::vector<Located<std::string>> of;  // check_address: step names
   std::vector<Located<std::string>> graphs;  // check_kernel_params: graph names
 
   // Sizes and numbers (sizes already converted from units to bytes).
@@ -60,6 +61,7 @@ inline constexpr StepTextField kStepTextFields[] = {
     {"graph", &Step::graph}, {"exec", &Step::exec},     {"snapshot", &Step::snapshot},
     {"other", &Step::other}, {"a", &Step::a},           {"b", &Step::b},
     {"c", &Step::c},         {"access", &Step::access}, {"expect", &Step::expect},
+    {"from", &Step::from},   {"to", &Step::to},
 };
 struct StepSizeField {  // sizes with units ("2MiB"), converted to bytes
   const char* key;

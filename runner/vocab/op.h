@@ -23,7 +23,7 @@ enum class OpFamily : uint8_t {
   kMemory,  // reserve, free, create, release, map, set_access, unmap: one driver call each
   kKernel,  // fill, matmul: work on the stream
   kGraph,   // capture, instantiate, replay, update, destroy_*
-  kData,    // snapshot
+  kData,    // copy, snapshot
   kCheck,   // check_*
   kWait,    // synchronize
 };

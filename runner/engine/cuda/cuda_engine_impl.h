@@ -59,6 +59,8 @@ class CudaEngine final : public Engine {
   Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override;
   Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
   Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override;
+  Status CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) override;
+  Status CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) override;
 
   Status BeginCapture() override;
   Status EndCapture(GraphHandle* out) override;

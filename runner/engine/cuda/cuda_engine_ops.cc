@@ -83,6 +83,40 @@ Status CudaEngine::Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTim
       what);
 }
 
+Status CudaEngine::CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) {
+  auto what = [&] {
+    return "CopyDevice(dst=" + Hex(dst) + ", src=" + Hex(src) + ", bytes=" + FormatBytes(bytes) +
+           ")";
+  };
+  VMM_RETURN_IF_ERROR(Bind());
+  void* to = DevicePointer<void>(dst);
+  const void* from = DevicePointer<const void>(src);
+  return Annotate(TimedLaunch(timing,
+                              [&] {
+                                return CUDA_CALL(cudaMemcpyAsync(
+                                    to, from, bytes, cudaMemcpyDeviceToDevice, stream()));
+                              }),
+                  what);
+}
+
+Status CudaEngine::CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) {
+  auto what = [&] {
+    return "CopyFromHost(dst=" + Hex(dst) + ", bytes=" + FormatBytes(bytes) + ")";
+  };
+  VMM_RETURN_IF_ERROR(Bind());
+  VMM_RETURN_IF_ERROR(Annotate(SyncIfCapturing(), what));
+  void* to = DevicePointer<void>(dst);
+  OpTiming local;  // the copy is always waited for: src may be reused on return
+  OpTiming* measured = timing != nullptr ? timing : &local;
+  VMM_RETURN_IF_ERROR(Annotate(TimedLaunch(measured,
+                                           [&] {
+                                             return CUDA_CALL(cudaMemcpyAsync(
+                                                 to, src, bytes, cudaMemcpyHostToDevice, stream()));
+                                           }),
+                               what));
+  return Status::Ok();
+}
+
 Status CudaEngine::Matmul(const MatmulArgs& args, OpTiming* timing) {
   auto what = [&] {
     return "Matmul(a=" + Hex(args.a) + ", b=" + Hex(args.b) + ", c=" + Hex(args.c) +

@@ -121,6 +121,34 @@ class HostEngine final : public Engine {
     return Status::Ok();
   }
 
+  Status CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) override {
+    const char* fn = "cuMemcpyDtoDAsync";
+    if (timing != nullptr) timing->gpu_us = -1;
+    if (capturing_) {
+      return CudaError(fn, "CUDA_ERROR_NOT_SUPPORTED", "vmm-run does not capture copies yet");
+    }
+    VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kInvalidValue, "src", src, bytes, Access::kRead));
+    VMM_RETURN_IF_ERROR(
+        space_.CheckAccess(fn, kInvalidValue, "dst", dst, bytes, Access::kReadWrite));
+    Stopwatch watch;
+    if (bytes != 0) std::memmove(Ptr<void>(dst), Ptr<const void>(src), bytes);
+    if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
+    return Status::Ok();
+  }
+
+  Status CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) override {
+    const char* fn = "cuMemcpyHtoD";
+    if (timing != nullptr) timing->gpu_us = -1;
+    VMM_RETURN_IF_ERROR(SyncPoint(fn));
+    if (src == nullptr && bytes != 0) return CudaError(fn, kInvalidValue, "the source is null");
+    VMM_RETURN_IF_ERROR(
+        space_.CheckAccess(fn, kInvalidValue, "dst", dst, bytes, Access::kReadWrite));
+    Stopwatch watch;
+    if (bytes != 0) std::memcpy(Ptr<void>(dst), src, bytes);
+    if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
+    return Status::Ok();
+  }
+
   Status BeginCapture() override {
     if (capturing_) {
       return CudaError("cuStreamBeginCapture", "CUDA_ERROR_ILLEGAL_STATE",
