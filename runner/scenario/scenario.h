@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runner/base/diagnostic.h"
@@ -65,6 +66,8 @@ struct Scenario {
   Located<uint64_t> granularity;  // default 2 MiB (CUDA's minimum on every VMM-capable GPU so far)
   std::vector<BufferDecl> buffers;
   std::vector<Step> steps;
+  // `vars:` as used (after --set), in declaration order: name -> value (decimal or text).
+  std::vector<std::pair<std::string, std::string>> vars;
 };
 
 inline constexpr uint64_t kDefaultGranularity = 2ull << 20;

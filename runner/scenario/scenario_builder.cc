@@ -29,7 +29,7 @@ class Builder {
       for (const YamlMember& m : buffers->members) {
         BufferDecl b;
         b.name = m.key;
-        b.loc = SourceLoc{file_, m.line, m.column};
+        b.loc = LocationOf(file_, buffers->origin, m.line, m.column);
         if (const YamlValue* shape = m.value.Find("shape"))
           for (const YamlValue& d : shape->items)
             b.shape.push_back(static_cast<uint64_t>(Integer(d)));
@@ -46,7 +46,7 @@ class Builder {
   }
 
  private:
-  SourceLoc Loc(const YamlValue& v) const { return SourceLoc{file_, v.line, v.column}; }
+  SourceLoc Loc(const YamlValue& v) const { return LocationOf(file_, v); }
 
   // The member `key` of `map`, or the schema default of property `key`, or nullptr.
   static const YamlValue* Value(const YamlValue& map, const SchemaNode& schema, const char* key) {
