@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runner/cli/diff_command.h"
+#include "runner/cli/expand_command.h"
 #include "runner/cli/run_command.h"
 #include "runner/cli/steps_command.h"
 #include "runner/cli/validate_command.h"
@@ -39,10 +40,12 @@ int Main(int argc, char** argv) {
   vmm::ValidateOptions validate;
   vmm::StepsOptions steps;
   vmm::DiffOptions diff;
+  vmm::ExpandCommandOptions expand;
   vmm::SetupRunCommand(app, run);
   vmm::SetupValidateCommand(app, validate);
   vmm::SetupStepsCommand(app, steps);
   vmm::SetupDiffCommand(app, diff);
+  vmm::SetupExpandCommand(app, expand);
 
   std::set<std::string> names;
   for (const CLI::App* sub : app.get_subcommands({})) names.insert(sub->get_name());
@@ -62,6 +65,7 @@ int Main(int argc, char** argv) {
   if (app.got_subcommand("validate")) return vmm::RunValidateCommand(validate);
   if (app.got_subcommand("steps")) return vmm::RunStepsCommand(steps);
   if (app.got_subcommand("diff")) return vmm::RunDiffCommand(diff);
+  if (app.got_subcommand("expand")) return vmm::RunExpandCommand(expand, std::cout, std::cerr);
   return 2;
 }
 

@@ -10,6 +10,7 @@
 
 #include "runner/base/format.h"
 #include "runner/cli/console_log.h"
+#include "runner/cli/expand_command.h"
 #include "runner/cli/provenance.h"
 #include "runner/engine/select/engine_select.h"
 #include "runner/exec/executor.h"
@@ -42,7 +43,7 @@ std::string DefaultReportPath(const RunOptions& options, const report::Report& r
 }
 
 // Validates, runs and reports one scenario; returns its exit code and appends its report.
-int RunOne(const RunOptions& options, const std::string& path,
+int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::string& path,
            std::vector<report::Report>* reports) {
   std::string text;
   if (!ReadText(path, &text)) {
@@ -50,10 +51,11 @@ int RunOne(const RunOptions& options, const std::string& path,
     return kExitScenarioError;
   }
   std::vector<Diagnostic> diagnostics;
-  std::optional<Scenario> scenario = ParseScenario(text, path, &diagnostics);
+  std::optional<Scenario> scenario = ParseScenario(text, path, expand, &diagnostics);
   Plan plan;
   if (scenario) plan = BuildPlan(*scenario, &diagnostics);
   if (!diagnostics.empty()) {
+    CollapseRepeats(&diagnostics);
     std::cerr << FormatDiagnostics(diagnostics);
     std::cerr << path << ": " << diagnostics.size()
               << " error(s); nothing was run (fix them, or check with `vmm-run validate`)\n";
@@ -87,6 +89,7 @@ int RunOne(const RunOptions& options, const std::string& path,
   RunOutcome outcome = RunPlan(plan, engine, options.quiet ? nullptr : &log);
   choice->engine.reset();  // release everything still alive before reporting
   report.steps = std::move(outcome.steps);
+  report.vars = scenario->vars;
   report.summary = outcome.summary;
 
   std::string report_path =
@@ -127,6 +130,7 @@ void SetupRunCommand(CLI::App& app, RunOptions& options) {
       ->capture_default_str();
   run->add_option("--junit", options.junit, "Also write JUnit XML (one testcase per check)");
   run->add_flag("-q,--quiet", options.quiet, "Print only the summary line per scenario");
+  run->add_option("--set", options.set, "Override a variable of 'vars:' (NAME=VALUE)");
 }
 
 int RunRunCommand(const RunOptions& options) {
@@ -135,10 +139,12 @@ int RunRunCommand(const RunOptions& options) {
               << " scenarios were given; use --report-dir instead\n";
     return kExitScenarioError;
   }
+  ExpandOptions expand;
+  if (!ParseSetOptions(options.set, &expand, std::cerr)) return kExitScenarioError;
   int worst = 0;
   std::vector<report::Report> reports;
   for (const std::string& file : options.files) {
-    int code = RunOne(options, file, &reports);
+    int code = RunOne(options, expand, file, &reports);
     worst = std::max(worst, code);
     if (options.files.size() > 1 && !options.quiet) std::cout << "\n";
   }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "runner/base/format.h"
+#include "runner/cli/expand_command.h"
 #include "runner/plan/plan.h"
 #include "runner/scenario/parse.h"
 #include "runner/yaml/valijson_oracle.h"
@@ -20,6 +21,7 @@ void SetupValidateCommand(CLI::App& app, ValidateOptions& options) {
   validate->add_flag("-q,--quiet", options.quiet, "Print errors only");
   validate->add_flag("--valijson", options.valijson,
                      "Cross-check the schema part with valijson (slower; reports agreement)");
+  validate->add_option("--set", options.set, "Override a variable of 'vars:' (NAME=VALUE)");
 }
 
 namespace {
@@ -53,12 +55,15 @@ int RunValidateCommand(const ValidateOptions& options) {
     }
     oracle.emplace(std::move(made).value());
   }
+  ExpandOptions expand;
+  if (!ParseSetOptions(options.set, &expand, std::cerr)) return 2;
   int code = 0;
   for (const std::string& file : options.files) {
     std::vector<Diagnostic> diagnostics;
-    std::optional<Scenario> scenario = LoadScenarioFile(file, &diagnostics);
+    std::optional<Scenario> scenario = LoadScenarioFile(file, expand, &diagnostics);
     Plan plan;
     if (scenario) plan = BuildPlan(*scenario, &diagnostics);
+    CollapseRepeats(&diagnostics);
     const bool valid = diagnostics.empty();
     if (!valid) std::cerr << FormatDiagnostics(diagnostics);
     if (oracle && !CrossCheck(*oracle, file, valid)) code = 2;

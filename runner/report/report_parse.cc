@@ -370,6 +370,15 @@ StatusOr<Report> ParseReportJson(const std::string& text, const std::string& nam
   if (const Json* device = r.Object(root, "", "device", true))
     ReadDevice(r, *device, &report.device);
   r.DecimalString(root, "", "granularity_bytes", &report.granularity);
+  if (const Json* vars = r.Object(root, "", "vars", false)) {
+    for (auto it = vars->begin(); it != vars->end(); ++it) {
+      if (it->is_string()) {
+        report.vars.emplace_back(it.key(), it->get<std::string>());
+      } else {
+        r.Error("/vars/" + it.key(), "expected a string, got " + TypeText(*it));
+      }
+    }
+  }
   r.String(root, "", "started_at", &report.started_at);
   if (const Json* steps = r.Array(root, "", "steps", true)) {
     for (size_t i = 0; i < steps->size(); ++i) {
