@@ -201,3 +201,70 @@ TEST_F(E2E, CudaBackendUnavailableWithoutAGpu) {
 
 }  // namespace
 }  // namespace vmm
+
+namespace vmm {
+namespace {
+
+TEST_F(E2E, ExpandPrintsTheScenarioAsItWillRun) {
+  Result r = RunTool("expand tests/data/expand/paged.yaml --set n=1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out,
+            "# tests/data/expand/paged.yaml expanded by vmm-run expand: 8 top-level steps; vars: "
+            "n=1, page=2097152\n"
+            "name: paged\n"
+            "buffers:\n"
+            "  W: {shape: [524288]}\n"
+            "steps:\n"
+            "  - {op: reserve, buffer: W, size: 8388608}\n"
+            "  - {op: create, alloc: W0, size: 2097152}\n"
+            "  - {op: map, buffer: W, alloc: W0, offset: 0}\n"
+            "  - {op: set_access, buffer: W, size: 2097152}\n"
+            "  - {op: fill, buffer: W, seed: 3}\n"
+            "  - {op: unmap, buffer: W, size: 2097152}\n"
+            "  - {op: release, alloc: W0}\n"
+            "  - {op: free, buffer: W}\n");
+}
+
+TEST_F(E2E, ErrorsInALoopPointAtTheTemplateAndTheIteration) {
+  Result r = RunTool("validate tests/data/expand/loop_error.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out,
+            "tests/data/expand/loop_error.yaml:9:30: error: unknown alloc 'p2', did you mean "
+            "'p1'? (in for i = 1; 2 more like it)\n");
+  Result e = RunTool("expand tests/data/expand/loop_error.yaml");
+  EXPECT_EQ(e.exit_code, 2);
+  EXPECT_EQ(e.out, r.out);
+}
+
+TEST_F(E2E, SetOverridesVarsAndTheReportRecordsThem) {
+  Result r = RunTool("run tests/data/expand/paged.yaml --backend host -q --set n=1 --report " +
+                     Path("p.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  StatusOr<report::Report> report = report::ReadReport(Path("p.json"));
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->vars.size(), 2u);
+  EXPECT_EQ(report->vars[0], (std::pair<std::string, std::string>{"n", "1"}));
+  EXPECT_EQ(report->vars[1], (std::pair<std::string, std::string>{"page", "2097152"}));
+  EXPECT_EQ(report->steps.size(), 8u);
+
+  Result unknown = RunTool("validate tests/data/expand/paged.yaml --set pages=4");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.out,
+            "tests/data/expand/paged.yaml: error: --set pages: the scenario has no variable "
+            "'pages', did you mean 'page'?\n");
+  Result malformed = RunTool("expand tests/data/expand/paged.yaml --set n");
+  EXPECT_EQ(malformed.exit_code, 2);
+  EXPECT_EQ(malformed.out,
+            "error: --set expects NAME=VALUE (a variable of the scenario's 'vars:'), got 'n'\n");
+}
+
+TEST_F(E2E, PagesScenarioExpandsTo1543Steps) {
+  Result r = RunTool("validate scenarios/pages_1gib.yaml");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out,
+            "scenarios/pages_1gib.yaml: ok · scenario 'pages_1gib' · 1543 steps · granularity 2 "
+            "MiB\n");
+}
+
+}  // namespace
+}  // namespace vmm
