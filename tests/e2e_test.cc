@@ -258,6 +258,45 @@ TEST_F(E2E, SetOverridesVarsAndTheReportRecordsThem) {
             "error: --set expects NAME=VALUE (a variable of the scenario's 'vars:'), got 'n'\n");
 }
 
+TEST_F(E2E, SweepRunsEveryPointAndWritesItsTable) {
+  Result r =
+      RunTool("run tests/data/expand/sweep.yaml --backend host -q --report-dir " + Path("a"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("sweep 'page_sweep': 4 points, median wall time per op (us)\n"
+                       "page  pages  result  reserve_us  create_us  map_us  set_access_us"),
+            std::string::npos)
+      << r.out;
+  for (const char* point :
+       {"page=2MiB,pages=1", "page=2MiB,pages=2", "page=4MiB,pages=1", "page=4MiB,pages=2"}) {
+    StatusOr<report::Report> report =
+        report::ReadReport(Path("a/page_sweep." + std::string(point) + ".host.json"));
+    ASSERT_TRUE(report.ok()) << point << ": " << report.status().message();
+    EXPECT_EQ(report->sweep_point.size(), 2u);
+  }
+  std::ifstream csv(Path("a/page_sweep.sweep.host.csv"));
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_EQ(header,
+            "page,pages,result,reserve_us,create_us,map_us,set_access_us,unmap_us,release_us,"
+            "free_us");
+  // A second run pairs with the first point by point.
+  ASSERT_EQ(RunTool("run tests/data/expand/sweep.yaml --backend host -q --report-dir " + Path("b"))
+                .exit_code,
+            0);
+  Result diff = RunTool("diff " + Path("a") + " " + Path("b") +
+                        " --config reports/baselines/cross-machine.yaml");
+  EXPECT_EQ(diff.exit_code, 0) << diff.out;
+  EXPECT_NE(diff.out.find("4 scenarios, 34 steps compared: 0 regressions, 0 improvements, 0 "
+                          "missing, 0 added, 0 ambiguous"),
+            std::string::npos)
+      << diff.out;
+  Result one = RunTool("run tests/data/expand/sweep.yaml --backend host -q --report x.json");
+  EXPECT_EQ(one.exit_code, 2);
+  EXPECT_EQ(one.out,
+            "tests/data/expand/sweep.yaml: error: --report names one file but the sweep has 4 "
+            "points; use --report-dir instead\n");
+}
+
 TEST_F(E2E, PagesScenarioExpandsTo1543Steps) {
   Result r = RunTool("validate scenarios/pages_1gib.yaml");
   EXPECT_EQ(r.exit_code, 0) << r.out;

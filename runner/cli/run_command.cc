@@ -12,6 +12,7 @@
 #include "runner/cli/console_log.h"
 #include "runner/cli/expand_command.h"
 #include "runner/cli/provenance.h"
+#include "runner/cli/sweep_summary.h"
 #include "runner/engine/select/engine_select.h"
 #include "runner/exec/executor.h"
 #include "runner/plan/plan.h"
@@ -36,15 +37,19 @@ bool ReadText(const std::string& path, std::string* out) {
   return !in.bad();
 }
 
-std::string DefaultReportPath(const RunOptions& options, const report::Report& report) {
+// <report_dir>/<scenario>.<backend>.json; a sweep point adds its values:
+// <scenario>.<axis>=<value>,....<backend>.json.
+std::string DefaultReportPath(const RunOptions& options, const report::Report& report,
+                              const SweepPoint* point) {
+  const std::string at = point != nullptr ? "." + SweepPointText(*point) : "";
   return (std::filesystem::path(options.report_dir) /
-          (report.scenario_name + "." + report.backend + ".json"))
+          (report.scenario_name + at + "." + report.backend + ".json"))
       .string();
 }
 
 // Validates, runs and reports one scenario; returns its exit code and appends its report.
 int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::string& path,
-           std::vector<report::Report>* reports) {
+           const SweepPoint* point, std::vector<report::Report>* reports) {
   std::string text;
   if (!ReadText(path, &text)) {
     std::cerr << path << ": error: cannot read the file (" << std::strerror(errno) << ")\n";
@@ -90,10 +95,12 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
   choice->engine.reset();  // release everything still alive before reporting
   report.steps = std::move(outcome.steps);
   report.vars = scenario->vars;
+  if (point != nullptr)
+    for (const VarOverride& v : *point) report.sweep_point.emplace_back(v.name, v.value);
   report.summary = outcome.summary;
 
   std::string report_path =
-      options.report.empty() ? DefaultReportPath(options, report) : options.report;
+      options.report.empty() ? DefaultReportPath(options, report, point) : options.report;
   std::error_code ec;
   std::filesystem::path parent = std::filesystem::path(report_path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
@@ -108,6 +115,44 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
   }
   reports->push_back(std::move(report));
   return code;
+}
+
+// Runs `path` once, or once per point of its `sweep:` and then prints the sweep's table (and
+// writes it as CSV beside the reports). Returns the worst exit code.
+int RunFile(const RunOptions& options, const ExpandOptions& expand, const std::string& path,
+            std::vector<report::Report>* reports) {
+  std::string text;
+  std::vector<Diagnostic> diagnostics;
+  std::optional<std::vector<SweepPoint>> points;
+  if (ReadText(path, &text)) points = ReadSweepPoints(text, path, expand.set, &diagnostics);
+  if (!diagnostics.empty() || (points && points->size() > 1 && !options.report.empty())) {
+    std::cerr << FormatDiagnostics(diagnostics);
+    if (diagnostics.empty())
+      std::cerr << path << ": error: --report names one file but the sweep has " << points->size()
+                << " points; use --report-dir instead\n";
+    return kExitScenarioError;
+  }
+  if (!points || points->empty()) return RunOne(options, expand, path, nullptr, reports);
+  int worst = 0;
+  const size_t first = reports->size();
+  for (const SweepPoint& point : *points) {
+    ExpandOptions at = expand;
+    at.set.insert(at.set.end(), point.begin(), point.end());
+    worst = std::max(worst, RunOne(options, at, path, &point, reports));
+    if (!options.quiet) std::cout << "\n";
+  }
+  std::vector<const report::Report*> ran;
+  for (size_t i = first; i < reports->size(); ++i) ran.push_back(&(*reports)[i]);
+  if (ran.empty()) return worst;
+  const std::string csv = (std::filesystem::path(options.report_dir) /
+                           (ran.front()->scenario_name + ".sweep." + ran.front()->backend + ".csv"))
+                              .string();
+  Status written = WriteSweepSummary(ran, csv, std::cout);
+  if (!written.ok()) {
+    std::cerr << csv << ": error: cannot write the sweep table: " << written.message() << "\n";
+    worst = std::max(worst, kExitRuntime);
+  }
+  return worst;
 }
 
 }  // namespace
@@ -144,7 +189,7 @@ int RunRunCommand(const RunOptions& options) {
   int worst = 0;
   std::vector<report::Report> reports;
   for (const std::string& file : options.files) {
-    int code = RunOne(options, expand, file, &reports);
+    int code = RunFile(options, expand, file, &reports);
     worst = std::max(worst, code);
     if (options.files.size() > 1 && !options.quiet) std::cout << "\n";
   }

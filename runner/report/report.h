@@ -101,6 +101,10 @@ struct Report {
   // The scenario's `vars:` as used (after --set), in declaration order: name -> value (decimal
   // integer or text). Written only when the scenario has vars (optional in the format).
   std::vector<std::pair<std::string, std::string>> vars;
+  // The point of the scenario's `sweep:` this run was, axis -> value as written, in axis order;
+  // empty for a run that is not part of a sweep. `vmm-run diff` pairs reports by scenario name
+  // and this point.
+  std::vector<std::pair<std::string, std::string>> sweep_point;
   std::string started_at;  // ISO 8601 UTC
   std::vector<StepRecord> steps;
   Summary summary;

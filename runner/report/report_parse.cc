@@ -370,12 +370,15 @@ StatusOr<Report> ParseReportJson(const std::string& text, const std::string& nam
   if (const Json* device = r.Object(root, "", "device", true))
     ReadDevice(r, *device, &report.device);
   r.DecimalString(root, "", "granularity_bytes", &report.granularity);
-  if (const Json* vars = r.Object(root, "", "vars", false)) {
-    for (auto it = vars->begin(); it != vars->end(); ++it) {
+  for (const auto& [key, out] :
+       {std::pair{"vars", &report.vars}, std::pair{"sweep_point", &report.sweep_point}}) {
+    const Json* map = r.Object(root, "", key, false);
+    if (map == nullptr) continue;
+    for (auto it = map->begin(); it != map->end(); ++it) {
       if (it->is_string()) {
-        report.vars.emplace_back(it.key(), it->get<std::string>());
+        out->emplace_back(it.key(), it->get<std::string>());
       } else {
-        r.Error("/vars/" + it.key(), "expected a string, got " + TypeText(*it));
+        r.Error("/" + std::string(key) + "/" + it.key(), "expected a string, got " + TypeText(*it));
       }
     }
   }

@@ -6,7 +6,9 @@ namespace vmm {
 namespace {
 
 // Top-level keys of the source form that the expanded form does not have.
-bool IsSourceOnlyKey(const std::string& key) { return key == "vars" || key == "include"; }
+bool IsSourceOnlyKey(const std::string& key) {
+  return key == "vars" || key == "include" || key == "sweep";
+}
 
 // One level of expansion: the document itself, one loop iteration, or one fragment use. Labels
 // of the enclosing frames, outermost first, make the context of every value made inside.

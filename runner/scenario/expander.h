@@ -62,6 +62,26 @@ struct Expansion {
   std::unique_ptr<std::deque<YamlOrigin>> origins = std::make_unique<std::deque<YamlOrigin>>();
 };
 
+// One point of a `sweep:`: the axis values as written (`page=2MiB`), in axis order. Each is applied
+// like `--set`.
+using SweepPoint = std::vector<VarOverride>;
+
+// Most points one sweep may have.
+inline constexpr size_t kMaxSweepPoints = 10000;
+
+// The points of the top-level `sweep:` of `document` (the contents of `file`): the cartesian
+// product of its axes, first axis outermost. Each axis names a variable declared under `vars:` and
+// lists its values (a list, or {range: [start, end, step?]}, end excluded). An axis that `set`
+// fixes is left out. Returns an empty list when there is no sweep, nullopt after appending errors.
+std::optional<std::vector<SweepPoint>> SweepPoints(const YamlValue& document,
+                                                   const std::string& file,
+                                                   const std::vector<VarOverride>& set,
+                                                   std::vector<Diagnostic>* diagnostics);
+
+// "page=2MiB,pages=4": a point as text, with every character outside [A-Za-z0-9._=,+-] replaced by
+// '_' (safe in a file name).
+std::string SweepPointText(const SweepPoint& point);
+
 // True when `document` (loaded from `text`) uses vars, includes, for, use or `${`, or `options`
 // sets variables: only then is there anything to expand. Cheap: one scan of the text for "${" and
 // of the top-level keys and steps.

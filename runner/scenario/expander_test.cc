@@ -214,6 +214,30 @@ TEST(Expander, IncludeCyclesAreReported) {
             "b.yaml:1:11: error: include cycle: a.yaml -> b.yaml -> a.yaml\n");
 }
 
+std::string Points(const std::string& text, std::vector<VarOverride> set = {}) {
+  std::vector<Diagnostic> d;
+  std::optional<std::vector<SweepPoint>> points = ReadSweepPoints(text, "s.yaml", set, &d);
+  if (!points) return FormatDiagnostics(d);
+  std::string out;
+  for (const SweepPoint& p : *points) out += SweepPointText(p) + "\n";
+  return out;
+}
+
+TEST(Expander, SweepPointsAreTheCartesianProduct) {
+  const std::string text =
+      "name: s\nvars: {page: 2MiB, pages: 1}\n"
+      "sweep: {page: [2MiB, 4 MiB], pages: {range: [1, 7, 3]}}\nsteps: []\n";
+  EXPECT_EQ(Points(text),
+            "page=2MiB,pages=1\npage=2MiB,pages=4\npage=4_MiB,pages=1\npage=4_MiB,pages=4\n");
+  EXPECT_EQ(Points(text, {{"page", "8MiB"}}), "pages=1\npages=4\n");
+  EXPECT_EQ(Points(text, {{"page", "8MiB"}, {"pages", "2"}}), "");
+  EXPECT_EQ(Points("name: s\nvars: {a: 1}\nsweep: {b: [1], a: []}\nsteps: []\n"),
+            "s.yaml:3:9: error: sweep axis 'b' is not a variable; declare it under 'vars:' (its "
+            "value there is used by `vmm-run validate` and `expand`)\n"
+            "s.yaml:3:20: error: the sweep axis has no values\n");
+  EXPECT_EQ(Expand(text), "name: s\nsteps: []\n");
+}
+
 TEST(Expander, PlainScenariosNeedNoExpansion) {
   std::vector<Diagnostic> d;
   const std::string text = "name: p\nsteps: [{op: synchronize}]\n";

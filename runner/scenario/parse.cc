@@ -148,6 +148,17 @@ std::optional<Scenario> LoadScenarioFile(const std::string& path, const ExpandOp
   return ParseScenario(text.str(), path, options, diagnostics, expanded);
 }
 
+std::optional<std::vector<SweepPoint>> ReadSweepPoints(const std::string& text,
+                                                       const std::string& file,
+                                                       const std::vector<VarOverride>& set,
+                                                       std::vector<Diagnostic>* diagnostics) {
+  if (text.find("sweep") == std::string::npos) return std::vector<SweepPoint>{};
+  std::vector<Diagnostic> ignored;
+  std::optional<YamlValue> document = LoadYaml(text, file, &ignored);
+  if (!document) return std::vector<SweepPoint>{};
+  return SweepPoints(*document, file, set, diagnostics);
+}
+
 std::string DescribeSteps() {
   Status status;
   const ScenarioParser* parser = SharedParser(&status);

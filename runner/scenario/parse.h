@@ -44,6 +44,13 @@ std::optional<Scenario> LoadScenarioFile(const std::string& path, const ExpandOp
                                          std::vector<Diagnostic>* diagnostics,
                                          Expansion* expanded = nullptr);
 
+// The points of the scenario's `sweep:` (expander.h, SweepPoints); empty when it has none. YAML
+// errors are left for ParseScenario to report (then the list is empty).
+std::optional<std::vector<SweepPoint>> ReadSweepPoints(const std::string& text,
+                                                       const std::string& file,
+                                                       const std::vector<VarOverride>& set,
+                                                       std::vector<Diagnostic>* diagnostics);
+
 // `vmm-run steps`: every op with each field's type, default and description, generated from the
 // schema.
 std::string DescribeSteps();
