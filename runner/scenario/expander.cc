@@ -408,37 +408,7 @@ class Expander {
   int limit_reported_ = 0;
 };
 
-bool HasLoopOrUse(const YamlValue& steps) {
-  for (const YamlValue& item : steps.items) {
-    if (!item.IsMap()) continue;
-    if (item.Find("for") != nullptr || item.Find("use") != nullptr) return true;
-    if (const YamlValue* body = item.Find("steps"); body != nullptr && HasLoopOrUse(*body))
-      return true;
-  }
-  return false;
-}
-
 }  // namespace
-
-bool ParseVarOverride(const std::string& arg, VarOverride* out, std::string* error) {
-  const size_t eq = arg.find('=');
-  if (eq == std::string::npos || eq == 0 || !IsVariableName(arg.substr(0, eq))) {
-    *error = "--set expects NAME=VALUE (a variable of the scenario's 'vars:'), got '" + arg + "'";
-    return false;
-  }
-  *out = VarOverride{arg.substr(0, eq), arg.substr(eq + 1)};
-  return true;
-}
-
-bool NeedsExpansion(const std::string& text, const YamlValue& document,
-                    const ExpandOptions& options) {
-  if (!options.set.empty()) return true;
-  if (!document.IsMap()) return false;
-  if (HasTemplate(text) || document.Find("vars") != nullptr || document.Find("include") != nullptr)
-    return true;
-  const YamlValue* steps = document.Find("steps");
-  return steps != nullptr && HasLoopOrUse(*steps);
-}
 
 std::optional<Expansion> ExpandScenario(const YamlValue& document, const std::string& file,
                                         const ExpandOptions& options,
