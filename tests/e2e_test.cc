@@ -290,6 +290,17 @@ TEST_F(E2E, SweepRunsEveryPointAndWritesItsTable) {
                           "missing, 0 added, 0 ambiguous"),
             std::string::npos)
       << diff.out;
+  Result valid = RunTool("validate tests/data/expand/sweep.yaml");
+  EXPECT_EQ(valid.exit_code, 0) << valid.out;
+  EXPECT_EQ(valid.out,
+            "tests/data/expand/sweep.yaml: ok · scenario 'page_sweep' · 7 steps · granularity 2 "
+            "MiB · 4 sweep points valid\n");
+  Result bad = RunTool("validate tests/data/expand/bad_sweep.yaml");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out,
+            "tests/data/expand/bad_sweep.yaml: at sweep point page=3MiB:\n"
+            "tests/data/expand/bad_sweep.yaml:6:36: error: 'size' 3 MiB is not a multiple of the "
+            "granularity (2 MiB)\n");
   Result one = RunTool("run tests/data/expand/sweep.yaml --backend host -q --report x.json");
   EXPECT_EQ(one.exit_code, 2);
   EXPECT_EQ(one.out,

@@ -42,6 +42,36 @@ bool CrossCheck(const ValijsonOracle& oracle, const std::string& file, bool ours
   return schema_valid;
 }
 
+// Validates every point of the `sweep:` of `file` (the scenario as `vmm-run run` will run it
+// there); prints the errors of each bad point under its name. Returns the number of points (0
+// without a sweep), or -1 when some point is invalid.
+int ValidateSweepPoints(const std::string& file, const ExpandOptions& expand) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::vector<Diagnostic> diagnostics;
+  std::optional<std::vector<SweepPoint>> points =
+      ReadSweepPoints(text.str(), file, expand.set, &diagnostics);
+  if (!points) {
+    std::cerr << FormatDiagnostics(diagnostics);
+    return -1;
+  }
+  bool valid = true;
+  for (const SweepPoint& point : *points) {
+    ExpandOptions at = expand;
+    at.set.insert(at.set.end(), point.begin(), point.end());
+    std::optional<Scenario> scenario = ParseScenario(text.str(), file, at, &diagnostics);
+    if (scenario) BuildPlan(*scenario, &diagnostics);
+    if (diagnostics.empty()) continue;
+    CollapseRepeats(&diagnostics);
+    std::cerr << file << ": at sweep point " << SweepPointText(point) << ":\n"
+              << FormatDiagnostics(diagnostics);
+    diagnostics.clear();
+    valid = false;
+  }
+  return valid ? static_cast<int>(points->size()) : -1;
+}
+
 }  // namespace
 
 int RunValidateCommand(const ValidateOptions& options) {
@@ -71,9 +101,16 @@ int RunValidateCommand(const ValidateOptions& options) {
       code = 2;
       continue;
     }
+    const int points = ValidateSweepPoints(file, expand);
+    if (points < 0) {
+      code = 2;
+      continue;
+    }
     if (!options.quiet) {
       std::cout << file << ": ok · scenario '" << plan.scenario_name << "' · " << plan.steps.size()
-                << " steps · granularity " << FormatBytes(plan.granularity) << "\n";
+                << " steps · granularity " << FormatBytes(plan.granularity);
+      if (points > 0) std::cout << " · " << points << " sweep points valid";
+      std::cout << "\n";
     }
   }
   return code;
