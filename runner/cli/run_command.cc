@@ -1,7 +1,10 @@
 #include "runner/cli/run_command.h"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +14,7 @@
 #include "runner/base/format.h"
 #include "runner/cli/console_log.h"
 #include "runner/cli/expand_command.h"
+#include "runner/cli/progress_line.h"
 #include "runner/cli/provenance.h"
 #include "runner/cli/sweep_summary.h"
 #include "runner/engine/select/engine_select.h"
@@ -91,7 +95,17 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
   FillProvenance(provenance, info, &report);
   if (!options.quiet) ConsoleLog::PrintHeader(report, std::cout);
   ConsoleLog log(plan, std::cout);
-  RunOutcome outcome = RunPlan(plan, engine, options.quiet ? nullptr : &log);
+  StepObserver* observer = options.quiet ? nullptr : &log;
+  std::optional<ProgressLine> progress;  // a live status line, on a terminal only
+  if (observer != nullptr && isatty(STDOUT_FILENO) == 1) {
+    progress.emplace(plan, &log, std::cout, [] {
+      return std::chrono::duration<double, std::micro>(
+                 std::chrono::steady_clock::now().time_since_epoch())
+          .count();
+    });
+    observer = &*progress;
+  }
+  RunOutcome outcome = RunPlan(plan, engine, observer);
   choice->engine.reset();  // release everything still alive before reporting
   report.steps = std::move(outcome.steps);
   report.vars = scenario->vars;
