@@ -201,3 +201,120 @@ TEST_F(E2E, CudaBackendUnavailableWithoutAGpu) {
 
 }  // namespace
 }  // namespace vmm
+
+namespace vmm {
+namespace {
+
+TEST_F(E2E, ExpandPrintsTheScenarioAsItWillRun) {
+  Result r = RunTool("expand tests/data/expand/paged.yaml --set n=1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out,
+            "# tests/data/expand/paged.yaml expanded by vmm-run expand: 8 top-level steps; vars: "
+            "n=1, page=2097152\n"
+            "name: paged\n"
+            "buffers:\n"
+            "  W: {shape: [524288]}\n"
+            "steps:\n"
+            "  - {op: reserve, buffer: W, size: 8388608}\n"
+            "  - {op: create, alloc: W0, size: 2097152}\n"
+            "  - {op: map, buffer: W, alloc: W0, offset: 0}\n"
+            "  - {op: set_access, buffer: W, size: 2097152}\n"
+            "  - {op: fill, buffer: W, seed: 3}\n"
+            "  - {op: unmap, buffer: W, size: 2097152}\n"
+            "  - {op: release, alloc: W0}\n"
+            "  - {op: free, buffer: W}\n");
+}
+
+TEST_F(E2E, ErrorsInALoopPointAtTheTemplateAndTheIteration) {
+  Result r = RunTool("validate tests/data/expand/loop_error.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out,
+            "tests/data/expand/loop_error.yaml:9:30: error: unknown alloc 'p2', did you mean "
+            "'p1'? (in for i = 1; 2 more like it)\n");
+  Result e = RunTool("expand tests/data/expand/loop_error.yaml");
+  EXPECT_EQ(e.exit_code, 2);
+  EXPECT_EQ(e.out, r.out);
+}
+
+TEST_F(E2E, SetOverridesVarsAndTheReportRecordsThem) {
+  Result r = RunTool("run tests/data/expand/paged.yaml --backend host -q --set n=1 --report " +
+                     Path("p.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  StatusOr<report::Report> report = report::ReadReport(Path("p.json"));
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->vars.size(), 2u);
+  EXPECT_EQ(report->vars[0], (std::pair<std::string, std::string>{"n", "1"}));
+  EXPECT_EQ(report->vars[1], (std::pair<std::string, std::string>{"page", "2097152"}));
+  EXPECT_EQ(report->steps.size(), 8u);
+
+  Result unknown = RunTool("validate tests/data/expand/paged.yaml --set pages=4");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.out,
+            "tests/data/expand/paged.yaml: error: --set pages: the scenario has no variable "
+            "'pages', did you mean 'page'?\n");
+  Result malformed = RunTool("expand tests/data/expand/paged.yaml --set n");
+  EXPECT_EQ(malformed.exit_code, 2);
+  EXPECT_EQ(malformed.out,
+            "error: --set expects NAME=VALUE (a variable of the scenario's 'vars:'), got 'n'\n");
+}
+
+TEST_F(E2E, SweepRunsEveryPointAndWritesItsTable) {
+  Result r =
+      RunTool("run tests/data/expand/sweep.yaml --backend host -q --report-dir " + Path("a"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("sweep 'page_sweep': 4 points, median wall time per op (us)\n"
+                       "page  pages  result  reserve_us  create_us  map_us  set_access_us"),
+            std::string::npos)
+      << r.out;
+  for (const char* point :
+       {"page=2MiB,pages=1", "page=2MiB,pages=2", "page=4MiB,pages=1", "page=4MiB,pages=2"}) {
+    StatusOr<report::Report> report =
+        report::ReadReport(Path("a/page_sweep." + std::string(point) + ".host.json"));
+    ASSERT_TRUE(report.ok()) << point << ": " << report.status().message();
+    EXPECT_EQ(report->sweep_point.size(), 2u);
+  }
+  std::ifstream csv(Path("a/page_sweep.sweep.host.csv"));
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_EQ(header,
+            "page,pages,result,reserve_us,create_us,map_us,set_access_us,unmap_us,release_us,"
+            "free_us");
+  // A second run pairs with the first point by point.
+  ASSERT_EQ(RunTool("run tests/data/expand/sweep.yaml --backend host -q --report-dir " + Path("b"))
+                .exit_code,
+            0);
+  Result diff = RunTool("diff " + Path("a") + " " + Path("b") +
+                        " --config reports/baselines/cross-machine.yaml");
+  EXPECT_EQ(diff.exit_code, 0) << diff.out;
+  EXPECT_NE(diff.out.find("4 scenarios, 34 steps compared: 0 regressions, 0 improvements, 0 "
+                          "missing, 0 added, 0 ambiguous"),
+            std::string::npos)
+      << diff.out;
+  Result valid = RunTool("validate tests/data/expand/sweep.yaml");
+  EXPECT_EQ(valid.exit_code, 0) << valid.out;
+  EXPECT_EQ(valid.out,
+            "tests/data/expand/sweep.yaml: ok · scenario 'page_sweep' · 7 steps · granularity 2 "
+            "MiB · 4 sweep points valid\n");
+  Result bad = RunTool("validate tests/data/expand/bad_sweep.yaml");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out,
+            "tests/data/expand/bad_sweep.yaml: at sweep point page=3MiB:\n"
+            "tests/data/expand/bad_sweep.yaml:6:36: error: 'size' 3 MiB is not a multiple of the "
+            "granularity (2 MiB)\n");
+  Result one = RunTool("run tests/data/expand/sweep.yaml --backend host -q --report x.json");
+  EXPECT_EQ(one.exit_code, 2);
+  EXPECT_EQ(one.out,
+            "tests/data/expand/sweep.yaml: error: --report names one file but the sweep has 4 "
+            "points; use --report-dir instead\n");
+}
+
+TEST_F(E2E, PagesScenarioExpandsTo1543Steps) {
+  Result r = RunTool("validate scenarios/pages_1gib.yaml");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out,
+            "scenarios/pages_1gib.yaml: ok · scenario 'pages_1gib' · 1543 steps · granularity 2 "
+            "MiB\n");
+}
+
+}  // namespace
+}  // namespace vmm

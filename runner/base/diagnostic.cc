@@ -1,6 +1,8 @@
 #include "runner/base/diagnostic.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 namespace vmm {
 
@@ -11,6 +13,7 @@ std::string FormatDiagnostic(const Diagnostic& d) {
     if (d.loc.column > 0) out += ":" + std::to_string(d.loc.column);
   }
   out += ": error: " + d.message;
+  if (!d.loc.context.empty()) out += " (in " + d.loc.context + ")";
   return out;
 }
 
@@ -26,6 +29,37 @@ void SortByPosition(std::vector<Diagnostic>* diagnostics) {
                      if (a.loc.line != b.loc.line) return a.loc.line < b.loc.line;
                      return a.loc.column < b.loc.column;
                    });
+}
+
+void CollapseRepeats(std::vector<Diagnostic>* diagnostics) {
+  struct Seen {
+    size_t index;
+    size_t more;
+  };
+  std::map<std::tuple<std::string, int, int>, Seen> first;
+  std::vector<Diagnostic> kept;
+  kept.reserve(diagnostics->size());
+  bool any = false;
+  for (Diagnostic& d : *diagnostics) {
+    if (!d.loc.context.empty() && d.loc.line > 0) {
+      auto [it, fresh] = first.try_emplace(std::make_tuple(d.loc.file, d.loc.line, d.loc.column),
+                                           Seen{kept.size(), 0});
+      if (!fresh) {
+        ++it->second.more;
+        any = true;
+        continue;
+      }
+    }
+    kept.push_back(std::move(d));
+  }
+  if (!any) {
+    *diagnostics = std::move(kept);
+    return;
+  }
+  for (const auto& [key, seen] : first)
+    if (seen.more > 0)
+      kept[seen.index].loc.context += "; " + std::to_string(seen.more) + " more like it";
+  *diagnostics = std::move(kept);
 }
 
 namespace {

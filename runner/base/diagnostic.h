@@ -14,6 +14,9 @@ struct SourceLoc {
   std::string file;  // as given by the user (not canonicalised)
   int line = 0;      // 1-based; 0 = unknown
   int column = 0;    // 1-based; 0 = unknown
+  // Where a template was expanded, for values made by loops and fragments (`for i = 37`, `use
+  // 'page_cycle' at s.yaml:7:5`); empty for text written once. Printed after the message.
+  std::string context{};
 };
 
 struct Diagnostic {
@@ -21,7 +24,8 @@ struct Diagnostic {
   std::string message;  // lower-case, quotes offending names, says expected vs got
 };
 
-// "FILE:LINE:COL: error: MESSAGE" (LINE/COL omitted when unknown).
+// "FILE:LINE:COL: error: MESSAGE" (LINE/COL omitted when unknown), followed by " (in CONTEXT)"
+// when the location has a context.
 std::string FormatDiagnostic(const Diagnostic& d);
 
 // All diagnostics, one per line, in the order given.
@@ -30,6 +34,11 @@ std::string FormatDiagnostics(const std::vector<Diagnostic>& ds);
 // Sorts diagnostics by position (stable: same position keeps its order); file-level ones (no
 // line) first.
 void SortByPosition(std::vector<Diagnostic>* diagnostics);
+
+// Keeps, of the diagnostics that have a context (made by a loop or fragment), only the first at
+// each file:line:col, and notes how many more there were ("for i = 0; 511 more like it"): a
+// mistake in a loop body is reported once, not once per iteration. Order is kept.
+void CollapseRepeats(std::vector<Diagnostic>* diagnostics);
 
 // Names longer than this get no "did you mean" (the search is quadratic in the name's length).
 inline constexpr size_t kMaxSuggestedLength = 64;

@@ -16,6 +16,22 @@ TEST(Diagnostic, OmitsUnknownPosition) {
   EXPECT_EQ(FormatDiagnostic({{"a.yaml", 0, 0}, "empty file"}), "a.yaml: error: empty file");
 }
 
+TEST(Diagnostic, AppendsTheExpansionContext) {
+  Diagnostic d{{"s.yaml", 9, 11, "for i = 37"}, "unknown alloc 'p37'"};
+  EXPECT_EQ(FormatDiagnostic(d), "s.yaml:9:11: error: unknown alloc 'p37' (in for i = 37)");
+}
+
+TEST(Diagnostic, CollapsesRepeatsFromLoops) {
+  std::vector<Diagnostic> ds = {{{"s.yaml", 9, 11, "for i = 0"}, "unknown alloc 'q0'"},
+                                {{"s.yaml", 3, 1}, "plain"},
+                                {{"s.yaml", 9, 11, "for i = 1"}, "unknown alloc 'q1'"},
+                                {{"s.yaml", 9, 11, "for i = 2"}, "unknown alloc 'q2'"}};
+  CollapseRepeats(&ds);
+  EXPECT_EQ(FormatDiagnostics(ds),
+            "s.yaml:9:11: error: unknown alloc 'q0' (in for i = 0; 2 more like it)\n"
+            "s.yaml:3:1: error: plain\n");
+}
+
 TEST(ClosestMatch, SuggestsNearNamesOnly) {
   std::vector<std::string> keys = {"size", "offset", "alloc_offset", "buffer"};
   EXPECT_EQ(ClosestMatch("sizee", keys), "size");

@@ -8,6 +8,7 @@
 
 #include "runner/base/exit_code.h"
 #include "runner/cli/diff_command.h"
+#include "runner/cli/expand_command.h"
 #include "runner/cli/run_command.h"
 #include "runner/cli/steps_command.h"
 #include "runner/cli/validate_command.h"
@@ -41,10 +42,12 @@ int Main(int argc, char** argv) {
   vmm::ValidateOptions validate;
   vmm::StepsOptions steps;
   vmm::DiffOptions diff;
+  vmm::ExpandCommandOptions expand;
   vmm::SetupRunCommand(app, run);
   vmm::SetupValidateCommand(app, validate);
   vmm::SetupStepsCommand(app, steps);
   vmm::SetupDiffCommand(app, diff);
+  vmm::SetupExpandCommand(app, expand);
 
   std::set<std::string> names;
   for (const CLI::App* sub : app.get_subcommands({})) names.insert(sub->get_name());
@@ -65,6 +68,7 @@ int Main(int argc, char** argv) {
     return vmm::RunValidateCommand(validate, std::cout, std::cerr);
   if (app.got_subcommand("steps")) return vmm::RunStepsCommand(steps, std::cout, std::cerr);
   if (app.got_subcommand("diff")) return vmm::RunDiffCommand(diff, std::cout, std::cerr);
+  if (app.got_subcommand("expand")) return vmm::RunExpandCommand(expand, std::cout, std::cerr);
   return vmm::kExitInputError;
 }
 

@@ -1,7 +1,10 @@
 #include "runner/cli/run_command.h"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -11,7 +14,10 @@
 #include "runner/base/exit_code.h"
 #include "runner/base/format.h"
 #include "runner/cli/console_log.h"
+#include "runner/cli/expand_command.h"
+#include "runner/cli/progress_line.h"
 #include "runner/cli/provenance.h"
+#include "runner/cli/sweep_summary.h"
 #include "runner/engine/select/engine_select.h"
 #include "runner/exec/executor.h"
 #include "runner/plan/plan.h"
@@ -32,25 +38,31 @@ bool ReadText(const std::string& path, std::string* out) {
   return !in.bad();
 }
 
-std::string DefaultReportPath(const RunOptions& options, const report::Report& report) {
+// <report_dir>/<scenario>.<backend>.json; a sweep point adds its values:
+// <scenario>.<axis>=<value>,....<backend>.json.
+std::string DefaultReportPath(const RunOptions& options, const report::Report& report,
+                              const SweepPoint* point) {
+  const std::string at = point != nullptr ? "." + SweepPointText(*point) : "";
   return (std::filesystem::path(options.report_dir) /
-          (report.scenario_name + "." + report.backend + ".json"))
+          (report.scenario_name + at + "." + report.backend + ".json"))
       .string();
 }
 
 // Validates, runs and reports one scenario; returns its exit code and appends its report.
-int RunOne(const RunOptions& options, const std::string& path, std::vector<report::Report>* reports,
-           std::ostream& out, std::ostream& err) {
+int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::string& path,
+           const SweepPoint* point, std::vector<report::Report>* reports, std::ostream& out,
+           std::ostream& err) {
   std::string text;
   if (!ReadText(path, &text)) {
     err << path << ": error: cannot read the file (" << std::strerror(errno) << ")\n";
     return kExitInputError;
   }
   std::vector<Diagnostic> diagnostics;
-  std::optional<Scenario> scenario = ParseScenario(text, path, &diagnostics);
+  std::optional<Scenario> scenario = ParseScenario(text, path, expand, &diagnostics);
   Plan plan;
   if (scenario) plan = BuildPlan(*scenario, &diagnostics);
   if (!diagnostics.empty()) {
+    CollapseRepeats(&diagnostics);
     err << FormatDiagnostics(diagnostics);
     err << path << ": " << diagnostics.size()
         << " error(s); nothing was run (fix them, or check with `vmm-run validate`)\n";
@@ -75,13 +87,26 @@ int RunOne(const RunOptions& options, const std::string& path, std::vector<repor
   FillProvenance(provenance, info, &report);
   if (!options.quiet) ConsoleLog::PrintHeader(report, out);
   ConsoleLog log(plan, out);
-  RunOutcome outcome = RunPlan(plan, engine, options.quiet ? nullptr : &log);
+  StepObserver* observer = options.quiet ? nullptr : &log;
+  std::optional<ProgressLine> progress;  // a live status line, on a terminal only
+  if (observer != nullptr && isatty(STDOUT_FILENO) == 1) {
+    progress.emplace(plan, &log, out, [] {
+      return std::chrono::duration<double, std::micro>(
+                 std::chrono::steady_clock::now().time_since_epoch())
+          .count();
+    });
+    observer = &*progress;
+  }
+  RunOutcome outcome = RunPlan(plan, engine, observer);
   choice->engine.reset();  // release everything still alive before reporting
   report.steps = std::move(outcome.steps);
+  report.vars = scenario->vars;
+  if (point != nullptr)
+    for (const VarOverride& v : *point) report.sweep_point.emplace_back(v.name, v.value);
   report.summary = outcome.summary;
 
   std::string report_path =
-      options.report.empty() ? DefaultReportPath(options, report) : options.report;
+      options.report.empty() ? DefaultReportPath(options, report, point) : options.report;
   std::error_code ec;
   std::filesystem::path parent = std::filesystem::path(report_path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
@@ -96,6 +121,44 @@ int RunOne(const RunOptions& options, const std::string& path, std::vector<repor
   }
   reports->push_back(std::move(report));
   return code;
+}
+
+// Runs `path` once, or once per point of its `sweep:` and then prints the sweep's table (and
+// writes it as CSV beside the reports). Returns the worst exit code.
+int RunFile(const RunOptions& options, const ExpandOptions& expand, const std::string& path,
+            std::vector<report::Report>* reports, std::ostream& out, std::ostream& err) {
+  std::string text;
+  std::vector<Diagnostic> diagnostics;
+  std::optional<std::vector<SweepPoint>> points;
+  if (ReadText(path, &text)) points = ReadSweepPoints(text, path, expand.set, &diagnostics);
+  if (!diagnostics.empty() || (points && points->size() > 1 && !options.report.empty())) {
+    err << FormatDiagnostics(diagnostics);
+    if (diagnostics.empty())
+      err << path << ": error: --report names one file but the sweep has " << points->size()
+          << " points; use --report-dir instead\n";
+    return kExitInputError;
+  }
+  if (!points || points->empty()) return RunOne(options, expand, path, nullptr, reports, out, err);
+  int worst = 0;
+  const size_t first = reports->size();
+  for (const SweepPoint& point : *points) {
+    ExpandOptions at = expand;
+    at.set.insert(at.set.end(), point.begin(), point.end());
+    worst = WorseExit(worst, RunOne(options, at, path, &point, reports, out, err));
+    if (!options.quiet) out << "\n";
+  }
+  std::vector<const report::Report*> ran;
+  for (size_t i = first; i < reports->size(); ++i) ran.push_back(&(*reports)[i]);
+  if (ran.empty()) return worst;
+  const std::string csv = (std::filesystem::path(options.report_dir) /
+                           (ran.front()->scenario_name + ".sweep." + ran.front()->backend + ".csv"))
+                              .string();
+  Status written = WriteSweepSummary(ran, csv, out);
+  if (!written.ok()) {
+    err << csv << ": error: cannot write the sweep table: " << written.message() << "\n";
+    worst = WorseExit(worst, kExitStepFailed);
+  }
+  return worst;
 }
 
 }  // namespace
@@ -118,6 +181,7 @@ void SetupRunCommand(CLI::App& app, RunOptions& options) {
       ->capture_default_str();
   run->add_option("--junit", options.junit, "Also write JUnit XML (one testcase per check)");
   run->add_flag("-q,--quiet", options.quiet, "Print only the summary line per scenario");
+  run->add_option("--set", options.set, "Override a variable of 'vars:' (NAME=VALUE)");
 }
 
 int RunRunCommand(const RunOptions& options, std::ostream& out, std::ostream& err) {
@@ -126,10 +190,12 @@ int RunRunCommand(const RunOptions& options, std::ostream& out, std::ostream& er
         << " scenarios were given; use --report-dir instead\n";
     return kExitInputError;
   }
+  ExpandOptions expand;
+  if (!ParseSetOptions(options.set, &expand, err)) return kExitInputError;
   int worst = 0;
   std::vector<report::Report> reports;
   for (const std::string& file : options.files) {
-    int code = RunOne(options, file, &reports, out, err);
+    int code = RunFile(options, expand, file, &reports, out, err);
     worst = WorseExit(worst, code);
     if (options.files.size() > 1 && !options.quiet) out << "\n";
   }

@@ -22,6 +22,7 @@ struct RunOptions {
   std::string junit;                       // JUnit XML path, if any
   bool quiet = false;                      // no per-step log
   std::vector<std::string> argv;           // the whole command line, for provenance
+  std::vector<std::string> set;            // --set NAME=VALUE: overrides of the scenarios' vars
 };
 
 void SetupRunCommand(CLI::App& app, RunOptions& options);

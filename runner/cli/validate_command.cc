@@ -8,6 +8,7 @@
 
 #include "runner/base/exit_code.h"
 #include "runner/base/format.h"
+#include "runner/cli/expand_command.h"
 #include "runner/plan/plan.h"
 #include "runner/scenario/parse.h"
 #include "runner/yaml/valijson_oracle.h"
@@ -21,6 +22,7 @@ void SetupValidateCommand(CLI::App& app, ValidateOptions& options) {
   validate->add_flag("-q,--quiet", options.quiet, "Print errors only");
   validate->add_flag("--valijson", options.valijson,
                      "Cross-check the schema part with valijson (slower; reports agreement)");
+  validate->add_option("--set", options.set, "Override a variable of 'vars:' (NAME=VALUE)");
 }
 
 namespace {
@@ -42,6 +44,36 @@ bool CrossCheck(const ValijsonOracle& oracle, const std::string& file, bool ours
   return schema_valid;
 }
 
+// Validates every point of the `sweep:` of `file` (the scenario as `vmm-run run` will run it
+// there); prints the errors of each bad point under its name. Returns the number of points (0
+// without a sweep), or -1 when some point is invalid.
+int ValidateSweepPoints(const std::string& file, const ExpandOptions& expand, std::ostream& err) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::vector<Diagnostic> diagnostics;
+  std::optional<std::vector<SweepPoint>> points =
+      ReadSweepPoints(text.str(), file, expand.set, &diagnostics);
+  if (!points) {
+    err << FormatDiagnostics(diagnostics);
+    return -1;
+  }
+  bool valid = true;
+  for (const SweepPoint& point : *points) {
+    ExpandOptions at = expand;
+    at.set.insert(at.set.end(), point.begin(), point.end());
+    std::optional<Scenario> scenario = ParseScenario(text.str(), file, at, &diagnostics);
+    if (scenario) BuildPlan(*scenario, &diagnostics);
+    if (diagnostics.empty()) continue;
+    CollapseRepeats(&diagnostics);
+    err << file << ": at sweep point " << SweepPointText(point) << ":\n"
+        << FormatDiagnostics(diagnostics);
+    diagnostics.clear();
+    valid = false;
+  }
+  return valid ? static_cast<int>(points->size()) : -1;
+}
+
 }  // namespace
 
 int RunValidateCommand(const ValidateOptions& options, std::ostream& out, std::ostream& err) {
@@ -54,12 +86,15 @@ int RunValidateCommand(const ValidateOptions& options, std::ostream& out, std::o
     }
     oracle.emplace(std::move(made).value());
   }
+  ExpandOptions expand;
+  if (!ParseSetOptions(options.set, &expand, err)) return kExitInputError;
   int code = 0;
   for (const std::string& file : options.files) {
     std::vector<Diagnostic> diagnostics;
-    std::optional<Scenario> scenario = LoadScenarioFile(file, &diagnostics);
+    std::optional<Scenario> scenario = LoadScenarioFile(file, expand, &diagnostics);
     Plan plan;
     if (scenario) plan = BuildPlan(*scenario, &diagnostics);
+    CollapseRepeats(&diagnostics);
     const bool valid = diagnostics.empty();
     if (!valid) err << FormatDiagnostics(diagnostics);
     if (oracle && !CrossCheck(*oracle, file, valid, out, err)) code = kExitInputError;
@@ -67,9 +102,16 @@ int RunValidateCommand(const ValidateOptions& options, std::ostream& out, std::o
       code = kExitInputError;
       continue;
     }
+    const int points = ValidateSweepPoints(file, expand, err);
+    if (points < 0) {
+      code = 2;
+      continue;
+    }
     if (!options.quiet) {
       out << file << ": ok · scenario '" << plan.scenario_name << "' · " << plan.steps.size()
-          << " steps · granularity " << FormatBytes(plan.granularity) << "\n";
+          << " steps · granularity " << FormatBytes(plan.granularity);
+      if (points > 0) out << " · " << points << " sweep points valid";
+      out << "\n";
     }
   }
   return code;

@@ -44,14 +44,24 @@ std::string FileList(const std::vector<const Loaded*>& files) {
   return out;
 }
 
-// Reports grouped by scenario name, names in order of first appearance.
+// What pairs reports: the scenario name, and for a sweep its point ("pages_sweep [pages=4]").
+std::string PairingKey(const Report& r) {
+  if (r.sweep_point.empty()) return r.scenario_name;
+  std::string key = r.scenario_name + " [";
+  for (size_t i = 0; i < r.sweep_point.size(); ++i)
+    key += (i == 0 ? "" : ",") + r.sweep_point[i].first + "=" + r.sweep_point[i].second;
+  return key + "]";
+}
+
+// Reports grouped by pairing key (scenario name + sweep point), keys in order of first appearance.
 struct ByScenario {
   std::map<std::string, std::vector<const Loaded*>> by_name;
   std::vector<std::string> order;
   explicit ByScenario(const std::vector<Loaded>& reports) {
     for (const Loaded& l : reports) {
-      auto& list = by_name[l.report.scenario_name];
-      if (list.empty()) order.push_back(l.report.scenario_name);
+      const std::string key = PairingKey(l.report);
+      auto& list = by_name[key];
+      if (list.empty()) order.push_back(key);
       list.push_back(&l);
     }
   }

@@ -98,7 +98,14 @@ struct Report {
   std::string backend_reason;  // why auto picked it, e.g. "no CUDA device: ..."
   DeviceRecord device;
   uint64_t granularity = 0;  // the scenario's granularity, bytes
-  std::string started_at;    // ISO 8601 UTC
+  // The scenario's `vars:` as used (after --set), in declaration order: name -> value (decimal
+  // integer or text). Written only when the scenario has vars (optional in the format).
+  std::vector<std::pair<std::string, std::string>> vars;
+  // The point of the scenario's `sweep:` this run was, axis -> value as written, in axis order;
+  // empty for a run that is not part of a sweep. `vmm-run diff` pairs reports by scenario name
+  // and this point.
+  std::vector<std::pair<std::string, std::string>> sweep_point;
+  std::string started_at;  // ISO 8601 UTC
   std::vector<StepRecord> steps;
   Summary summary;
 };

@@ -158,6 +158,16 @@ std::string ReportToJson(const Report& r) {
   j["backend"] = {{"name", r.backend}, {"reason", r.backend_reason}};
   j["device"] = DeviceToJson(r.device);
   j["granularity_bytes"] = std::to_string(r.granularity);
+  if (!r.vars.empty()) {
+    Json vars = Json::object();
+    for (const auto& [name, value] : r.vars) vars[name] = value;
+    j["vars"] = std::move(vars);
+  }
+  if (!r.sweep_point.empty()) {
+    Json point = Json::object();
+    for (const auto& [name, value] : r.sweep_point) point[name] = value;
+    j["sweep_point"] = std::move(point);
+  }
   j["started_at"] = r.started_at;
   Json steps = Json::array();
   for (const StepRecord& s : r.steps) steps.push_back(StepToJson(s));

@@ -149,6 +149,23 @@ TEST(ReportIoTest, RoundTripIsByteIdentical) {
   EXPECT_EQ(ReportToJson(*back), first);
 }
 
+TEST(ReportIoTest, VarsAndSweepPointAreOptionalAndRoundTrip) {
+  Report r = SampleReport();
+  EXPECT_EQ(ReportToJson(r).find("\"vars\""), std::string::npos);
+  EXPECT_EQ(ReportToJson(r).find("\"sweep_point\""), std::string::npos);
+  r.vars = {{"pages", "512"}, {"page", "2097152"}, {"buf", "A"}};
+  r.sweep_point = {{"page", "2MiB"}, {"pages", "4"}};
+  const std::string text = ReportToJson(r);
+  EXPECT_NE(text.find("  \"vars\": {\n    \"pages\": \"512\",\n    \"page\": \"2097152\",\n"),
+            std::string::npos)
+      << text;
+  StatusOr<Report> back = ParseReportJson(text, "v.json");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->vars, r.vars);
+  EXPECT_EQ(back->sweep_point, r.sweep_point);
+  EXPECT_EQ(ReportToJson(*back), text);
+}
+
 TEST(ReportIoTest, RoundTripKeepsScalarTypes) {
   StepRecord step;
   step.details = {{"b", true},

@@ -370,6 +370,18 @@ StatusOr<Report> ParseReportJson(const std::string& text, const std::string& nam
   if (const Json* device = r.Object(root, "", "device", true))
     ReadDevice(r, *device, &report.device);
   r.DecimalString(root, "", "granularity_bytes", &report.granularity);
+  for (const auto& [key, out] :
+       {std::pair{"vars", &report.vars}, std::pair{"sweep_point", &report.sweep_point}}) {
+    const Json* map = r.Object(root, "", key, false);
+    if (map == nullptr) continue;
+    for (auto it = map->begin(); it != map->end(); ++it) {
+      if (it->is_string()) {
+        out->emplace_back(it.key(), it->get<std::string>());
+      } else {
+        r.Error("/" + std::string(key) + "/" + it.key(), "expected a string, got " + TypeText(*it));
+      }
+    }
+  }
   r.String(root, "", "started_at", &report.started_at);
   if (const Json* steps = r.Array(root, "", "steps", true)) {
     for (size_t i = 0; i < steps->size(); ++i) {

@@ -62,7 +62,9 @@ ScenarioParser& ScenarioParser::operator=(ScenarioParser&&) noexcept = default;
 ScenarioParser::~ScenarioParser() = default;
 
 std::optional<Scenario> ScenarioParser::Parse(const std::string& text, const std::string& file,
-                                              std::vector<Diagnostic>* diagnostics) const {
+                                              const ExpandOptions& options,
+                                              std::vector<Diagnostic>* diagnostics,
+                                              Expansion* expanded) const {
   if (IsBlankYaml(text)) {
     diagnostics->push_back(Diagnostic{
         SourceLoc{file, 0, 0}, "the file is empty; a scenario needs at least 'name' and 'steps'"});
@@ -70,16 +72,42 @@ std::optional<Scenario> ScenarioParser::Parse(const std::string& text, const std
   }
   std::vector<Diagnostic> found;
   std::optional<YamlValue> document = LoadYaml(text, file, &found);
-  if (document) validator_->Validate(*document, file, &found);
+  // The source form is expanded only when it uses vars, loops, includes or ${...}: a plain
+  // scenario is validated as loaded, with no copy.
+  const YamlValue* doc = document ? &*document : nullptr;
+  std::optional<Expansion> expansion;
+  if (doc != nullptr && NeedsExpansion(text, *doc, options)) {
+    expansion = ExpandScenario(*doc, file, options, &found);
+    doc = expansion ? &expansion->document : nullptr;
+  }
+  if (doc != nullptr) validator_->Validate(*doc, file, &found);
+  CollapseRepeats(&found);
   SortByPosition(&found);
-  const bool clean = document.has_value() && found.empty();
+  const bool clean = doc != nullptr && found.empty();
   diagnostics->insert(diagnostics->end(), found.begin(), found.end());
   if (!clean) return std::nullopt;
-  return BuildScenario(*document, validator_->schema(), file, diagnostics);
+  std::optional<Scenario> scenario = BuildScenario(*doc, validator_->schema(), file, diagnostics);
+  if (scenario && expansion)
+    for (const auto& [name, value] : expansion->vars)
+      scenario->vars.emplace_back(name, value.ToString());
+  if (expanded != nullptr) {
+    if (expansion) {
+      *expanded = std::move(*expansion);
+    } else {
+      expanded->document = std::move(*document);
+    }
+  }
+  return scenario;
 }
 
 std::optional<Scenario> ParseScenario(const std::string& text, const std::string& file,
                                       std::vector<Diagnostic>* diagnostics) {
+  return ParseScenario(text, file, ExpandOptions{}, diagnostics);
+}
+
+std::optional<Scenario> ParseScenario(const std::string& text, const std::string& file,
+                                      const ExpandOptions& options,
+                                      std::vector<Diagnostic>* diagnostics, Expansion* expanded) {
   Status status;
   const ScenarioParser* parser = SharedParser(&status);
   if (parser == nullptr) {
@@ -87,11 +115,17 @@ std::optional<Scenario> ParseScenario(const std::string& text, const std::string
         Diagnostic{SourceLoc{file, 0, 0}, "internal error: " + status.message()});
     return std::nullopt;
   }
-  return parser->Parse(text, file, diagnostics);
+  return parser->Parse(text, file, options, diagnostics, expanded);
 }
 
 std::optional<Scenario> LoadScenarioFile(const std::string& path,
                                          std::vector<Diagnostic>* diagnostics) {
+  return LoadScenarioFile(path, ExpandOptions{}, diagnostics);
+}
+
+std::optional<Scenario> LoadScenarioFile(const std::string& path, const ExpandOptions& options,
+                                         std::vector<Diagnostic>* diagnostics,
+                                         Expansion* expanded) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     diagnostics->push_back(
@@ -111,7 +145,18 @@ std::optional<Scenario> LoadScenarioFile(const std::string& path,
     diagnostics->push_back(Diagnostic{SourceLoc{path, 0, 0}, "cannot read the file"});
     return std::nullopt;
   }
-  return ParseScenario(text.str(), path, diagnostics);
+  return ParseScenario(text.str(), path, options, diagnostics, expanded);
+}
+
+std::optional<std::vector<SweepPoint>> ReadSweepPoints(const std::string& text,
+                                                       const std::string& file,
+                                                       const std::vector<VarOverride>& set,
+                                                       std::vector<Diagnostic>* diagnostics) {
+  if (text.find("sweep") == std::string::npos) return std::vector<SweepPoint>{};
+  std::vector<Diagnostic> ignored;
+  std::optional<YamlValue> document = LoadYaml(text, file, &ignored);
+  if (!document) return std::vector<SweepPoint>{};
+  return SweepPoints(*document, file, set, diagnostics);
 }
 
 std::string DescribeSteps() {

@@ -16,6 +16,7 @@
 
 #include "runner/base/diagnostic.h"
 #include "runner/base/status.h"
+#include "runner/scenario/expander.h"
 #include "runner/scenario/scenario.h"
 
 namespace vmm {
@@ -27,9 +28,28 @@ class SchemaValidator;
 std::optional<Scenario> ParseScenario(const std::string& text, const std::string& file,
                                       std::vector<Diagnostic>* diagnostics);
 
+// The same with `--set` overrides and an include reader (expander.h). The source form (vars,
+// loops, includes) is expanded first, then the expanded form is validated; errors point at the
+// source. When `expanded` is given it receives the expanded document (a copy of the document when
+// there was nothing to expand).
+std::optional<Scenario> ParseScenario(const std::string& text, const std::string& file,
+                                      const ExpandOptions& options,
+                                      std::vector<Diagnostic>* diagnostics,
+                                      Expansion* expanded = nullptr);
+
 // Reads `path` and parses it; an unreadable file is one diagnostic ("cannot read ...").
 std::optional<Scenario> LoadScenarioFile(const std::string& path,
                                          std::vector<Diagnostic>* diagnostics);
+std::optional<Scenario> LoadScenarioFile(const std::string& path, const ExpandOptions& options,
+                                         std::vector<Diagnostic>* diagnostics,
+                                         Expansion* expanded = nullptr);
+
+// The points of the scenario's `sweep:` (expander.h, SweepPoints); empty when it has none. YAML
+// errors are left for ParseScenario to report (then the list is empty).
+std::optional<std::vector<SweepPoint>> ReadSweepPoints(const std::string& text,
+                                                       const std::string& file,
+                                                       const std::vector<VarOverride>& set,
+                                                       std::vector<Diagnostic>* diagnostics);
 
 // `vmm-run steps`: every op with each field's type, default and description, generated from the
 // schema.
@@ -52,7 +72,12 @@ class ScenarioParser {
 
   // Same contract as ParseScenario.
   std::optional<Scenario> Parse(const std::string& text, const std::string& file,
-                                std::vector<Diagnostic>* diagnostics) const;
+                                std::vector<Diagnostic>* diagnostics) const {
+    return Parse(text, file, ExpandOptions{}, diagnostics);
+  }
+  std::optional<Scenario> Parse(const std::string& text, const std::string& file,
+                                const ExpandOptions& options, std::vector<Diagnostic>* diagnostics,
+                                Expansion* expanded = nullptr) const;
 
   const SchemaValidator& validator() const { return *validator_; }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runner/base/diagnostic.h"
@@ -114,6 +115,8 @@ struct Scenario {
   std::vector<BufferDecl> buffers;
   std::vector<BufferDecl> views;  // `of` and `offset` set
   std::vector<Step> steps;
+  // `vars:` as used (after --set), in declaration order: name -> value (decimal or text).
+  std::vector<std::pair<std::string, std::string>> vars;
 };
 
 inline constexpr uint64_t kDefaultGranularity = 2ull << 20;

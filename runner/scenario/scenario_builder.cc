@@ -27,10 +27,10 @@ class Builder {
       s.granularity.loc = Loc(*v);
     }
     if (const YamlValue* buffers = doc.Find("buffers"))
-      for (const YamlMember& m : buffers->members) s.buffers.push_back(Tensor(m));
+      for (const YamlMember& m : buffers->members) s.buffers.push_back(Tensor(*buffers, m));
     if (const YamlValue* views = doc.Find("views")) {
       for (const YamlMember& m : views->members) {
-        BufferDecl v = Tensor(m);
+        BufferDecl v = Tensor(*views, m);
         if (const YamlValue* of = m.value.Find("of")) v.of = {of->scalar, Loc(*of), true};
         v.offset.loc = v.loc;
         if (const YamlValue* offset = m.value.Find("offset"))
@@ -47,13 +47,13 @@ class Builder {
   }
 
  private:
-  SourceLoc Loc(const YamlValue& v) const { return SourceLoc{file_, v.line, v.column}; }
+  SourceLoc Loc(const YamlValue& v) const { return LocationOf(file_, v); }
 
   // A buffer or view entry: its name, where it is declared, shape and dtype.
-  BufferDecl Tensor(const YamlMember& m) {
+  BufferDecl Tensor(const YamlValue& map, const YamlMember& m) {
     BufferDecl b;
     b.name = m.key;
-    b.loc = SourceLoc{file_, m.line, m.column};
+    b.loc = LocationOf(file_, map.origin, m.line, m.column);
     if (const YamlValue* shape = m.value.Find("shape"))
       for (const YamlValue& d : shape->items) b.shape.push_back(static_cast<uint64_t>(Integer(d)));
     if (const YamlValue* dtype = m.value.Find("dtype")) b.dtype = dtype->scalar;

@@ -123,6 +123,15 @@ std::string DescribeStepsFromSchema(const JsonSchema& schema) {
     out += '\n';
     out += DescribeOp(op, fields, dispatch->discriminator);
   }
+  out +=
+      "\nVariables, loops and includes (expanded before validation; `vmm-run expand FILE` shows\n"
+      "the result; docs/scenario-language.md has the details):\n"
+      "  vars: {pages: 512, page: 2MiB}      top level; --set pages=8 overrides\n"
+      "  size: ${pages * page}               integer arithmetic + - * / % ( ), sizes, variables\n"
+      "  alloc: p${i}                        ${...} inside text gives text\n"
+      "  - {for: i, in: {range: [0, 8]}, steps: [...]}    also in: [2MiB, 4MiB]; loops nest\n"
+      "  include: [frags/page_cycle.yaml]   then a step {use: page_cycle, with: {n: 8}}\n"
+      "  sweep: {page: [2MiB, 4MiB], pages: {range: [1, 5]}}   run once per point (vars)\n";
   return out;
 }
 

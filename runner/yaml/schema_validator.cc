@@ -11,6 +11,7 @@ namespace {
 struct Issue {
   int line = 0;
   int column = 0;
+  const YamlOrigin* origin = nullptr;
   std::string message;
 };
 using Issues = std::vector<Issue>;
@@ -68,11 +69,12 @@ class Checker {
   }
 
  private:
-  static void Report(Issues* out, int line, int column, std::string message) {
-    if (out != nullptr) out->push_back(Issue{line, column, std::move(message)});
+  static void Report(Issues* out, int line, int column, const YamlOrigin* origin,
+                     std::string message) {
+    if (out != nullptr) out->push_back(Issue{line, column, origin, std::move(message)});
   }
   static void Report(Issues* out, const YamlValue& v, std::string message) {
-    Report(out, v.line, v.column, std::move(message));
+    Report(out, v.line, v.column, v.origin, std::move(message));
   }
 
   bool EvaluateNode(const YamlValue& v, const SchemaNode* n, const Ctx& ctx, Issues* out) const {
@@ -232,7 +234,8 @@ class Checker {
         ok = Evaluate(m.value, n->additional, c, out) && ok;
       } else if (!n->additional_allowed) {
         ok = false;
-        if (out != nullptr) Report(out, m.line, m.column, UnknownKey(m.key, n, ctx, &suggested));
+        if (out != nullptr)
+          Report(out, m.line, m.column, v.origin, UnknownKey(m.key, n, ctx, &suggested));
       }
       if (!ok && out == nullptr) return false;
     }
@@ -390,7 +393,7 @@ bool SchemaValidator::Validate(const YamlValue& document, const std::string& fil
   std::vector<Diagnostic> found;
   found.reserve(issues.size());
   for (Issue& i : issues)
-    found.push_back(Diagnostic{SourceLoc{file, i.line, i.column}, std::move(i.message)});
+    found.push_back(Diagnostic{LocationOf(file, i.origin, i.line, i.column), std::move(i.message)});
   SortByPosition(&found);
   diagnostics->insert(diagnostics->end(), std::make_move_iterator(found.begin()),
                       std::make_move_iterator(found.end()));

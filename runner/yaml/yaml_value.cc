@@ -8,6 +8,11 @@ const YamlValue* YamlValue::Find(std::string_view key) const {
   return nullptr;
 }
 
+SourceLoc LocationOf(const std::string& file, const YamlOrigin* origin, int line, int column) {
+  if (origin == nullptr) return SourceLoc{file, line, column};
+  return SourceLoc{origin->file, line, column, origin->context};
+}
+
 std::string DescribeYamlValue(const YamlValue& value) {
   switch (value.kind) {
     case YamlValue::Kind::kNull:

@@ -10,9 +10,19 @@
 #include <string_view>
 #include <vector>
 
+#include "runner/base/diagnostic.h"
+
 namespace vmm {
 
 struct YamlMember;
+
+// Where an expanded value was written, when that is not simply the document's own file: the
+// scenario expander (runner/scenario/expander.h) sets it on values copied out of a loop body or a
+// fragment file. The expansion owns the origins and outlives every tree that points at them.
+struct YamlOrigin {
+  std::string file;     // the file the template was written in
+  std::string context;  // e.g. "for i = 37"; see SourceLoc::context
+};
 
 struct YamlValue {
   enum class Kind { kNull, kScalar, kSequence, kMap };
@@ -22,7 +32,8 @@ struct YamlValue {
   bool quoted = false;  // kScalar: written in quotes (always a string, never a number or bool)
   int line = 0;         // 1-based; 0 = unknown
   int column = 0;       // 1-based
-  std::vector<YamlValue> items;     // kSequence
+  const YamlOrigin* origin = nullptr;  // nullptr: written once, in the document's own file
+  std::vector<YamlValue> items;        // kSequence
   std::vector<YamlMember> members;  // kMap, in file order; duplicates are kept (the loader reports
                                     // them) and lookups return the first
 
@@ -41,6 +52,12 @@ struct YamlMember {
   int column = 0;
   YamlValue value;
 };
+
+// Where `line`:`column` of a value with `origin` is, for a document read from `file`.
+SourceLoc LocationOf(const std::string& file, const YamlOrigin* origin, int line, int column);
+inline SourceLoc LocationOf(const std::string& file, const YamlValue& v) {
+  return LocationOf(file, v.origin, v.line, v.column);
+}
 
 // How a value reads in a message: "'abc'" for scalars (long ones shortened), "a map", "a list",
 // "nothing" for null.

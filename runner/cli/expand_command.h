@@ -1,0 +1,32 @@
+// `vmm-run expand FILE [--set NAME=VALUE]...`: prints the scenario after variables, loops and
+// includes, as YAML, exactly as it will run (docs/scenario-language.md, "Variables, loops and
+// includes"). The expanded form is validated like `vmm-run validate` does (schema, then the
+// VMM/graph rules) and printed only when valid; errors point at the source. Exit 0 when printed,
+// 2 otherwise.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace vmm {
+
+struct ExpandCommandOptions {
+  std::string file;
+  std::vector<std::string> set;  // NAME=VALUE
+};
+
+void SetupExpandCommand(CLI::App& app, ExpandCommandOptions& options);
+int RunExpandCommand(const ExpandCommandOptions& options, std::ostream& out, std::ostream& err);
+
+// `--set NAME=VALUE` for run, validate and expand: parses `args` into *options; prints the first
+// bad one to `err` and returns false.
+struct ExpandOptions;
+bool ParseSetOptions(const std::vector<std::string>& args, ExpandOptions* options,
+                     std::ostream& err);
+
+}  // namespace vmm

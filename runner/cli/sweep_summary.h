@@ -1,0 +1,26 @@
+// The summary of one sweep (`sweep:` in a scenario): one row per point with its axis values, the
+// result, and the median wall time of each op over that point's steps (`<op>_us`; a repeated
+// step counts with its median). Printed after the sweep ran and written as CSV beside its reports.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "runner/base/status.h"
+#include "runner/report/report.h"
+
+namespace vmm {
+
+// Rows of the table (the first is the header), one per report, in the order given.
+std::vector<std::vector<std::string>> SweepTable(const std::vector<const report::Report*>& points);
+
+// The table as aligned text (for the console) and as CSV (RFC 4180 quoting).
+std::string FormatSweepTable(const std::vector<std::vector<std::string>>& rows);
+std::string SweepTableCsv(const std::vector<std::vector<std::string>>& rows);
+
+// Prints the table to `out` and writes the CSV to `csv_path` (atomically).
+Status WriteSweepSummary(const std::vector<const report::Report*>& points,
+                         const std::string& csv_path, std::ostream& out);
+
+}  // namespace vmm

@@ -1,0 +1,97 @@
+// ExpandScenario: the source form of a scenario (vars, `${...}`, for loops, included fragments)
+// -> the expanded form that schemas/scenario.schema.json describes and that runs.
+//
+// Runs on the loaded YamlValue tree, before schema validation (docs/scenario-language.md,
+// "Variables, loops and includes"):
+//   vars:     {name: value}: integers, sizes (`2MiB`, as bytes) or text; later ones may use earlier
+//             ones (`bytes: ${pages * page}`); `--set name=value` replaces a declared value.
+//   ${expr}   in any scalar or map key (expr.h); a scalar that is one `${...}` takes its value.
+//   for:      a step {for: i, in: {range: [start, end, step?]} | [values], steps: [...]}
+//             repeats its steps with `i` bound (range: end excluded, step default 1).
+//   include:  [paths] of fragment files, relative to the including file. A fragment file holds
+//             `fragment` (name; default the file's stem), `params`, `include`, `steps`.
+//   use:      a step {use: name, with: {param: value}} inlines a fragment's steps. A fragment sees
+//             only its params (and its own loop variables), not the caller's variables.
+// Every expanded value keeps its template's line and column, and an origin (yaml_value.h) naming
+// the template's file and the loop iterations / fragment uses that made it, so that schema, build
+// and plan errors point at the source. Errors here are reported the same way, all in one pass.
+//
+// Bounded: the steps a document would expand to are counted first, without building anything;
+// past ExpandOptions::max_steps (default kMaxExpandedSteps) the expansion is an error.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runner/base/diagnostic.h"
+#include "runner/scenario/expr.h"
+#include "runner/yaml/yaml_value.h"
+
+namespace vmm {
+
+// Most steps (capture bodies included) and loop iterations one scenario may expand to.
+inline constexpr size_t kMaxExpandedSteps = 1000000;
+
+// `--set name=value`.
+struct VarOverride {
+  std::string name;
+  std::string value;
+};
+// Parses "name=value"; false with *error set ("expected NAME=VALUE, got 'x'") otherwise.
+bool ParseVarOverride(const std::string& arg, VarOverride* out, std::string* error);
+
+// Reads an included file into *text; false with *error (the reason) when it cannot.
+using IncludeReader =
+    std::function<bool(const std::string& path, std::string* text, std::string* error)>;
+
+struct ExpandOptions {
+  std::vector<VarOverride> set;
+  IncludeReader read_file;  // empty: read from disk
+  size_t max_steps = kMaxExpandedSteps;
+};
+
+// The expanded document and what made it. Move-only; `document` points into `origins`.
+struct Expansion {
+  YamlValue document;
+  std::vector<std::pair<std::string, ExprValue>> vars;  // values used, in declaration order
+  std::unique_ptr<std::deque<YamlOrigin>> origins = std::make_unique<std::deque<YamlOrigin>>();
+};
+
+// One point of a `sweep:`: the axis values as written (`page=2MiB`), in axis order. Each is applied
+// like `--set`.
+using SweepPoint = std::vector<VarOverride>;
+
+// Most points one sweep may have.
+inline constexpr size_t kMaxSweepPoints = 10000;
+
+// The points of the top-level `sweep:` of `document` (the contents of `file`): the cartesian
+// product of its axes, first axis outermost. Each axis names a variable declared under `vars:` and
+// lists its values (a list, or {range: [start, end, step?]}, end excluded). An axis that `set`
+// fixes is left out. Returns an empty list when there is no sweep, nullopt after appending errors.
+std::optional<std::vector<SweepPoint>> SweepPoints(const YamlValue& document,
+                                                   const std::string& file,
+                                                   const std::vector<VarOverride>& set,
+                                                   std::vector<Diagnostic>* diagnostics);
+
+// "page=2MiB,pages=4": a point as text, with every character outside [A-Za-z0-9._=,+-] replaced by
+// '_' (safe in a file name).
+std::string SweepPointText(const SweepPoint& point);
+
+// True when `document` (loaded from `text`) uses vars, includes, for, use or `${`, or `options`
+// sets variables: only then is there anything to expand. Cheap: one scan of the text for "${" and
+// of the top-level keys and steps.
+bool NeedsExpansion(const std::string& text, const YamlValue& document,
+                    const ExpandOptions& options);
+
+// Expands `document`, the contents of `file`. Returns nullopt after appending every problem to
+// *diagnostics.
+std::optional<Expansion> ExpandScenario(const YamlValue& document, const std::string& file,
+                                        const ExpandOptions& options,
+                                        std::vector<Diagnostic>* diagnostics);
+
+}  // namespace vmm

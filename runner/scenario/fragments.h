@@ -1,0 +1,65 @@
+// Fragment files for `include:` (expander.h): loading, their shape, include cycles.
+//
+// A fragment file is YAML with the keys `fragment` (its name; default: the file's stem),
+// `description`, `params` (a list of names, all required, or a map of name -> default, where an
+// empty default means required), `include` (more fragment files, relative to this one) and
+// `steps`. Files are read once per expansion, however often they are included.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runner/base/diagnostic.h"
+#include "runner/scenario/expander.h"
+#include "runner/yaml/yaml_value.h"
+
+namespace vmm {
+
+struct FragmentParam {
+  std::string name;
+  int line = 0, column = 0;
+  const YamlValue* default_value = nullptr;  // nullptr: the caller must give it
+};
+
+struct Fragment;
+using FragmentTable = std::vector<const Fragment*>;  // the fragments one file can `use`
+
+struct Fragment {
+  std::string name;
+  std::string file;  // the path it was read from (the including file's directory + the entry)
+  std::vector<FragmentParam> params;
+  const YamlValue* steps = nullptr;  // into `document`
+  FragmentTable includes;            // what its own steps can `use`
+  YamlValue document;
+};
+
+// The fragment named `name` in `table`, or nullptr.
+const Fragment* FindFragment(const FragmentTable& table, const std::string& name);
+
+// Owns every fragment loaded for one expansion. Not copyable (fragments point into themselves).
+class FragmentLoader {
+ public:
+  FragmentLoader(const IncludeReader& reader, std::vector<Diagnostic>* diagnostics)
+      : reader_(reader), diagnostics_(diagnostics) {}
+  FragmentLoader(const FragmentLoader&) = delete;
+  FragmentLoader& operator=(const FragmentLoader&) = delete;
+
+  // Loads the files listed by `include` (the value of an `include:` key written in `file`) and,
+  // recursively, what they include. Problems are appended to the diagnostics; what loaded is
+  // returned.
+  FragmentTable Load(const YamlValue& include, const std::string& file);
+
+ private:
+  const Fragment* LoadOne(const YamlValue& entry, const std::string& path);
+  void Error(const std::string& file, const YamlValue& at, std::string message);
+
+  const IncludeReader& reader_;
+  std::vector<Diagnostic>* diagnostics_;
+  std::deque<Fragment> fragments_;  // stable addresses
+  std::map<std::string, const Fragment*> by_path_;
+  std::vector<std::string> chain_;  // files being loaded, outermost first (cycle detection)
+};
+
+}  // namespace vmm
