@@ -13,8 +13,8 @@ log() { echo "package_test: $*"; }
 [ -f build/build.ninja ] || tools/build.sh
 
 # The mirror apt uses here, from sources.list or a deb822 sources file.
-mirror=$(grep -hoE '^(deb +|URIs: +)[^ ]+' /etc/apt/sources.list /etc/apt/sources.list.d/*.sources \
-           /etc/apt/sources.list.d/*.list 2>/dev/null | awk '{print $2}' | grep -E '/debian/?$' | head -1)
+mirror=$({ grep -hsoE '^(deb +|URIs: +)[^ ]+' /etc/apt/sources.list /etc/apt/sources.list.d/*.sources \
+             /etc/apt/sources.list.d/*.list || true; } | awk '{print $2}' | { grep -E '/debian/?$' || true; } | head -1)
 mirror=${mirror:-http://deb.debian.org/debian}
 
 log "building the package"
@@ -25,6 +25,10 @@ deb=$(ls build/vmm-run_*.deb)
 log "$deb"
 dpkg-deb --info "$deb" | grep -E '^ (Package|Version|Architecture|Depends|Suggests|Installed-Size):'
 dpkg-deb --contents "$deb" | awk '{print $6}' | grep -vE '/$'
+if grep -q -- '--generate-code' build/build.ninja; then
+  log "GPU code in the kernels (nvcc flags; PTX is what other GPUs JIT-compile):"
+  grep -o -- '--generate-code=[^ ]*' build/build.ninja | sort -u
+fi
 
 command -v debootstrap >/dev/null || {
   log "installing debootstrap"
@@ -65,6 +69,6 @@ chroot "$root" vmm-run /usr/share/vmm-run/scenarios/reuse.yaml --backend host --
 log "exit $rc"
 [ "$rc" -eq 0 ] || exit 1
 [ -s "$root/tmp/r/reuse.host.json" ] || { log "no report /tmp/r/reuse.host.json"; exit 1; }
-chroot "$root" vmm-run validate --quiet /usr/share/vmm-run/scenarios/*.yaml
+chroot "$root" sh -c 'vmm-run validate --quiet /usr/share/vmm-run/scenarios/*.yaml'
 chroot "$root" sh -c 'vmm-run /usr/share/vmm-run/scenarios/*.yaml --backend host -q --report-dir /tmp/all'
 log "PASS: the .deb installs into a clean Debian 12 root and runs there without a GPU"
