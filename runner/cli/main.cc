@@ -7,12 +7,13 @@
 #include <vector>
 
 #include "runner/base/exit_code.h"
+#include "runner/cli/completion_command.h"
 #include "runner/cli/diff_command.h"
 #include "runner/cli/expand_command.h"
 #include "runner/cli/run_command.h"
 #include "runner/cli/steps_command.h"
 #include "runner/cli/validate_command.h"
-#include "version.h"
+#include "runner/cli/version_text.h"
 
 namespace {
 
@@ -33,8 +34,7 @@ int Main(int argc, char** argv) {
   CLI::App app{
       "vmm-run: run CUDA VMM and CUDA graph scenarios, verify every claim, report as JSON.\n"
       "  vmm-run scenarios/reuse.yaml          (same as: vmm-run run ...)"};
-  app.set_version_flag("--version",
-                       std::string("vmm-run ") + VMMRUN_VERSION + " (" + VMMRUN_GIT_SHA + ")");
+  app.set_version_flag("--version", vmm::VersionText());
   app.require_subcommand(1);
   app.footer("Exit codes:\n" + vmm::ExitCodeTable());
 
@@ -43,11 +43,13 @@ int Main(int argc, char** argv) {
   vmm::StepsOptions steps;
   vmm::DiffOptions diff;
   vmm::ExpandCommandOptions expand;
+  vmm::CompletionOptions completion;
   vmm::SetupRunCommand(app, run);
   vmm::SetupValidateCommand(app, validate);
   vmm::SetupStepsCommand(app, steps);
   vmm::SetupDiffCommand(app, diff);
   vmm::SetupExpandCommand(app, expand);
+  vmm::SetupCompletionCommand(app, completion);
 
   std::set<std::string> names;
   for (const CLI::App* sub : app.get_subcommands({})) names.insert(sub->get_name());
@@ -69,6 +71,8 @@ int Main(int argc, char** argv) {
   if (app.got_subcommand("steps")) return vmm::RunStepsCommand(steps, std::cout, std::cerr);
   if (app.got_subcommand("diff")) return vmm::RunDiffCommand(diff, std::cout, std::cerr);
   if (app.got_subcommand("expand")) return vmm::RunExpandCommand(expand, std::cout, std::cerr);
+  if (app.got_subcommand("completion"))
+    return vmm::RunCompletionCommand(completion, std::cout, std::cerr);
   return vmm::kExitInputError;
 }
 
