@@ -152,5 +152,54 @@ steps:
   EXPECT_NE(log.find("element 0: want 0xa5a5a5a5, got 0x7"), std::string::npos) << log;
 }
 
+TEST_F(CommandsTest, UnmetRequirementsSkipTheRunWithExitFive) {
+  std::string needy = kPassing;
+  needy.replace(needy.find("name: pass"), 10,
+                "name: needy\nrequires: {backend: host, device_memory: 1048576GiB}");
+  RunOptions options;
+  options.files = {Write("needy.yaml", needy)};
+  options.backend = "host";
+  options.report_dir = (dir_ / "reports").string();
+  options.junit = (dir_ / "junit.xml").string();
+  EXPECT_EQ(RunRunCommand(options, out_, err_), kExitSkipped) << err_.str();
+  EXPECT_NE(
+      out_.str().find("result: SKIPPED · needy · requires 1024 TiB of device memory; host CPU"),
+      std::string::npos)
+      << out_.str();
+  EXPECT_EQ(out_.str().find("  0  reserve"), std::string::npos);  // nothing ran
+  std::ifstream junit(options.junit);
+  const std::string xml((std::istreambuf_iterator<char>(junit)), {});
+  EXPECT_NE(xml.find("skipped=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<skipped message=\"requires 1024 TiB of device memory"), std::string::npos);
+
+  // Diff: a skipped run against a passing one is a skipped row, not a failure and not a pass.
+  ASSERT_EQ(Run({Write("pass.yaml", kPassing)}), kExitPass);
+  std::string same_name = needy;
+  same_name.replace(same_name.find("name: needy"), 11, "name: pass");
+  ASSERT_EQ(Run({Write("pass2.yaml", same_name)}), kExitSkipped);  // overwrites pass.host.json
+  const std::string skipped_report = (dir_ / "skipped.json").string();
+  fs::rename(dir_ / "reports" / "pass.host.json", skipped_report);
+  ASSERT_EQ(Run({Write("pass.yaml", kPassing)}), kExitPass);
+  DiffOptions diff;
+  diff.base = (dir_ / "reports" / "pass.host.json").string();
+  diff.now = skipped_report;
+  diff.explain = true;
+  std::ostringstream text;
+  EXPECT_EQ(RunDiffCommand(diff, text, err_), kExitPass) << err_.str();
+  EXPECT_NE(text.str().find("NEW was skipped: requires 1024 TiB of device memory"),
+            std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find(", 1 skipped"), std::string::npos) << text.str();
+
+  // A wrong backend skips too.
+  std::string cuda_only = kPassing;
+  cuda_only.replace(cuda_only.find("name: pass"), 10, "name: cuda_only\nrequires: {backend: cuda}");
+  std::ostringstream log;
+  options.files = {Write("cuda_only.yaml", cuda_only)};
+  options.junit.clear();
+  EXPECT_EQ(RunRunCommand(options, log, err_), kExitSkipped);
+  EXPECT_NE(log.str().find("requires the cuda backend; this run uses host"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace vmm

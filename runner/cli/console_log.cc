@@ -77,6 +77,11 @@ void ConsoleLog::PrintHeader(const report::Report& r, std::ostream& out) {
 void ConsoleLog::PrintSummary(const report::Report& r, const std::string& report_path,
                               std::ostream& out) {
   const report::Summary& s = r.summary;
+  if (s.result == "skipped") {
+    out << "result: SKIPPED · " << r.scenario_name << " · " << s.skip_reason << " (nothing ran)\n";
+    if (!report_path.empty()) out << "report: " << report_path << "\n";
+    return;
+  }
   std::string verdict = s.result == "pass" ? "PASS" : s.result == "fail" ? "FAIL" : "ERROR";
   out << "result: " << verdict << " · " << r.scenario_name << " · " << s.steps << " steps (" << s.ok
       << " ok, " << s.failed << " failed, " << s.skipped << " skipped) · checks " << s.checks_passed

@@ -17,6 +17,7 @@
 #include "runner/cli/expand_command.h"
 #include "runner/cli/progress_line.h"
 #include "runner/cli/provenance.h"
+#include "runner/cli/requirements.h"
 #include "runner/cli/sweep_summary.h"
 #include "runner/engine/select/engine_select.h"
 #include "runner/exec/executor.h"
@@ -97,7 +98,8 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
     });
     observer = &*progress;
   }
-  RunOutcome outcome = RunPlan(plan, engine, observer);
+  const std::string unmet = UnmetRequirement(scenario->requires_, info);
+  RunOutcome outcome = unmet.empty() ? RunPlan(plan, engine, observer) : SkipPlan(plan, unmet);
   choice->engine.reset();  // release everything still alive before reporting
   report.steps = std::move(outcome.steps);
   report.vars = scenario->vars;

@@ -72,6 +72,7 @@ struct DeviceInfo {
   uint64_t granularity_min = 0;          // bytes
   uint64_t granularity_recommended = 0;  // bytes
   uint64_t total_memory = 0;             // bytes
+  int device_count = 1;                  // devices of this backend on the machine
 };
 
 // Device-side timing of one operation; gpu_us < 0 means "not measured" (e.g. inside a capture).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "runner/base/exit_code.h"
 #include "runner/base/stopwatch.h"
 #include "runner/exec/run_state.h"
 #include "runner/exec/timing_stats.h"
@@ -116,6 +117,21 @@ void Count(const StepRecord& record, report::Summary& summary) {
 }
 
 }  // namespace
+
+RunOutcome SkipPlan(const Plan& plan, const std::string& reason) {
+  RunOutcome outcome;
+  outcome.steps.reserve(plan.steps.size());
+  for (const PlanStep& step : plan.steps) {
+    StepRecord& record = outcome.steps.emplace_back();
+    SetStepIdentity(step, record);
+    record.status = StepStatus::kSkipped;
+    Count(record, outcome.summary);
+  }
+  outcome.summary.exit_code = kExitSkipped;
+  outcome.summary.result = "skipped";
+  outcome.summary.skip_reason = reason;
+  return outcome;
+}
 
 RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
   Stopwatch total;

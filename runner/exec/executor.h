@@ -40,6 +40,10 @@ struct RunOutcome {
 std::string DescribeStepOutcome(const Plan& plan, const PlanStep& step,
                                 const report::StepRecord& record);
 
+// The outcome of a run that does not start because the scenario requires what this device or
+// backend lacks: every step recorded `skipped`, result "skipped" with `reason`, exit code 5.
+RunOutcome SkipPlan(const Plan& plan, const std::string& reason);
+
 // Runs `plan` on `engine`. `observer` may be null.
 RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer);
 

@@ -88,6 +88,14 @@ class ScenarioDiff {
 
   void Compare(const Report& base, const Report& now) {
     ++out_->scenarios;
+    // A skipped run ran nothing: say so, and compare nothing else (never a failure, never a pass).
+    for (const Report* side : {&base, &now}) {
+      if (side->summary.result != "skipped") continue;
+      Row(RowKind::kSkipped, "", "result", base.summary.result, now.summary.result,
+          std::string(side == &base ? "BASE" : "NEW") +
+              " was skipped: " + side->summary.skip_reason);
+      return;
+    }
     CompareEnvironment(base, now);
     CompareLists(base.steps, now.steps, "");
   }
@@ -318,6 +326,8 @@ const char* RowKindName(RowKind kind) {
       return "ambiguous";
     case RowKind::kInfo:
       return "info";
+    case RowKind::kSkipped:
+      return "skipped";
   }
   return "unknown";
 }

@@ -29,10 +29,11 @@ enum class RowKind {
   kAdded,        // in NEW only
   kAmbiguous,    // a key occurs more than once on a side: not compared
   kInfo,         // worth knowing, never a failure (driver changed, --ignore-device'd mismatch)
+  kSkipped,      // a side did not run (its scenario requires what that machine lacks): not compared
 };
-inline constexpr RowKind kAllRowKinds[] = {RowKind::kRegression, RowKind::kImprovement,
-                                           RowKind::kMissing,    RowKind::kAdded,
-                                           RowKind::kAmbiguous,  RowKind::kInfo};
+inline constexpr RowKind kAllRowKinds[] = {
+    RowKind::kRegression, RowKind::kImprovement, RowKind::kMissing, RowKind::kAdded,
+    RowKind::kAmbiguous,  RowKind::kInfo,        RowKind::kSkipped};
 const char* RowKindName(RowKind kind);  // "regression", "improvement", "missing", ...
 bool ParseRowKind(const std::string& name, RowKind* out);
 

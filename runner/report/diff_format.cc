@@ -29,6 +29,7 @@ const char* Color(RowKind kind) {
     case RowKind::kAdded:
       return "\033[36m";  // cyan
     case RowKind::kInfo:
+    case RowKind::kSkipped:
       return "\033[2m";  // dim
   }
   return "";
@@ -54,7 +55,10 @@ std::string CountsText(const DiffResult& r) {
          std::to_string(r.Count(RowKind::kMissing)) + " missing, " +
          std::to_string(r.Count(RowKind::kAdded)) + " added, " +
          std::to_string(r.Count(RowKind::kAmbiguous)) + " ambiguous, " +
-         std::to_string(r.Count(RowKind::kInfo)) + " info";
+         std::to_string(r.Count(RowKind::kInfo)) + " info" +
+         (r.Count(RowKind::kSkipped) > 0
+              ? ", " + std::to_string(r.Count(RowKind::kSkipped)) + " skipped"
+              : std::string());
 }
 
 std::array<std::string, 6> Cells(const DiffRow& row) {

@@ -123,7 +123,15 @@ std::string TestCase(const Report& r, const StepRecord& s, Counts* counts) {
 std::string TestSuite(const Report& r, Counts* total) {
   Counts counts;
   std::string cases;
-  for (const StepRecord& s : r.steps) cases += TestCase(r, s, &counts);
+  if (r.summary.result == "skipped") {  // nothing ran: one skipped case that says why
+    ++counts.tests;
+    ++counts.skipped;
+    cases = "    <testcase" + Attr("classname", r.scenario_name) + Attr("name", r.scenario_name) +
+            Attr("file", r.scenario_path) + ">\n      <skipped" +
+            Attr("message", r.summary.skip_reason) + "/>\n    </testcase>\n";
+  } else {
+    for (const StepRecord& s : r.steps) cases += TestCase(r, s, &counts);
+  }
   // The suite's time is the whole run's, not the sum of the listed steps.
   counts.time_us = r.summary.duration_ms * 1000;
   *total += counts;

@@ -84,8 +84,9 @@ struct Summary {
   int steps = 0, ok = 0, failed = 0, skipped = 0, unchecked = 0;
   int checks_passed = 0, checks_failed = 0;
   int exit_code = 0;
-  int failed_step = -1;  // index of the step that failed at run time (exit 4), else -1
-  std::string result;    // "pass", "fail" (a check failed), "error" (a step failed)
+  int failed_step = -1;     // index of the step that failed at run time (exit 4), else -1
+  std::string result;       // "pass", "fail" (a check failed), "error" (a step failed), "skipped"
+  std::string skip_reason;  // "skipped": what the scenario requires that this run lacked
   double duration_ms = 0;
 };
 

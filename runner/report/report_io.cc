@@ -97,6 +97,7 @@ Json SummaryToJson(const Summary& s) {
   j["exit_code"] = s.exit_code;
   j["failed_step"] = s.failed_step;
   j["result"] = s.result;
+  if (!s.skip_reason.empty()) j["skip_reason"] = s.skip_reason;
   j["duration_ms"] = s.duration_ms;
   return j;
 }

@@ -277,6 +277,7 @@ void ReadSummary(FieldReader& r, const Json& s, Summary* out) {
   r.Integer(s, p, "exit_code", &out->exit_code);
   r.Integer(s, p, "failed_step", &out->failed_step);
   r.String(s, p, "result", &out->result);
+  if (s.contains("skip_reason")) r.String(s, p, "skip_reason", &out->skip_reason);
   r.Double(s, p, "duration_ms", &out->duration_ms);
 }
 

@@ -106,6 +106,14 @@ struct BufferDecl {
   uint64_t bytes() const { return elements() * 4; }
 };
 
+// What a scenario needs from the machine (`requires:`). A run on a device or backend that lacks
+// any of it ends as *skipped* (exit 5), never as a pass or a failure. Unset fields ask nothing.
+struct Requirements {
+  Located<std::string> backend;     // "host" or "cuda"
+  Located<uint64_t> devices;        // at least this many devices of the backend
+  Located<uint64_t> device_memory;  // at least this much memory on the device, bytes
+};
+
 struct Scenario {
   std::string file;  // path as given
   int version = 1;
@@ -114,6 +122,7 @@ struct Scenario {
   Located<uint64_t> granularity;  // default 2 MiB (CUDA's minimum on every VMM-capable GPU so far)
   std::vector<BufferDecl> buffers;
   std::vector<BufferDecl> views;  // `of` and `offset` set
+  Requirements requires_;         // `requires:` (a C++ keyword, hence the underscore)
   std::vector<Step> steps;
   // `vars:` as used (after --set), in declaration order: name -> value (decimal or text).
   std::vector<std::pair<std::string, std::string>> vars;

@@ -28,6 +28,14 @@ class Builder {
     }
     if (const YamlValue* buffers = doc.Find("buffers"))
       for (const YamlMember& m : buffers->members) s.buffers.push_back(Tensor(*buffers, m));
+    if (const YamlValue* req = doc.Find("requires")) {
+      if (const YamlValue* v = req->Find("backend"))
+        s.requires_.backend = {v->scalar, Loc(*v), true};
+      if (const YamlValue* v = req->Find("devices"))
+        s.requires_.devices = {static_cast<uint64_t>(Integer(*v)), Loc(*v), true};
+      if (const YamlValue* v = req->Find("device_memory"))
+        s.requires_.device_memory = {Size(*v, "device_memory"), Loc(*v), true};
+    }
     if (const YamlValue* views = doc.Find("views")) {
       for (const YamlMember& m : views->members) {
         BufferDecl v = Tensor(*views, m);

@@ -103,6 +103,7 @@ StatusOr<std::unique_ptr<Engine>> CreateCudaEngine(int ordinal) {
   info.name = props.name;
   info.compute_capability = std::to_string(props.major) + "." + std::to_string(props.minor);
   info.total_memory = props.totalGlobalMem;
+  if (!CUDA_CALL(cudaGetDeviceCount(&info.device_count)).ok()) info.device_count = 1;
   info.runtime_version = VersionString(runtime_version);
   const CUmemAllocationProp prop = cuda::DeviceAllocationProp(ordinal);
   size_t minimum = 0;
