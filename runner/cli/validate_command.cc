@@ -1,12 +1,11 @@
 #include "runner/cli/validate_command.h"
 
 #include <CLI/CLI.hpp>
-#include <fstream>
 #include <iostream>
 #include <optional>
-#include <sstream>
 
 #include "runner/base/format.h"
+#include "runner/base/input_file.h"
 #include "runner/plan/plan.h"
 #include "runner/scenario/parse.h"
 #include "runner/yaml/valijson_oracle.h"
@@ -26,10 +25,10 @@ namespace {
 
 // Runs valijson over `file`; prints its verdict and returns false when it rejects the file.
 bool CrossCheck(const ValijsonOracle& oracle, const std::string& file, bool ours_valid) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::vector<Diagnostic> theirs = oracle.Validate(text.str(), file);
+  // Unreadable files (a FIFO, a device, too large) were reported by LoadScenarioFile already.
+  StatusOr<std::string> text = ReadInputFile(file, kMaxInputFileBytes);
+  if (!text.ok()) return false;
+  std::vector<Diagnostic> theirs = oracle.Validate(*text, file);
   const bool schema_valid = theirs.empty();
   if (!schema_valid) std::cerr << FormatDiagnostics(theirs);
   std::cout << file << ": valijson " << (schema_valid ? "accepts" : "rejects") << " the file"
