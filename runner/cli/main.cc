@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "runner/base/exit_code.h"
 #include "runner/cli/diff_command.h"
 #include "runner/cli/run_command.h"
 #include "runner/cli/steps_command.h"
@@ -75,5 +76,5 @@ int main(int argc, char** argv) {
   } catch (...) {
     std::cerr << "vmm-run: internal error: unknown exception\n";
   }
-  return 3;
+  return vmm::kExitInternal;
 }

@@ -1,54 +1,84 @@
 #include "runner/cli/run_command.h"
 
-#include <CLI/CLI.hpp>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <sstream>
+#include <unistd.h>
 
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "runner/base/exit_code.h"
 #include "runner/base/format.h"
+#include "runner/base/input_file.h"
+#include "runner/base/stop_signal.h"
 #include "runner/cli/console_log.h"
 #include "runner/cli/provenance.h"
 #include "runner/engine/select/engine_select.h"
 #include "runner/exec/executor.h"
 #include "runner/plan/plan.h"
+#include "runner/report/atomic_file.h"
 #include "runner/report/junit.h"
 #include "runner/report/report_io.h"
+#include "runner/report/report_path.h"
 #include "runner/scenario/parse.h"
 
 namespace vmm {
 namespace {
 
-constexpr int kExitScenarioError = 2;
-constexpr int kExitUnavailable = 3;
-constexpr int kExitRuntime = 4;
+namespace fs = std::filesystem;
 
-// Reads a whole file; false when it cannot be read.
-bool ReadText(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream text;
-  text << in.rdbuf();
-  *out = text.str();
-  return !in.bad();
-}
-
+// <report-dir>/<safe name>.<backend>.json (report/report_path.h): always inside report_dir.
 std::string DefaultReportPath(const RunOptions& options, const report::Report& report) {
-  return (std::filesystem::path(options.report_dir) /
-          (report.scenario_name + "." + report.backend + ".json"))
+  return (fs::path(options.report_dir) /
+          report::DefaultReportFileName(report.scenario_name, report.backend))
       .string();
 }
 
-// Validates, runs and reports one scenario; returns its exit code and appends its report.
-int RunOne(const RunOptions& options, const std::string& path,
-           std::vector<report::Report>* reports) {
-  std::string text;
-  if (!ReadText(path, &text)) {
-    std::cerr << path << ": error: cannot read the file (" << std::strerror(errno) << ")\n";
-    return kExitScenarioError;
+// The report paths claimed so far in this run (lexically normalised) and the scenario file that
+// claimed each: a second scenario whose report would land on one of them is refused.
+using ClaimedPaths = std::map<std::string, std::string>;
+
+// Picks and prepares the report path before anything runs: the path is not claimed by an earlier
+// scenario of this run, its directory exists, and it is absent or a regular file (never a link,
+// FIFO, device or directory). Prints the error and returns false otherwise.
+bool PrepareReportPath(const RunOptions& options, const std::string& scenario_path,
+                       const report::Report& report, ClaimedPaths* claimed, std::string* out) {
+  const std::string path =
+      options.report.empty() ? DefaultReportPath(options, report) : options.report;
+  const std::string key = fs::path(path).lexically_normal().string();
+  if (auto it = claimed->find(key); it != claimed->end()) {
+    std::cerr << scenario_path << ": error: the report of scenario '" << report.scenario_name
+              << "' would be written to '" << path << "', where '" << it->second
+              << "' already wrote its report in this run; give the scenarios different names or "
+                 "run them separately\n";
+    return false;
   }
+  std::error_code ec;
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  if (ec) {
+    std::cerr << path << ": error: cannot create the report directory '" << parent.string()
+              << "': " << ec.message() << "\n";
+    return false;
+  }
+  if (Status target = report::CheckReplaceableTarget(path); !target.ok()) {
+    std::cerr << scenario_path << ": error: " << target.message() << "\n";
+    return false;
+  }
+  (*claimed)[key] = scenario_path;
+  *out = path;
+  return true;
+}
+
+// Validates, runs and reports one scenario; returns its exit code and appends its report.
+int RunOne(const RunOptions& options, const std::string& path, ClaimedPaths* claimed,
+           std::vector<report::Report>* reports) {
+  StatusOr<std::string> read = ReadInputFile(path, kMaxInputFileBytes);
+  if (!read.ok()) {
+    std::cerr << path << ": error: " << read.status().message() << "\n";
+    return kExitInputError;
+  }
+  const std::string& text = *read;
   std::vector<Diagnostic> diagnostics;
   std::optional<Scenario> scenario = ParseScenario(text, path, &diagnostics);
   Plan plan;
@@ -57,7 +87,7 @@ int RunOne(const RunOptions& options, const std::string& path,
     std::cerr << FormatDiagnostics(diagnostics);
     std::cerr << path << ": " << diagnostics.size()
               << " error(s); nothing was run (fix them, or check with `vmm-run validate`)\n";
-    return kExitScenarioError;
+    return kExitInputError;
   }
 
   EngineRequest request;
@@ -67,7 +97,7 @@ int RunOne(const RunOptions& options, const std::string& path,
   StatusOr<EngineChoice> choice = SelectEngine(request);
   if (!choice.ok()) {
     std::cerr << path << ": error: " << choice.status().message() << "\n";
-    return choice.status().code() == Code::kUnavailable ? kExitUnavailable : kExitRuntime;
+    return choice.status().code() == Code::kUnavailable ? kExitUnavailable : kExitStepFailed;
   }
   Engine& engine = *choice->engine;
   const DeviceInfo& info = engine.info();
@@ -75,13 +105,20 @@ int RunOne(const RunOptions& options, const std::string& path,
     std::cerr << path << ": error: the scenario's granularity " << FormatBytes(plan.granularity)
               << " is not a multiple of the " << info.backend << " device's minimum granularity "
               << FormatBytes(info.granularity_min) << "; set `granularity:` to a multiple of it\n";
-    return kExitScenarioError;
+    return kExitInputError;
   }
 
   report::Report report;
   ProvenanceInput provenance{options.argv,     path,          text, scenario->name,
                              plan.granularity, choice->reason};
   FillProvenance(provenance, info, &report);
+  std::string report_path;
+  if (!PrepareReportPath(options, path, report, claimed, &report_path)) return kExitInputError;
+  // From here on a report at report_path is this run's: an earlier one is removed now, so that an
+  // interrupted or crashed run never leaves it looking current. The new one appears, complete,
+  // when the run ends (WriteFileAtomically).
+  ::unlink(report_path.c_str());
+
   if (!options.quiet) ConsoleLog::PrintHeader(report, std::cout);
   ConsoleLog log(plan, std::cout);
   RunOutcome outcome = RunPlan(plan, engine, options.quiet ? nullptr : &log);
@@ -89,11 +126,6 @@ int RunOne(const RunOptions& options, const std::string& path,
   report.steps = std::move(outcome.steps);
   report.summary = outcome.summary;
 
-  std::string report_path =
-      options.report.empty() ? DefaultReportPath(options, report) : options.report;
-  std::error_code ec;
-  std::filesystem::path parent = std::filesystem::path(report_path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   Status written = report::WriteReport(report, report_path);
   if (!options.quiet) std::cout << "\n";
   ConsoleLog::PrintSummary(report, written.ok() ? report_path : "", std::cout);
@@ -101,7 +133,7 @@ int RunOne(const RunOptions& options, const std::string& path,
   int code = report.summary.exit_code;
   if (!written.ok()) {
     std::cerr << report_path << ": error: cannot write the report: " << written.message() << "\n";
-    code = std::max(code, kExitRuntime);
+    code = WorseExit(code, kExitStepFailed);
   }
   reports->push_back(std::move(report));
   return code;
@@ -133,21 +165,34 @@ int RunRunCommand(const RunOptions& options) {
   if (!options.report.empty() && options.files.size() > 1) {
     std::cerr << "error: --report names one file but " << options.files.size()
               << " scenarios were given; use --report-dir instead\n";
-    return kExitScenarioError;
+    return kExitInputError;
   }
-  int worst = 0;
+  if (!options.junit.empty()) {
+    if (Status target = report::CheckReplaceableTarget(options.junit); !target.ok()) {
+      std::cerr << "error: --junit: " << target.message() << "\n";
+      return kExitInputError;
+    }
+  }
+  InstallStopHandlers();
+  int worst = kExitPass;
   std::vector<report::Report> reports;
+  ClaimedPaths claimed;
   for (const std::string& file : options.files) {
-    int code = RunOne(options, file, &reports);
-    worst = std::max(worst, code);
+    if (StopRequested()) break;  // the scenarios not started are not run (and not reported)
+    int code = RunOne(options, file, &claimed, &reports);
+    worst = WorseExit(worst, code);
     if (options.files.size() > 1 && !options.quiet) std::cout << "\n";
   }
   if (!options.junit.empty()) {
     Status s = report::WriteJUnit(reports, options.junit);
     if (!s.ok()) {
       std::cerr << options.junit << ": error: cannot write JUnit XML: " << s.message() << "\n";
-      worst = std::max(worst, kExitRuntime);
+      worst = WorseExit(worst, kExitStepFailed);
     }
+  }
+  if (StopRequested()) {
+    std::cerr << "vmm-run: stopped by " << SignalName(StopSignal()) << "\n";
+    worst = WorseExit(worst, ExitForSignal(StopSignal()));
   }
   return worst;
 }
