@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "runner/base/format.h"
+#include "runner/base/stop_signal.h"
 
 namespace vmm {
 namespace {
@@ -188,13 +189,20 @@ void ConsoleLog::PrintHeader(const report::Report& r, std::ostream& out) {
 void ConsoleLog::PrintSummary(const report::Report& r, const std::string& report_path,
                               std::ostream& out) {
   const report::Summary& s = r.summary;
-  std::string verdict = s.result == "pass" ? "PASS" : s.result == "fail" ? "FAIL" : "ERROR";
+  std::string verdict = s.result == "pass"          ? "PASS"
+                        : s.result == "fail"        ? "FAIL"
+                        : s.result == "interrupted" ? "INTERRUPTED"
+                                                    : "ERROR";
   out << "result: " << verdict << " · " << r.scenario_name << " · " << s.steps << " steps (" << s.ok
       << " ok, " << s.failed << " failed, " << s.skipped << " skipped) · checks " << s.checks_passed
       << " passed, " << s.checks_failed << " failed · " << FormatMicros(s.duration_ms * 1000)
       << "\n";
   if (s.failed_step >= 0)
     out << "step " << s.failed_step << " failed at run time; every resource was released\n";
+  if (s.interrupted) {
+    out << "stopped by " << SignalName(s.signal) << " before step " << s.stopped_at_step
+        << "; the rest was skipped and every resource was released\n";
+  }
   if (!report_path.empty()) out << "report: " << report_path << "\n";
 }
 

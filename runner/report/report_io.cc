@@ -98,6 +98,11 @@ Json SummaryToJson(const Summary& s) {
   j["failed_step"] = s.failed_step;
   j["result"] = s.result;
   j["duration_ms"] = s.duration_ms;
+  if (s.interrupted) {
+    j["interrupted"] = true;
+    j["signal"] = s.signal;
+    j["stopped_at_step"] = s.stopped_at_step;
+  }
   return j;
 }
 
