@@ -160,6 +160,12 @@ TEST_F(E2ESafety, AReportTargetThatIsNotARegularFileIsRefusedBeforeTheRun) {
                        "' is a FIFO (named pipe); vmm-run only replaces regular files: remove it "
                        "or choose another path\n");
   EXPECT_TRUE(fs::is_fifo(Path("fifo.json")));
+  f = Run(a + " -q --backend host --report " + Path("r.json") + " --junit " + Path("fifo.json"));
+  EXPECT_EQ(f.exit_code, 2) << f.out;
+  EXPECT_EQ(f.out, "error: --junit: '" + Path("fifo.json") +
+                       "' is a FIFO (named pipe); vmm-run only replaces regular files: remove it "
+                       "or choose another path\n");
+  EXPECT_FALSE(fs::exists(Path("r.json")));  // nothing ran
 
   Write("elsewhere.json", "keep");
   fs::create_symlink(Path("elsewhere.json"), Path("link.json"));
