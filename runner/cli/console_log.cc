@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "runner/base/format.h"
+#include "runner/base/stop_signal.h"
 #include "runner/exec/executor.h"
 
 namespace vmm {
@@ -82,13 +83,20 @@ void ConsoleLog::PrintSummary(const report::Report& r, const std::string& report
     if (!report_path.empty()) out << "report: " << report_path << "\n";
     return;
   }
-  std::string verdict = s.result == "pass" ? "PASS" : s.result == "fail" ? "FAIL" : "ERROR";
+  std::string verdict = s.result == "pass"          ? "PASS"
+                        : s.result == "fail"        ? "FAIL"
+                        : s.result == "interrupted" ? "INTERRUPTED"
+                                                    : "ERROR";
   out << "result: " << verdict << " · " << r.scenario_name << " · " << s.steps << " steps (" << s.ok
       << " ok, " << s.failed << " failed, " << s.skipped << " skipped) · checks " << s.checks_passed
       << " passed, " << s.checks_failed << " failed · " << FormatMicros(s.duration_ms * 1000)
       << "\n";
   if (s.failed_step >= 0)
     out << "step " << s.failed_step << " failed at run time; every resource was released\n";
+  if (s.interrupted) {
+    out << "stopped by " << SignalName(s.signal) << " before step " << s.stopped_at_step
+        << "; the rest was skipped and every resource was released\n";
+  }
   if (!report_path.empty()) out << "report: " << report_path << "\n";
 }
 

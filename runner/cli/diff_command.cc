@@ -36,6 +36,8 @@ void SetupDiffCommand(CLI::App& app, DiffOptions& options) {
   diff->add_option("--config", options.config, "Thresholds (YAML; see docs/diffing.md)");
   diff->add_flag("--ignore-device", options.ignore_device,
                  "Do not fail when backend or device differ");
+  diff->add_flag("--allow-duplicates", options.allow_duplicates,
+                 "Do not fail when a directory holds two reports of one scenario and backend");
 }
 
 int RunDiffCommand(const DiffOptions& options, std::ostream& out, std::ostream& err) {
@@ -65,6 +67,7 @@ int RunDiffCommand(const DiffOptions& options, std::ostream& out, std::ostream& 
     request.format.config = *config;
   }
   if (options.ignore_device) request.format.config.ignore_device = true;
+  request.format.config.allow_duplicates = options.allow_duplicates;
 
   std::string text, errors;
   const int code = report::RunDiff(request, &text, &errors);

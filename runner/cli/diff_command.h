@@ -23,6 +23,7 @@ struct DiffOptions {
   std::string fail_on = "regression,missing";
   std::string config;  // --config FILE (YAML, schemas/diff-config.schema.json)
   bool ignore_device = false;
+  bool allow_duplicates = false;  // --allow-duplicates
 };
 
 void SetupDiffCommand(CLI::App& app, DiffOptions& options);

@@ -3,16 +3,15 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <map>
 #include <ostream>
-#include <sstream>
 
 #include "runner/base/exit_code.h"
 #include "runner/base/format.h"
+#include "runner/base/input_file.h"
+#include "runner/base/stop_signal.h"
 #include "runner/cli/console_log.h"
 #include "runner/cli/expand_command.h"
 #include "runner/cli/progress_line.h"
@@ -22,42 +21,74 @@
 #include "runner/engine/select/engine_select.h"
 #include "runner/exec/executor.h"
 #include "runner/plan/plan.h"
+#include "runner/report/atomic_file.h"
 #include "runner/report/junit.h"
 #include "runner/report/report_io.h"
+#include "runner/report/report_path.h"
 #include "runner/scenario/parse.h"
 
 namespace vmm {
 namespace {
 
-// Reads a whole file; false when it cannot be read.
-bool ReadText(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream text;
-  text << in.rdbuf();
-  *out = text.str();
-  return !in.bad();
-}
+namespace fs = std::filesystem;
 
-// <report_dir>/<scenario>.<backend>.json; a sweep point adds its values:
-// <scenario>.<axis>=<value>,....<backend>.json.
+// <report-dir>/<safe name>.<backend>.json (report/report_path.h): always inside report_dir. A
+// sweep point adds its values to the name: <scenario>.<axis>=<value>,... (made safe the same way).
 std::string DefaultReportPath(const RunOptions& options, const report::Report& report,
                               const SweepPoint* point) {
-  const std::string at = point != nullptr ? "." + SweepPointText(*point) : "";
-  return (std::filesystem::path(options.report_dir) /
-          (report.scenario_name + at + "." + report.backend + ".json"))
+  const std::string name =
+      report.scenario_name + (point != nullptr ? "." + SweepPointText(*point) : "");
+  return (fs::path(options.report_dir) / report::DefaultReportFileName(name, report.backend))
       .string();
+}
+
+// The report paths claimed so far in this run (lexically normalised) and the scenario file that
+// claimed each: a second scenario whose report would land on one of them is refused.
+using ClaimedPaths = std::map<std::string, std::string>;
+
+// Picks and prepares the report path before anything runs: the path is not claimed by an earlier
+// scenario of this run, its directory exists, and it is absent or a regular file (never a link,
+// FIFO, device or directory). Prints the error and returns false otherwise.
+bool PrepareReportPath(const RunOptions& options, const std::string& scenario_path,
+                       const report::Report& report, const SweepPoint* point, ClaimedPaths* claimed,
+                       std::string* chosen, std::ostream& err) {
+  const std::string path =
+      options.report.empty() ? DefaultReportPath(options, report, point) : options.report;
+  const std::string key = fs::path(path).lexically_normal().string();
+  if (auto it = claimed->find(key); it != claimed->end()) {
+    err << scenario_path << ": error: the report of scenario '" << report.scenario_name
+        << "' would be written to '" << path << "', where '" << it->second
+        << "' already wrote its report in this run; give the scenarios different names or "
+           "run them separately\n";
+    return false;
+  }
+  std::error_code ec;
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  if (ec) {
+    err << path << ": error: cannot create the report directory '" << parent.string()
+        << "': " << ec.message() << "\n";
+    return false;
+  }
+  if (Status target = report::CheckReplaceableTarget(path); !target.ok()) {
+    err << scenario_path << ": error: " << target.message() << "\n";
+    return false;
+  }
+  (*claimed)[key] = scenario_path;
+  *chosen = path;
+  return true;
 }
 
 // Validates, runs and reports one scenario; returns its exit code and appends its report.
 int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::string& path,
-           const SweepPoint* point, std::vector<report::Report>* reports, std::ostream& out,
-           std::ostream& err) {
-  std::string text;
-  if (!ReadText(path, &text)) {
-    err << path << ": error: cannot read the file (" << std::strerror(errno) << ")\n";
+           const SweepPoint* point, ClaimedPaths* claimed, std::vector<report::Report>* reports,
+           std::ostream& out, std::ostream& err) {
+  StatusOr<std::string> read = ReadInputFile(path, kMaxInputFileBytes);
+  if (!read.ok()) {
+    err << path << ": error: " << read.status().message() << "\n";
     return kExitInputError;
   }
+  const std::string& text = *read;
   std::vector<Diagnostic> diagnostics;
   std::optional<Scenario> scenario = ParseScenario(text, path, expand, &diagnostics);
   Plan plan;
@@ -86,6 +117,14 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
   ProvenanceInput provenance{options.argv,     path,          text, scenario->name,
                              plan.granularity, choice->reason};
   FillProvenance(provenance, info, &report);
+  std::string report_path;
+  if (!PrepareReportPath(options, path, report, point, claimed, &report_path, err))
+    return kExitInputError;
+  // From here on a report at report_path is this run's: an earlier one is removed now, so that an
+  // interrupted or crashed run never leaves it looking current. The new one appears, complete,
+  // when the run ends (WriteFileAtomically).
+  ::unlink(report_path.c_str());
+
   if (!options.quiet) ConsoleLog::PrintHeader(report, out);
   ConsoleLog log(plan, out);
   StepObserver* observer = options.quiet ? nullptr : &log;
@@ -107,11 +146,6 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
     for (const VarOverride& v : *point) report.sweep_point.emplace_back(v.name, v.value);
   report.summary = outcome.summary;
 
-  std::string report_path =
-      options.report.empty() ? DefaultReportPath(options, report, point) : options.report;
-  std::error_code ec;
-  std::filesystem::path parent = std::filesystem::path(report_path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   Status written = report::WriteReport(report, report_path);
   if (!options.quiet) out << "\n";
   ConsoleLog::PrintSummary(report, written.ok() ? report_path : "", out);
@@ -128,11 +162,13 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
 // Runs `path` once, or once per point of its `sweep:` and then prints the sweep's table (and
 // writes it as CSV beside the reports). Returns the worst exit code.
 int RunFile(const RunOptions& options, const ExpandOptions& expand, const std::string& path,
-            std::vector<report::Report>* reports, std::ostream& out, std::ostream& err) {
-  std::string text;
+            ClaimedPaths* claimed, std::vector<report::Report>* reports, std::ostream& out,
+            std::ostream& err) {
   std::vector<Diagnostic> diagnostics;
   std::optional<std::vector<SweepPoint>> points;
-  if (ReadText(path, &text)) points = ReadSweepPoints(text, path, expand.set, &diagnostics);
+  // An unreadable file is reported by RunOne, which reads it again.
+  if (StatusOr<std::string> text = ReadInputFile(path, kMaxInputFileBytes); text.ok())
+    points = ReadSweepPoints(*text, path, expand.set, &diagnostics);
   if (!diagnostics.empty() || (points && points->size() > 1 && !options.report.empty())) {
     err << FormatDiagnostics(diagnostics);
     if (diagnostics.empty())
@@ -140,13 +176,15 @@ int RunFile(const RunOptions& options, const ExpandOptions& expand, const std::s
           << " points; use --report-dir instead\n";
     return kExitInputError;
   }
-  if (!points || points->empty()) return RunOne(options, expand, path, nullptr, reports, out, err);
+  if (!points || points->empty())
+    return RunOne(options, expand, path, nullptr, claimed, reports, out, err);
   int worst = 0;
   const size_t first = reports->size();
   for (const SweepPoint& point : *points) {
+    if (StopRequested()) break;  // the points not started are not run
     ExpandOptions at = expand;
     at.set.insert(at.set.end(), point.begin(), point.end());
-    worst = WorseExit(worst, RunOne(options, at, path, &point, reports, out, err));
+    worst = WorseExit(worst, RunOne(options, at, path, &point, claimed, reports, out, err));
     if (!options.quiet) out << "\n";
   }
   std::vector<const report::Report*> ran;
@@ -192,12 +230,21 @@ int RunRunCommand(const RunOptions& options, std::ostream& out, std::ostream& er
         << " scenarios were given; use --report-dir instead\n";
     return kExitInputError;
   }
+  if (!options.junit.empty()) {
+    if (Status target = report::CheckReplaceableTarget(options.junit); !target.ok()) {
+      err << "error: --junit: " << target.message() << "\n";
+      return kExitInputError;
+    }
+  }
   ExpandOptions expand;
   if (!ParseSetOptions(options.set, &expand, err)) return kExitInputError;
-  int worst = 0;
+  InstallStopHandlers();
+  int worst = kExitPass;
   std::vector<report::Report> reports;
+  ClaimedPaths claimed;
   for (const std::string& file : options.files) {
-    int code = RunFile(options, expand, file, &reports, out, err);
+    if (StopRequested()) break;  // the scenarios not started are not run (and not reported)
+    int code = RunFile(options, expand, file, &claimed, &reports, out, err);
     worst = WorseExit(worst, code);
     if (options.files.size() > 1 && !options.quiet) out << "\n";
   }
@@ -207,6 +254,10 @@ int RunRunCommand(const RunOptions& options, std::ostream& out, std::ostream& er
       err << options.junit << ": error: cannot write JUnit XML: " << s.message() << "\n";
       worst = WorseExit(worst, kExitStepFailed);
     }
+  }
+  if (StopRequested()) {
+    err << "vmm-run: stopped by " << SignalName(StopSignal()) << "\n";
+    worst = WorseExit(worst, ExitForSignal(StopSignal()));
   }
   return worst;
 }

@@ -1,6 +1,13 @@
 // `vmm-run run FILE...` (also `vmm-run FILE...`): validate, run, verify, report.
 //
 // Exit codes: runner/base/exit_code.h (with several files, the most severe by its rule).
+//
+// Reports (docs/limits-and-safety.md): the default path is <report-dir>/<SafeFileName(name)>.
+// <backend>.json (report/report_path.h), never outside report-dir. Before a scenario runs its
+// report path must be unclaimed by an earlier scenario of the same run (else exit 2 for it) and
+// absent or a regular file (else exit 2); an earlier report there is then removed, and the new one
+// is written atomically when the run ends, also when SIGINT/SIGTERM/SIGHUP stopped it (the
+// report says "interrupted"). Scenarios not yet started when a signal arrives are not run.
 #pragma once
 
 #include <ostream>

@@ -8,6 +8,7 @@
 
 #include "runner/base/exit_code.h"
 #include "runner/base/format.h"
+#include "runner/base/input_file.h"
 #include "runner/cli/expand_command.h"
 #include "runner/plan/plan.h"
 #include "runner/scenario/parse.h"
@@ -30,10 +31,10 @@ namespace {
 // Runs valijson over `file`; prints its verdict and returns false when it rejects the file.
 bool CrossCheck(const ValijsonOracle& oracle, const std::string& file, bool ours_valid,
                 std::ostream& out, std::ostream& err) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::vector<Diagnostic> theirs = oracle.Validate(text.str(), file);
+  // Unreadable files (a FIFO, a device, too large) were reported by LoadScenarioFile already.
+  StatusOr<std::string> text = ReadInputFile(file, kMaxInputFileBytes);
+  if (!text.ok()) return false;
+  std::vector<Diagnostic> theirs = oracle.Validate(*text, file);
   const bool schema_valid = theirs.empty();
   if (!schema_valid) err << FormatDiagnostics(theirs);
   out << file << ": valijson " << (schema_valid ? "accepts" : "rejects") << " the file"

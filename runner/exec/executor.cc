@@ -1,9 +1,11 @@
 #include "runner/exec/executor.h"
 
 #include <algorithm>
+#include <new>
 #include <string>
 
 #include "runner/base/exit_code.h"
+#include "runner/base/stop_signal.h"
 #include "runner/base/stopwatch.h"
 #include "runner/exec/run_state.h"
 #include "runner/exec/timing_stats.h"
@@ -76,6 +78,7 @@ Status RunRepeated(const PlanStep& step, RunState& state, StepRecord& record) {
   std::vector<double> wall{record.wall_us}, gpu;
   if (record.gpu_us) gpu.push_back(*record.gpu_us);
   for (uint32_t i = 1; i < step.repeat; ++i) {
+    if (StopRequested()) break;  // a signal: the statistics cover the repetitions that ran
     StepRecord again = NewStepRecord(step);
     status = Dispatch(step, state, again);
     if (!status.ok()) return status.WithContext("repetition " + std::to_string(i + 1));
@@ -90,6 +93,17 @@ Status RunRepeated(const PlanStep& step, RunState& state, StepRecord& record) {
   record.wall_stats = ComputeStats(std::move(wall));
   if (!gpu.empty()) record.gpu_stats = ComputeStats(std::move(gpu));
   return Status::Ok();
+}
+
+// RunRepeated, with running out of memory in vmm-run itself (a huge reference, a huge record)
+// turned into a failure of this step: the run stops, the engine releases everything, the report
+// is written and the exit code is 4.
+Status RunRepeatedOrOutOfMemory(const PlanStep& step, RunState& state, StepRecord& record) {
+  try {
+    return RunRepeated(step, state, record);
+  } catch (const std::bad_alloc&) {
+    return RuntimeError("vmm-run ran out of memory while running this step");
+  }
 }
 
 void Count(const StepRecord& record, report::Summary& summary) {
@@ -152,6 +166,12 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
   bool stopped = false;  // a run-time failure or a fatal check: the rest is skipped
   for (size_t i = 0; i < n; ++i) {
     const PlanStep& first = plan.steps[i];
+    if (!stopped && StopRequested()) {  // a step (or burst) boundary: stop here, skip the rest
+      stopped = true;
+      summary.interrupted = true;
+      summary.signal = StopSignal();
+      summary.stopped_at_step = first.index;
+    }
     if (!stopped && IsMemoryOp(first.op) && first.repeat <= 1) {
       size_t end = i + 1;
       while (observer == nullptr && end < n && IsMemoryOp(plan.steps[end].op) &&
@@ -185,7 +205,7 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
       record.status = StepStatus::kSkipped;
     } else {
       record = NewStepRecord(step);
-      Status status = RunRepeated(step, state, record);
+      Status status = RunRepeatedOrOutOfMemory(step, state, record);
       if (!status.ok()) {
         record.status = StepStatus::kFailed;
         record.error = status.message();
@@ -198,7 +218,15 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
     }
     emit(step);
   }
-  if (summary.failed_step >= 0) {
+  if (!summary.interrupted && summary.failed_step < 0 && StopRequested()) {  // during the last step
+    summary.interrupted = true;
+    summary.signal = StopSignal();
+    summary.stopped_at_step = n == 0 ? 0 : plan.steps.back().index + 1;
+  }
+  if (summary.interrupted) {
+    summary.exit_code = ExitForSignal(summary.signal);
+    summary.result = "interrupted";
+  } else if (summary.failed_step >= 0) {
     summary.exit_code = 4;
     summary.result = "error";
   } else if (summary.checks_failed > 0) {

@@ -5,6 +5,13 @@
 //   - Steps run in order. A step whose engine call fails is recorded `failed` with the engine's
 //     message, every later step is recorded `skipped`, and Run returns exit code 4. A failed check
 //     continues the run (exit 1 at the end) unless the step is `fatal`, which skips the rest.
+//   - Stop requests (base/stop_signal.h: SIGINT, SIGTERM, SIGHUP) are polled at every step
+//     boundary (a burst of VMM steps is one boundary) and between the repetitions of a repeated
+//     step: the run stops there, every later step is recorded `skipped`, and the summary says
+//     interrupted, with the signal and the index of the first step not run (exit 128 + signal).
+//     A signal during the last step still marks the run interrupted (stopped_at_step = steps).
+//   - std::bad_alloc inside a step (vmm-run itself out of memory) fails that step like an engine
+//     error (exit 4), so the report is still written.
 //   - The executor never releases anything itself on failure: the Engine owns every object and
 //     releases what is alive when it is destroyed (reverse creation order).
 //   - Timing: wall_us is measured around the engine call(s) of the step only; bookkeeping, report
@@ -33,7 +40,7 @@ class StepObserver {
 
 struct RunOutcome {
   std::vector<report::StepRecord> steps;
-  report::Summary summary;  // exit_code: 0 pass, 1 a check failed, 4 a step failed
+  report::Summary summary;  // exit_code: 0 pass, 1 a check failed, 4 a step failed, 128+N signal
 };
 
 // The console's one-line account of a finished step ("va 0x7f.. ← pA1 · 2 MiB"), by its op.

@@ -1,60 +1,101 @@
 #include "runner/report/atomic_file.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <vector>
+
+#include "runner/base/input_file.h"
+#include "runner/base/stop_signal.h"
 
 namespace vmm::report {
 namespace {
 
 std::string ErrnoText(int err) { return std::strerror(err); }
 
+// The directory part of `path` ("." when there is none) and the file name.
+std::string DirectoryOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+std::string NameOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 // Best effort: makes the rename itself durable. A failure here is not reported because the new
 // file is already complete and visible.
-void SyncParentDirectory(const std::string& path) {
-  std::string dir = ".";
-  if (size_t slash = path.rfind('/'); slash != std::string::npos) dir = path.substr(0, slash + 1);
-  if (FILE* d = std::fopen(dir.c_str(), "r")) {
-    (void)fsync(fileno(d));
-    std::fclose(d);
+void SyncDirectory(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::fsync(fd);
+  ::close(fd);
+}
+
+// Writes all of `contents` to `fd` and fsyncs it; 0 or the errno of the first failure.
+int WriteAll(int fd, const std::string& contents) {
+  size_t done = 0;
+  while (done < contents.size()) {
+    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    done += static_cast<size_t>(n);
   }
+  if (::fchmod(fd, 0644) != 0) return errno;
+  if (::fsync(fd) != 0) return errno;
+  return 0;
 }
 
 }  // namespace
 
-Status WriteFileAtomically(const std::string& path, const std::string& contents) {
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return RuntimeError("cannot write '" + path + "': " + ErrnoText(errno));
-
-  int err = 0;
-  if (std::fwrite(contents.data(), 1, contents.size(), f) != contents.size()) err = errno;
-  if (err == 0 && std::fflush(f) != 0) err = errno;
-  if (err == 0 && fsync(fileno(f)) != 0) err = errno;
-  if (std::fclose(f) != 0 && err == 0) err = errno;
-  if (err == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
-  if (err != 0) {
-    std::remove(tmp.c_str());
-    return RuntimeError("cannot write '" + path + "': " + ErrnoText(err));
+Status CheckReplaceableTarget(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Status::Ok();
+    return InvalidInput("cannot write '" + path + "': " + ErrnoText(errno));
   }
-  SyncParentDirectory(path);
+  if (S_ISREG(st.st_mode)) return Status::Ok();
+  return InvalidInput("'" + path + "' is " + DescribeFileType(st.st_mode) +
+                      "; vmm-run only replaces regular files: remove it or choose another path");
+}
+
+Status WriteFileAtomically(const std::string& path, const std::string& contents) {
+  VMM_RETURN_IF_ERROR(CheckReplaceableTarget(path));
+  const std::string dir = DirectoryOf(path);
+  std::string tmp = (dir == "/" ? "" : dir) + "/." + NameOf(path) + ".tmp.XXXXXX";
+  std::vector<char> name(tmp.begin(), tmp.end());
+  name.push_back('\0');
+  const int fd = ::mkostemp(name.data(), O_CLOEXEC);
+  if (fd < 0) return RuntimeError("cannot write '" + path + "': " + ErrnoText(errno));
+  tmp.assign(name.data());
+  SetCleanupPath(tmp);
+
+  int err = WriteAll(fd, contents);
+  if (::close(fd) != 0 && err == 0) err = errno;
+  Status status;
+  if (err == 0) {
+    status = CheckReplaceableTarget(path);  // it may have changed while we wrote
+    if (status.ok() && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  }
+  if (err != 0 || !status.ok()) {
+    ::unlink(tmp.c_str());
+    ClearCleanupPath();
+    return status.ok() ? RuntimeError("cannot write '" + path + "': " + ErrnoText(err)) : status;
+  }
+  ClearCleanupPath();
+  SyncDirectory(dir);
   return Status::Ok();
 }
 
 StatusOr<std::string> ReadFileToString(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return InvalidInput("cannot read '" + path + "': " + ErrnoText(errno));
-  std::string contents;
-  char buffer[1 << 16];
-  size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) contents.append(buffer, n);
-  // A directory opens fine and fails on the first read (EISDIR).
-  const int err = std::ferror(f) ? errno : 0;
-  std::fclose(f);
-  if (err != 0) return InvalidInput("cannot read '" + path + "': " + ErrnoText(err));
-  return contents;
+  StatusOr<std::string> text = ReadInputFile(path, kMaxReportFileBytes);
+  if (!text.ok()) return InvalidInput(path + ": " + text.status().message());
+  return text;
 }
 
 }  // namespace vmm::report

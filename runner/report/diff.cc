@@ -8,6 +8,7 @@
 #include <map>
 
 #include "runner/base/diagnostic.h"
+#include "runner/base/stop_signal.h"
 #include "runner/vocab/op.h"
 
 namespace vmm::report {
@@ -121,7 +122,29 @@ class ScenarioDiff {
     }
   }
 
+  // "SIGINT before step 5", or "no" for a run that was not interrupted.
+  static std::string Interruption(const Summary& s) {
+    if (!s.interrupted) return "no";
+    return SignalName(s.signal) + " before step " + std::to_string(s.stopped_at_step);
+  }
+
+  // A run stopped by a signal is incomplete: NEW interrupted is a regression (its skipped steps
+  // show below too); BASE interrupted is worth knowing.
+  void CompareInterruption(const Report& base, const Report& now) {
+    if (now.summary.interrupted) {
+      Row(RowKind::kRegression, "", "interrupted", Interruption(base.summary),
+          Interruption(now.summary),
+          "the new run was interrupted by " + SignalName(now.summary.signal) + ": the steps from " +
+              std::to_string(now.summary.stopped_at_step) + " on did not run");
+    } else if (base.summary.interrupted) {
+      Row(RowKind::kInfo, "", "interrupted", Interruption(base.summary), "no",
+          "the base run was interrupted: its steps from " +
+              std::to_string(base.summary.stopped_at_step) + " on did not run");
+    }
+  }
+
   void CompareEnvironment(const Report& base, const Report& now) {
+    CompareInterruption(base, now);
     DeviceRow("backend", base.backend, now.backend);
     DeviceRow("device", base.device.name, now.device.name);
     if (base.device.driver_version != now.device.driver_version) {

@@ -51,6 +51,10 @@ struct DiffResult {
   std::vector<DiffRow> rows;  // in BASE order; added entries after the entries of their scenario
   int scenarios = 0;          // scenario pairs compared
   int steps = 0;              // step pairs compared (capture bodies included)
+  // Scenarios with two or more reports of the same scenario name and backend on one side (a
+  // directory diff; their rows are kAmbiguous). They fail the diff unless
+  // DiffConfig::allow_duplicates (RunDiff).
+  int duplicates = 0;
   int Count(RowKind kind) const;
 };
 
@@ -58,8 +62,10 @@ struct DiffResult {
 void DiffReports(const Report& base, const Report& now, const DiffConfig& config, DiffResult* out);
 
 // BASE and NEW are two report files, or two directories whose *.json files (not recursive) are
-// reports paired by scenario name. Fails with kInvalidInput when a path cannot be read, a report is
-// malformed or of another major schema version, or one path is a file and the other a directory.
+// reports paired by scenario name (several reports of one name on a side: an ambiguous row, and a
+// duplicate when two share the backend too). Fails with kInvalidInput when a path cannot be read, a
+// report is malformed or of another major schema version, or one path is a file and the other a
+// directory.
 StatusOr<DiffResult> DiffPaths(const std::string& base, const std::string& now,
                                const DiffConfig& config);
 

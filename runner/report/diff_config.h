@@ -32,6 +32,9 @@ struct DiffConfig {
   TimingThreshold timing;                          // for every metric without an override
   std::map<std::string, TimingThreshold> metrics;  // overrides, keyed by kTimingMetrics names
   bool ignore_device = false;  // backend/device differences become info rows instead of failures
+  // Command line only (--allow-duplicates): duplicate reports in a directory (DiffResult::
+  // duplicates) are listed as ambiguous rows instead of failing the diff.
+  bool allow_duplicates = false;
 
   const TimingThreshold& ThresholdFor(const std::string& metric) const {
     auto it = metrics.find(metric);

@@ -1,9 +1,6 @@
 #include "runner/report/diff_config_parse.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-
+#include "runner/base/input_file.h"
 #include "runner/yaml/json_schema.h"
 #include "runner/yaml/schema_validator.h"
 #include "runner/yaml/yaml_loader.h"
@@ -68,25 +65,12 @@ std::optional<report::DiffConfig> ParseDiffConfig(const std::string& text, const
 
 std::optional<report::DiffConfig> LoadDiffConfigFile(const std::string& path,
                                                      std::vector<Diagnostic>* diagnostics) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    const int err = errno;
-    diagnostics->push_back(Diagnostic{SourceLoc{path, 0, 0},
-                                      "cannot read the file: " + std::string(std::strerror(err))});
+  StatusOr<std::string> text = ReadInputFile(path, kMaxInputFileBytes);
+  if (!text.ok()) {
+    diagnostics->push_back(Diagnostic{SourceLoc{path, 0, 0}, text.status().message()});
     return std::nullopt;
   }
-  std::string text;
-  char buffer[4096];
-  size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
-  const int err = std::ferror(f) ? errno : 0;
-  std::fclose(f);
-  if (err != 0) {
-    diagnostics->push_back(Diagnostic{SourceLoc{path, 0, 0},
-                                      "cannot read the file: " + std::string(std::strerror(err))});
-    return std::nullopt;
-  }
-  return ParseDiffConfig(text, path, diagnostics);
+  return ParseDiffConfig(*text, path, diagnostics);
 }
 
 }  // namespace vmm

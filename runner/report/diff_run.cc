@@ -30,6 +30,12 @@ int RunDiff(const DiffRequest& request, std::string* out, std::string* err) {
       *out = DiffToJson(*result, format);
       break;
   }
+  if (result->duplicates > 0 && !format.config.allow_duplicates) {
+    *err += "error: " + std::to_string(result->duplicates) +
+            " scenario(s) have duplicate reports (same scenario and backend in one directory; "
+            "see the ambiguous rows): keep one report per scenario, or pass --allow-duplicates\n";
+    return kDiffFailed;
+  }
   return DiffFails(*result, format.fail_on) ? kDiffFailed : kDiffClean;
 }
 

@@ -25,7 +25,9 @@ inline constexpr int kDiffBadInput = kExitInputError;  // usage error, unreadabl
 inline constexpr int kDiffInternal = kExitInternal;    // a bug in vmm-run
 
 // Runs the diff. The rendering goes to *out; on exit 2 or 3 *out is empty and *err holds the
-// message ("error: r.json: /steps/3/status: expected one of ..."), newline-terminated.
+// message ("error: r.json: /steps/3/status: expected one of ..."), newline-terminated. Duplicate
+// reports (DiffResult::duplicates) exit 1 with a line on *err unless
+// format.config.allow_duplicates.
 int RunDiff(const DiffRequest& request, std::string* out, std::string* err);
 
 }  // namespace vmm::report

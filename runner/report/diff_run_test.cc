@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 
 #include "runner/report/atomic_file.h"
@@ -162,13 +163,76 @@ TEST(DiffRunTest, DirectoriesPairByScenarioName) {
       << o.out;
 }
 
+Outcome DiffAllowingDuplicates(const std::string& base, const std::string& now) {
+  DiffRequest request;
+  request.base = base;
+  request.now = now;
+  request.format.config.allow_duplicates = true;
+  Outcome o;
+  o.code = RunDiff(request, &o.out, &o.err);
+  return o;
+}
+
+// Two reports of one scenario and backend in a directory hide which one counts (a regression in
+// either could be missed): the diff fails unless --allow-duplicates.
+TEST(DiffRunTest, DuplicateReportsFailUnlessAllowed) {
+  const std::string base = TempDir("dup_base"), now = TempDir("dup_new");
+  Write(base + "/1.json", Named("reuse"));
+  Write(now + "/y.json", Named("reuse"));
+  Write(now + "/w.json", Named("reuse"));
+  Outcome o = Diff(base, now);
+  EXPECT_EQ(o.code, kDiffFailed);
+  EXPECT_EQ(o.err,
+            "error: 1 scenario(s) have duplicate reports (same scenario and backend in one "
+            "directory; see the ambiguous rows): keep one report per scenario, or pass "
+            "--allow-duplicates\n");
+  EXPECT_NE(o.out.find("ambiguous  reuse     -     scenario  1.json  w.json, y.json\n"),
+            std::string::npos)
+      << o.out;
+  o = DiffAllowingDuplicates(base, now);
+  EXPECT_EQ(o.code, kDiffClean) << o.out << o.err;
+  EXPECT_EQ(o.err, "");
+
+  // Same name on two backends is not a duplicate (still ambiguous, not compared).
+  const std::string mixed = TempDir("dup_mixed");
+  Write(mixed + "/host.json", Named("reuse"));
+  Report cuda = Named("reuse");
+  cuda.backend = "cuda";
+  Write(mixed + "/cuda.json", cuda);
+  o = Diff(base, mixed);
+  EXPECT_EQ(o.code, kDiffClean) << o.out << o.err;
+}
+
+TEST(DiffRunTest, AnInterruptedNewRunIsARegression) {
+  const std::string dir = TempDir("interrupted");
+  Report stopped = SampleReport();
+  stopped.summary.interrupted = true;
+  stopped.summary.signal = 2;
+  stopped.summary.stopped_at_step = 5;
+  stopped.summary.exit_code = 130;
+  stopped.summary.result = "interrupted";
+  const std::string a = Write(dir + "/a.json", SampleReport());
+  const std::string b = Write(dir + "/b.json", stopped);
+  Outcome o = Diff(a, b, DiffOutput::kTable, true);
+  EXPECT_EQ(o.code, kDiffFailed);
+  EXPECT_NE(o.out.find("interrupted  no    SIGINT before step 5"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("the new run was interrupted by SIGINT: the steps from 5 on did not run"),
+            std::string::npos)
+      << o.out;
+  o = Diff(b, a, DiffOutput::kTable, true);
+  EXPECT_NE(o.out.find("the base run was interrupted: its steps from 5 on did not run"),
+            std::string::npos)
+      << o.out;
+}
+
 TEST(DiffRunTest, BadInputExitsTwo) {
   const std::string dir = TempDir("bad");
   const std::string good = Write(dir + "/good.json", SampleReport());
   Outcome o = Diff(dir + "/none.json", good);
   EXPECT_EQ(o.code, kDiffBadInput);
   EXPECT_EQ(o.out, "");
-  EXPECT_EQ(o.err, "error: cannot read '" + dir + "/none.json': No such file or directory\n");
+  EXPECT_EQ(o.err,
+            "error: " + dir + "/none.json: cannot read the file: No such file or directory\n");
 
   ASSERT_TRUE(WriteFileAtomically(dir + "/v2.json", R"({"schema_version": "2.0"})").ok());
   o = Diff(good, dir + "/v2.json");
@@ -191,6 +255,25 @@ TEST(DiffRunTest, BadInputExitsTwo) {
   EXPECT_EQ(o.code, kDiffBadInput);
   EXPECT_EQ(o.err, "error: '" + dir + "' is a directory but '" + good +
                        "' is not: give two report files or two directories\n");
+
+  // Nesting past the limit and numbers out of range are bad input (exit 2), not a crash or an
+  // internal error.
+  ASSERT_TRUE(WriteFileAtomically(dir + "/deep.json", std::string(200000, '[')).ok());
+  o = Diff(good, dir + "/deep.json");
+  EXPECT_EQ(o.code, kDiffBadInput);
+  EXPECT_EQ(o.err, "error: " + dir +
+                       "/deep.json:1:65: invalid JSON: arrays and objects are nested deeper than "
+                       "64 levels\n");
+  std::string huge = ReportToJson(SampleReport());
+  huge.replace(huge.find(R"("wall_us": )"), 11, R"("wall_us": 6e906, "x": )");
+  ASSERT_TRUE(WriteFileAtomically(dir + "/huge.json", huge).ok());
+  o = Diff(good, dir + "/huge.json");
+  EXPECT_EQ(o.code, kDiffBadInput);
+  EXPECT_NE(o.err.find("invalid JSON: number '6e906' is out of range (larger than 1.8e308)\n"),
+            std::string::npos)
+      << o.err;
+  std::remove((dir + "/deep.json").c_str());
+  std::remove((dir + "/huge.json").c_str());
 
   // A malformed report inside a directory is an error too, not a skipped file.
   const std::string other = TempDir("bad_other");

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "runner/base/stop_signal.h"
 #include "runner/report/atomic_file.h"
 
 namespace vmm::report {
@@ -120,15 +121,29 @@ std::string TestCase(const Report& r, const StepRecord& s, Counts* counts) {
   return out;
 }
 
+// The <testcase name="interrupted"> of a run stopped by a signal (an <error>), else "".
+std::string InterruptedCase(const Report& r, Counts* counts) {
+  const Summary& s = r.summary;
+  if (!s.interrupted) return "";
+  ++counts->tests;
+  ++counts->errors;
+  const std::string message = "interrupted by " + SignalName(s.signal) + " before step " +
+                              std::to_string(s.stopped_at_step) + "; the later steps did not run";
+  return "    <testcase" + Attr("classname", r.scenario_name) + Attr("name", "interrupted") +
+         Attr("file", r.scenario_path) + Attr("time", Seconds(0)) + ">\n      <error" +
+         Attr("message", message) + Attr("type", "interrupted") + ">" +
+         Escape(r.scenario_path + ": " + message + "\n", false) + "</error>\n    </testcase>\n";
+}
+
 std::string TestSuite(const Report& r, Counts* total) {
   Counts counts;
-  std::string cases;
+  std::string cases = InterruptedCase(r, &counts);
   if (r.summary.result == "skipped") {  // nothing ran: one skipped case that says why
     ++counts.tests;
     ++counts.skipped;
-    cases = "    <testcase" + Attr("classname", r.scenario_name) + Attr("name", r.scenario_name) +
-            Attr("file", r.scenario_path) + ">\n      <skipped" +
-            Attr("message", r.summary.skip_reason) + "/>\n    </testcase>\n";
+    cases += "    <testcase" + Attr("classname", r.scenario_name) + Attr("name", r.scenario_name) +
+             Attr("file", r.scenario_path) + ">\n      <skipped" +
+             Attr("message", r.summary.skip_reason) + "/>\n    </testcase>\n";
   } else {
     for (const StepRecord& s : r.steps) cases += TestCase(r, s, &counts);
   }

@@ -7,7 +7,9 @@
 //   - <failure> when the check's verdict is fail: message "expected X, got Y", body with
 //     "<scenario path>:<line>: <step name>", expected, actual and the first mismatches;
 //   - <error> when the step failed at run time without a verdict (the step's error message);
-//   - <skipped/> when it was skipped (after a fatal failure) or unchecked.
+//   - <skipped/> when it was skipped (after a fatal failure or a signal) or unchecked.
+// A run stopped by a signal (summary.interrupted) has one more testcase first, name "interrupted",
+// with an <error> "interrupted by SIGINT before step 5; the later steps did not run".
 // Passing non-check steps are not listed. Text is XML-escaped; control characters XML 1.0 cannot
 // carry become U+FFFD.
 #pragma once

@@ -79,6 +79,26 @@ range &lt;0x10, +2 MiB) is not mapped�
 )xml");
 }
 
+TEST(JUnitTest, AnInterruptedRunIsAnErrorTestcase) {
+  Report r = SmallReport();
+  r.summary.interrupted = true;
+  r.summary.signal = 15;
+  r.summary.stopped_at_step = 4;
+  const std::string xml = ReportToJUnit(r);
+  EXPECT_NE(xml.find(R"(<testsuite name="a&lt;b&gt;" tests="5" failures="1" errors="2" )"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(
+      xml.find(
+          R"xml(    <testcase classname="a&lt;b&gt;" name="interrupted" file="scenarios/a&amp;b.yaml" time="0.000000">
+      <error message="interrupted by SIGTERM before step 4; the later steps did not run" type="interrupted">scenarios/a&amp;b.yaml: interrupted by SIGTERM before step 4; the later steps did not run
+</error>
+    </testcase>
+)xml"),
+      std::string::npos)
+      << xml;
+}
+
 TEST(JUnitTest, OneSuitePerReportAndTotals) {
   const Report a = SmallReport();
   const Report b = testutil::SampleReport();

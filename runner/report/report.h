@@ -85,9 +85,13 @@ struct Summary {
   int checks_passed = 0, checks_failed = 0;
   int exit_code = 0;
   int failed_step = -1;     // index of the step that failed at run time (exit 4), else -1
-  std::string result;       // "pass", "fail" (a check failed), "error" (a step failed), "skipped"
+  std::string result;       // "pass", "fail", "error" (a step failed), "skipped", "interrupted"
   std::string skip_reason;  // "skipped": what the scenario requires that this run lacked
   double duration_ms = 0;
+  // Stopped by a signal at a step boundary (exit 128 + signal). Written to JSON only when true.
+  bool interrupted = false;
+  int signal = 0;            // the signal's number (SIGINT 2, SIGTERM 15, SIGHUP 1)
+  int stopped_at_step = -1;  // index of the first step not run because of it
 };
 
 struct Report {

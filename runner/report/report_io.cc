@@ -99,6 +99,11 @@ Json SummaryToJson(const Summary& s) {
   j["result"] = s.result;
   if (!s.skip_reason.empty()) j["skip_reason"] = s.skip_reason;
   j["duration_ms"] = s.duration_ms;
+  if (s.interrupted) {
+    j["interrupted"] = true;
+    j["signal"] = s.signal;
+    j["stopped_at_step"] = s.stopped_at_step;
+  }
   return j;
 }
 

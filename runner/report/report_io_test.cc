@@ -207,6 +207,28 @@ TEST(ReportIoTest, ReportsValidateAgainstTheSchema) {
   EXPECT_NE(SchemaErrors(bad, "schemas/report.schema.json"), "");
 }
 
+TEST(ReportIoTest, InterruptedRunsRoundTripAndValidate) {
+  Report r = SampleReport();
+  r.summary.interrupted = true;
+  r.summary.signal = 15;
+  r.summary.stopped_at_step = 3;
+  r.summary.exit_code = 143;
+  r.summary.result = "interrupted";
+  const std::string json = ReportToJson(r);
+  EXPECT_NE(json.find("\"interrupted\": true,\n    \"signal\": 15,\n    \"stopped_at_step\": 3\n"),
+            std::string::npos)
+      << json;
+  EXPECT_EQ(SchemaErrors(json, "schemas/report.schema.json"), "");
+  StatusOr<Report> back = ParseReportJson(json, "r.json");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_TRUE(back->summary.interrupted);
+  EXPECT_EQ(back->summary.signal, 15);
+  EXPECT_EQ(back->summary.stopped_at_step, 3);
+  EXPECT_EQ(ReportToJson(*back), json);
+  // Not interrupted: the keys are absent (schema 1.0 reports stay byte-identical).
+  EXPECT_EQ(ReportToJson(SampleReport()).find("interrupted"), std::string::npos);
+}
+
 // The reports the real runner wrote (the committed host baselines) follow the schema and read back
 // into exactly the same bytes.
 TEST(ReportIoTest, RunnerReportsValidateAndRoundTrip) {
@@ -316,11 +338,13 @@ TEST(ReportIoTest, WriteReportIsAtomicAndReadable) {
 
 TEST(ReportIoTest, FailedWriteLeavesNoTempFile) {
   const std::string dir = TempDir("fail");
-  // Renaming a file over a directory fails after the temp file was fully written.
+  // A directory at the target is refused before anything is written.
   std::filesystem::create_directories(dir + "/r.json/keep");
   Status s = WriteReport(SampleReport(), dir + "/r.json");
-  EXPECT_EQ(s.code(), Code::kRuntime);
-  EXPECT_EQ(s.message(), "cannot write '" + dir + "/r.json': Is a directory");
+  EXPECT_EQ(s.code(), Code::kInvalidInput);
+  EXPECT_EQ(s.message(), "'" + dir +
+                             "/r.json' is a directory; vmm-run only replaces regular files: remove "
+                             "it or choose another path");
   EXPECT_TRUE(std::filesystem::is_directory(dir + "/r.json/keep"));
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);
 
@@ -331,9 +355,11 @@ TEST(ReportIoTest, FailedWriteLeavesNoTempFile) {
 TEST(ReportIoTest, ReadReportNamesTheFile) {
   const std::string dir = TempDir("read");
   StatusOr<Report> r = ReadReport(dir + "/none.json");
-  EXPECT_EQ(r.status().message(), "cannot read '" + dir + "/none.json': No such file or directory");
+  EXPECT_EQ(r.status().message(),
+            dir + "/none.json: cannot read the file: No such file or directory");
   r = ReadReport(dir);
-  EXPECT_EQ(r.status().message(), "cannot read '" + dir + "': Is a directory");
+  EXPECT_EQ(r.status().message(),
+            dir + ": cannot read the file: it is a directory; expected a regular file");
   ASSERT_TRUE(WriteFileAtomically(dir + "/bad.json", R"({"schema_version": "3.1"})").ok());
   r = ReadReport(dir + "/bad.json");
   EXPECT_EQ(r.status().message(),

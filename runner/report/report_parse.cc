@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "runner/report/json_limits.h"
 #include "runner/report/report_io.h"
 #include "runner/report/scalar_json.h"
 
@@ -279,6 +280,11 @@ void ReadSummary(FieldReader& r, const Json& s, Summary* out) {
   r.String(s, p, "result", &out->result);
   if (s.contains("skip_reason")) r.String(s, p, "skip_reason", &out->skip_reason);
   r.Double(s, p, "duration_ms", &out->duration_ms);
+  if (r.Member(s, p, "interrupted", false)) {
+    r.Bool(s, p, "interrupted", &out->interrupted);
+    r.Integer(s, p, "signal", &out->signal, 1, 255);
+    r.Integer(s, p, "stopped_at_step", &out->stopped_at_step, 0);
+  }
 }
 
 // "1.0" -> major 1. False unless the string is "<digits>.<digits>".
@@ -316,17 +322,30 @@ std::string SyntaxError(const std::string& text, const std::string& name, size_t
          ": invalid JSON: " + reason;
 }
 
+// "[json.exception.out_of_range.406] number overflow ..." -> "number overflow ...".
+std::string WithoutExceptionId(const std::string& what) {
+  if (what.rfind("[json.exception.", 0) == 0) {
+    if (size_t end = what.find("] "); end != std::string::npos) return what.substr(end + 2);
+  }
+  return what;
+}
+
 }  // namespace
 
 StatusOr<Report> ParseReportJson(const std::string& text, const std::string& name) {
   // nlohmann's wording for empty input changed in 3.11.3; say it plainly on every version.
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     return InvalidInput(name + ": the file is empty; expected a vmm-run JSON report");
+  // Bounded nesting and numbers that fit a double, before nlohmann sees the text.
+  VMM_RETURN_IF_ERROR(CheckJsonLimits(text, name));
   Json root;
   try {
     root = Json::parse(text);
   } catch (const Json::parse_error& e) {
     return InvalidInput(SyntaxError(text, name, e.byte, e.what()));
+  } catch (const Json::exception& e) {
+    // Anything else nlohmann refuses (the pre-scan should leave nothing) is still bad input.
+    return InvalidInput(name + ": invalid JSON: " + WithoutExceptionId(e.what()));
   }
   FieldReader r(name);
   if (!root.is_object()) return InvalidInput(name + ": expected an object, got " + TypeText(root));

@@ -1,12 +1,10 @@
 #include "runner/scenario/parse.h"
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <cstdio>
 #include <mutex>
-#include <sstream>
 
+#include "runner/base/input_file.h"
+#include "runner/base/utf8.h"
 #include "runner/scenario/scenario_builder.h"
 #include "runner/scenario/size.h"
 #include "runner/scenario/step_docs.h"
@@ -67,7 +65,16 @@ std::optional<Scenario> ScenarioParser::Parse(const std::string& text, const std
                                               Expansion* expanded) const {
   if (IsBlankYaml(text)) {
     diagnostics->push_back(Diagnostic{
-        SourceLoc{file, 0, 0}, "the file is empty; a scenario needs at least 'name' and 'steps'"});
+        SourceLoc{file, 1, 1}, "the file is empty; a scenario needs at least 'name' and 'steps'"});
+    return std::nullopt;
+  }
+  if (std::optional<size_t> bad = FirstInvalidUtf8(text)) {
+    const TextPosition at = PositionOfOffset(text, *bad);
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(text[*bad]));
+    diagnostics->push_back(Diagnostic{SourceLoc{file, at.line, at.column},
+                                      std::string("the file is not valid UTF-8 (byte ") + byte +
+                                          "); save the scenario as UTF-8"});
     return std::nullopt;
   }
   std::vector<Diagnostic> found;
@@ -126,26 +133,12 @@ std::optional<Scenario> LoadScenarioFile(const std::string& path,
 std::optional<Scenario> LoadScenarioFile(const std::string& path, const ExpandOptions& options,
                                          std::vector<Diagnostic>* diagnostics,
                                          Expansion* expanded) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    diagnostics->push_back(
-        Diagnostic{SourceLoc{path, 0, 0}, "cannot read the file: it is a directory"});
+  StatusOr<std::string> text = ReadInputFile(path, kMaxInputFileBytes);
+  if (!text.ok()) {
+    diagnostics->push_back(Diagnostic{SourceLoc{path, 0, 0}, text.status().message()});
     return std::nullopt;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int err = errno;
-    diagnostics->push_back(Diagnostic{SourceLoc{path, 0, 0},
-                                      "cannot read the file: " + std::string(std::strerror(err))});
-    return std::nullopt;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    diagnostics->push_back(Diagnostic{SourceLoc{path, 0, 0}, "cannot read the file"});
-    return std::nullopt;
-  }
-  return ParseScenario(text.str(), path, options, diagnostics, expanded);
+  return ParseScenario(*text, path, options, diagnostics, expanded);
 }
 
 std::optional<std::vector<SweepPoint>> ReadSweepPoints(const std::string& text,

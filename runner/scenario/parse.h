@@ -24,7 +24,10 @@ namespace vmm {
 class SchemaValidator;
 
 // Parses and schema-validates `text`, the contents of `file`. Returns the typed tree, or nullopt
-// with every problem appended to *diagnostics (all errors in one pass, file order).
+// with every problem appended to *diagnostics (all errors in one pass, file order). Text that is
+// blank ("FILE:1:1: ... the file is empty ...") or not valid UTF-8 (one diagnostic at the first bad
+// byte: "FILE:3:9: error: the file is not valid UTF-8 (byte 0xff); save the scenario as UTF-8") is
+// refused before YAML parsing. Bounded: see YamlLoadLimits and docs/limits-and-safety.md.
 std::optional<Scenario> ParseScenario(const std::string& text, const std::string& file,
                                       std::vector<Diagnostic>* diagnostics);
 
@@ -37,7 +40,8 @@ std::optional<Scenario> ParseScenario(const std::string& text, const std::string
                                       std::vector<Diagnostic>* diagnostics,
                                       Expansion* expanded = nullptr);
 
-// Reads `path` and parses it; an unreadable file is one diagnostic ("cannot read ...").
+// Reads `path` with ReadInputFile (base/input_file.h: a regular file of at most kMaxInputFileBytes)
+// and parses it; an unreadable file is one diagnostic ("cannot read the file: ...").
 std::optional<Scenario> LoadScenarioFile(const std::string& path,
                                          std::vector<Diagnostic>* diagnostics);
 std::optional<Scenario> LoadScenarioFile(const std::string& path, const ExpandOptions& options,

@@ -121,9 +121,29 @@ TEST(ParseScenarioTest, SizeOverflowIsReportedAfterTheSchema) {
             "t.yaml:3:34: error: 'size' is too large: '99999999TiB' does not fit in 64 bits\n");
 }
 
+TEST(ParseScenarioTest, AnUnquotedCommaInAFlowMapGetsAHintToQuote) {
+  EXPECT_EQ(Errors("name: x\nsteps:\n  - {op: fill, buffer: A, seed: 1, name: a, b}\n"),
+            "t.yaml:3:45: error: unknown key 'b' in step 'fill': a comma ends a value in `{...}`, "
+            "so 'name: a, b' was read as 'name: a' and a key 'b'; if the comma belongs to the "
+            "value, quote it: name: \"a, b\"\n");
+  // Quoted, the comma is part of the name.
+  EXPECT_EQ(Errors("name: x\nsteps:\n  - {op: fill, buffer: A, seed: 1, name: \"a, b\"}\n"), "");
+}
+
+TEST(ParseScenarioTest, TextThatIsNotUtf8IsRefusedAtItsFirstBadByte) {
+  EXPECT_EQ(Errors("name: x\nsteps:\n  - {op: fill, buffer: A, name: caf\xc3\xa9 \xff}\n"),
+            "t.yaml:3:38: error: the file is not valid UTF-8 (byte 0xff); save the scenario as "
+            "UTF-8\n");
+  EXPECT_EQ(Errors("name: \xe9t\xe9\n"),  // Latin-1
+            "t.yaml:1:7: error: the file is not valid UTF-8 (byte 0xe9); save the scenario as "
+            "UTF-8\n");
+}
+
 TEST(ParseScenarioTest, EmptyAndNonMapFiles) {
   EXPECT_EQ(Errors("# nothing\n\n"),
-            "t.yaml: error: the file is empty; a scenario needs at least 'name' and 'steps'\n");
+            "t.yaml:1:1: error: the file is empty; a scenario needs at least 'name' and 'steps'\n");
+  EXPECT_EQ(Errors(""),
+            "t.yaml:1:1: error: the file is empty; a scenario needs at least 'name' and 'steps'\n");
   EXPECT_EQ(Errors("- a\n"),
             "t.yaml:1:1: error: the top level must be a map with keys 'name' and 'steps', got a "
             "list\n");
@@ -148,7 +168,8 @@ TEST(LoadScenarioFileTest, DirectoryIsOneDiagnostic) {
   std::vector<Diagnostic> d;
   const std::string dir = std::string(VMMRUN_SOURCE_DIR) + "/scenarios";
   EXPECT_FALSE(LoadScenarioFile(dir, &d).has_value());
-  EXPECT_EQ(FormatDiagnostics(d), dir + ": error: cannot read the file: it is a directory\n");
+  EXPECT_EQ(FormatDiagnostics(d),
+            dir + ": error: cannot read the file: it is a directory; expected a regular file\n");
 }
 
 TEST(DescribeStepTest, GeneratedFromSchema) {

@@ -223,7 +223,8 @@ class Checker {
   bool CheckObject(const YamlValue& v, const SchemaNode* n, const Ctx& ctx, Issues* out) const {
     bool ok = true;
     std::vector<std::string> suggested;  // keys an unknown key probably meant
-    for (const YamlMember& m : v.members) {
+    for (size_t i = 0; i < v.members.size(); ++i) {
+      const YamlMember& m = v.members[i];
       if (const SchemaNode* p = n->Property(m.key)) {
         Ctx c = Member(ctx, m.key);
         c.discriminator = !n->cases.empty() && m.key == n->discriminator;
@@ -234,8 +235,12 @@ class Checker {
         ok = Evaluate(m.value, n->additional, c, out) && ok;
       } else if (!n->additional_allowed) {
         ok = false;
-        if (out != nullptr)
+        if (out == nullptr) {
+        } else if (i > 0 && IsCommaSplit(v.members[i - 1], m)) {
+          Report(out, m.line, m.column, v.origin, CommaSplitKey(v.members[i - 1], m, n, ctx));
+        } else {
           Report(out, m.line, m.column, v.origin, UnknownKey(m.key, n, ctx, &suggested));
+        }
       }
       if (!ok && out == nullptr) return false;
     }
@@ -249,6 +254,24 @@ class Checker {
                       : Subject(n, ctx) + " needs key " + Quote(key));
     }
     return ok;
+  }
+
+  // `{op: fill, name: a, b}`: in a flow map a comma ends a plain value, so "a, b" became the
+  // value "a" and a key "b" with no value, on the same line. (Block maps cannot do this.)
+  static bool IsCommaSplit(const YamlMember& previous, const YamlMember& m) {
+    return m.value.IsNull() && previous.value.IsScalar() && !previous.value.quoted &&
+           previous.value.line == m.line && m.column > previous.value.column;
+  }
+
+  std::string CommaSplitKey(const YamlMember& previous, const YamlMember& m, const SchemaNode* n,
+                            const Ctx& ctx) const {
+    const std::string where = ctx.root ? "at the top level" : "in " + Subject(n, ctx);
+    const std::string joined = previous.value.scalar + ", " + m.key;
+    return "unknown key " + Quote(m.key) + " " + where + ": a comma ends a value in `{...}`, so " +
+           Quote(previous.key + ": " + joined) + " was read as " +
+           Quote(previous.key + ": " + previous.value.scalar) + " and a key " + Quote(m.key) +
+           "; if the comma belongs to the value, quote it: " + previous.key + ": \"" + joined +
+           "\"";
   }
 
   std::string UnknownKey(const std::string& key, const SchemaNode* n, const Ctx& ctx,

@@ -1,0 +1,373 @@
+// End-to-end tests of hostile input, interruptions and report paths (docs/limits-and-safety.md):
+// the vmm-run binary as a child process, with its exit status, resource usage and files.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "runner/report/report_io.h"
+
+namespace vmm {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// A child vmm-run started from the source directory, stdout and stderr to `log`.
+pid_t Spawn(const std::string& args, const std::string& log) {
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  if (chdir(VMMRUN_SOURCE_DIR) != 0) _exit(125);
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) _exit(125);
+  dup2(fd, 1);
+  dup2(fd, 2);
+  const std::string command = "exec '" VMMRUN_BINARY "' " + args;
+  execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+  _exit(127);
+}
+
+struct Finished {
+  int exit_code = -1;      // -1: killed by a signal
+  double seconds = 0;      // wall clock
+  double cpu_seconds = 0;  // user + system: what the child itself cost (the host may be busy)
+  long max_rss_kib = 0;
+  std::string out;
+};
+
+Finished Wait(pid_t pid, Clock::time_point start, const std::string& log) {
+  Finished f;
+  int status = 0;
+  struct rusage usage {};
+  wait4(pid, &status, 0, &usage);
+  f.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  f.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  f.max_rss_kib = usage.ru_maxrss;
+  f.cpu_seconds = usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
+                  (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  std::ifstream in(log);
+  std::ostringstream text;
+  text << in.rdbuf();
+  f.out = text.str();
+  return f;
+}
+
+// True once `pid` catches SIGINT (vmm-run installed its stop handlers), within `limit`.
+bool WaitForStopHandlers(pid_t pid, std::chrono::seconds limit) {
+  const auto until = Clock::now() + limit;
+  while (Clock::now() < until) {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.rfind("SigCgt:", 0) == 0 && (std::stoull(line.substr(7), nullptr, 16) & 2) != 0)
+        return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+class E2ESafety : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("vmm_e2e_safety_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string Write(const std::string& name, const std::string& text) const {
+    std::ofstream(Path(name), std::ios::binary) << text;
+    return Path(name);
+  }
+  Finished Run(const std::string& args) const {
+    const std::string log = Path("log.txt");
+    const auto start = Clock::now();
+    return Wait(Spawn(args, log), start, log);
+  }
+  // Every entry under `sub` (names only), to show what a run left behind.
+  std::vector<std::string> Entries(const std::string& sub) const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(dir_ / sub)) out.push_back(e.path().filename());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  fs::path dir_;
+};
+
+std::string Scenario(const std::string& name, const std::string& extra_steps = "") {
+  return "version: 1\nname: " + name +
+         "\nbuffers: {A: {shape: [64]}}\nsteps:\n"
+         "  - {op: reserve, buffer: A}\n"
+         "  - {op: create, alloc: p, size: 2MiB}\n"
+         "  - {op: map, buffer: A, alloc: p}\n"
+         "  - {op: set_access, buffer: A}\n"
+         "  - {op: fill, buffer: A, seed: 1}\n" +
+         extra_steps +
+         "  - {op: unmap, buffer: A}\n"
+         "  - {op: release, alloc: p}\n"
+         "  - {op: free, buffer: A}\n";
+}
+
+// ---- report paths ----
+
+TEST_F(E2ESafety, ScenarioNamesCannotWriteOutsideTheReportDirectory) {
+  fs::create_directories(Path("out"));
+  const std::string a = Write("a.yaml", Scenario("'../../escape'"));
+  const std::string b = Write("b.yaml", Scenario("/tmp/vmm-absolute"));
+  Finished f = Run(a + " " + b + " -q --backend host --report-dir " + Path("out"));
+  ASSERT_EQ(f.exit_code, 0) << f.out;
+  EXPECT_EQ(Entries("out"),
+            (std::vector<std::string>{"_._.._escape.host.json", "_tmp_vmm-absolute.host.json"}));
+  EXPECT_FALSE(fs::exists(dir_.parent_path().parent_path() / "escape.host.json"));
+  EXPECT_FALSE(fs::exists("/tmp/vmm-absolute.host.json"));
+}
+
+TEST_F(E2ESafety, TwoScenariosWithOneReportPathAreAnError) {
+  const std::string a = Write("a.yaml", Scenario("same"));
+  const std::string b = Write("b.yaml", Scenario("same"));
+  Finished f = Run(a + " " + b + " -q --backend host --report-dir " + Path("out"));
+  EXPECT_EQ(f.exit_code, 2) << f.out;
+  EXPECT_NE(f.out.find(b + ": error: the report of scenario 'same' would be written to '" +
+                       Path("out") + "/same.host.json', where '" + a +
+                       "' already wrote its report in this run; give the scenarios different "
+                       "names or run them separately\n"),
+            std::string::npos)
+      << f.out;
+  StatusOr<report::Report> first = report::ReadReport(Path("out/same.host.json"));
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->scenario_path, a);  // the first report was not overwritten
+}
+
+TEST_F(E2ESafety, AReportTargetThatIsNotARegularFileIsRefusedBeforeTheRun) {
+  const std::string a = Write("a.yaml", Scenario("a"));
+  ASSERT_EQ(::mkfifo(Path("fifo.json").c_str(), 0600), 0);
+  Finished f = Run(a + " -q --backend host --report " + Path("fifo.json"));
+  EXPECT_EQ(f.exit_code, 2) << f.out;
+  EXPECT_EQ(f.out, a + ": error: '" + Path("fifo.json") +
+                       "' is a FIFO (named pipe); vmm-run only replaces regular files: remove it "
+                       "or choose another path\n");
+  EXPECT_TRUE(fs::is_fifo(Path("fifo.json")));
+  f = Run(a + " -q --backend host --report " + Path("r.json") + " --junit " + Path("fifo.json"));
+  EXPECT_EQ(f.exit_code, 2) << f.out;
+  EXPECT_EQ(f.out, "error: --junit: '" + Path("fifo.json") +
+                       "' is a FIFO (named pipe); vmm-run only replaces regular files: remove it "
+                       "or choose another path\n");
+  EXPECT_FALSE(fs::exists(Path("r.json")));  // nothing ran
+
+  Write("elsewhere.json", "keep");
+  fs::create_symlink(Path("elsewhere.json"), Path("link.json"));
+  f = Run(a + " -q --backend host --report " + Path("link.json"));
+  EXPECT_EQ(f.exit_code, 2) << f.out;
+  EXPECT_NE(f.out.find("is a symbolic link; vmm-run only replaces regular files"),
+            std::string::npos)
+      << f.out;
+}
+
+// ---- bounded inputs ----
+
+TEST_F(E2ESafety, FifosDevicesAndDirectoriesAreRefusedAtOnce) {
+  ASSERT_EQ(::mkfifo(Path("pipe.yaml").c_str(), 0600), 0);
+  Finished f = Run(Path("pipe.yaml") + " --backend host --report " + Path("r.json"));
+  EXPECT_EQ(f.exit_code, 2) << f.out;
+  EXPECT_LT(f.seconds, 5.0);
+  EXPECT_EQ(f.out, Path("pipe.yaml") +
+                       ": error: cannot read the file: it is a FIFO (named pipe); expected a "
+                       "regular file\n");
+  f = Run("validate /dev/zero " + Path("pipe.yaml"));
+  EXPECT_EQ(f.exit_code, 2) << f.out;
+  EXPECT_EQ(f.out,
+            "/dev/zero: error: cannot read the file: it is a character device; expected a regular "
+            "file\n" +
+                Path("pipe.yaml") +
+                ": error: cannot read the file: it is a FIFO (named pipe); expected a regular "
+                "file\n");
+  f = Run("diff " + Path("pipe.yaml") + " " + Path("pipe.yaml"));
+  EXPECT_EQ(f.exit_code, 2) << f.out;
+  f = Run("diff --config " + Path("pipe.yaml") + " reports/baselines/host reports/baselines/host");
+  EXPECT_EQ(f.exit_code, 2) << f.out;
+  EXPECT_EQ(f.out, Path("pipe.yaml") +
+                       ": error: cannot read the file: it is a FIFO (named pipe); expected a "
+                       "regular file\n");
+}
+
+TEST_F(E2ESafety, OversizedFilesAreRefusedBeforeTheyAreRead) {
+  {
+    std::ofstream big(Path("big.yaml"));
+    big << "name: big\n";
+    big.seekp((16 << 20) + 10);
+    big << "\n";
+  }
+  Finished f = Run("validate " + Path("big.yaml"));
+  EXPECT_EQ(f.exit_code, 2) << f.out;
+  EXPECT_EQ(f.out, Path("big.yaml") +
+                       ": error: the file is 16777227 bytes; the limit is 16 MiB (see "
+                       "docs/limits-and-safety.md)\n");
+  EXPECT_LT(f.max_rss_kib, 64 * 1024);
+}
+
+// A 9-level "billion laughs": ~10^9 values if expanded. Refused at the node limit, in well under a
+// second of CPU and far under 256 MB.
+TEST_F(E2ESafety, AnAliasBombIsRefusedCheaply) {
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 9; ++i) {
+    const std::string p = "*a" + std::to_string(i - 1);
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [" + p + ", " + p + ", " + p +
+            ", " + p + ", " + p + ", " + p + ", " + p + ", " + p + ", " + p + ", " + p + "]\n";
+  }
+  const std::string path = Write("bomb.yaml", bomb);
+  Finished f = Run("validate " + path);
+  EXPECT_EQ(f.exit_code, 2) << f.out;
+  EXPECT_NE(f.out.find("error: the document expands to more than 500000 values (check anchors "
+                       "and aliases)"),
+            std::string::npos)
+      << f.out;
+  EXPECT_LT(f.cpu_seconds, 1.0);
+  EXPECT_LT(f.seconds, 20.0);  // wall clock: only a hang fails here on a loaded machine
+  EXPECT_LT(f.max_rss_kib, 256 * 1024);
+}
+
+TEST_F(E2ESafety, DeeplyNestedReportsAreBadInputForDiff) {
+  Write("deep.json", std::string(200000, '['));
+  Finished f = Run("diff reports/baselines/host/reuse.json " + Path("deep.json"));
+  EXPECT_EQ(f.exit_code, 2) << f.out;
+  EXPECT_EQ(f.out, "error: " + Path("deep.json") +
+                       ":1:65: invalid JSON: arrays and objects are nested deeper than 64 "
+                       "levels\n");
+  Write("big.json", "{\"schema_version\": 6e906}");
+  f = Run("diff reports/baselines/host/reuse.json " + Path("big.json"));
+  EXPECT_EQ(f.exit_code, 2) << f.out;
+}
+
+// ---- signals ----
+
+const char* kLongRun = R"(version: 1
+name: long
+buffers: {A: {shape: [1048576]}}
+steps:
+  - {op: reserve, buffer: A}
+  - {op: create, alloc: p, size: 4MiB}
+  - {op: map, buffer: A, alloc: p}
+  - {op: set_access, buffer: A}
+  - {op: fill, name: long fill, buffer: A, seed: 1, repeat: 100000}
+  - {op: fill, name: after, buffer: A, seed: 2}
+  - {op: unmap, buffer: A}
+  - {op: release, alloc: p}
+  - {op: free, buffer: A}
+)";
+
+void ExpectInterruptedReport(const std::string& path, int signal_number) {
+  StatusOr<report::Report> r = report::ReadReport(path);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->summary.interrupted);
+  EXPECT_EQ(r->summary.signal, signal_number);
+  EXPECT_EQ(r->summary.exit_code, 128 + signal_number);
+  EXPECT_EQ(r->summary.result, "interrupted");
+  EXPECT_EQ(r->summary.stopped_at_step, 5);  // the signal came during `long fill`
+  ASSERT_EQ(r->steps.size(), 9u);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(r->steps[i].status, report::StepStatus::kOk) << i;
+  for (int i = 5; i < 9; ++i) EXPECT_EQ(r->steps[i].status, report::StepStatus::kSkipped) << i;
+  ASSERT_TRUE(r->steps[4].wall_stats.has_value());
+  EXPECT_LT(r->steps[4].wall_stats->count, 100000u);
+}
+
+TEST_F(E2ESafety, SigintAndSigtermStopAtAStepBoundaryWithAReport) {
+  const std::string scenario = Write("long.yaml", kLongRun);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    fs::remove_all(Path("out"));
+    fs::create_directories(Path("out"));
+    Write("out/long.host.json", "an older report");
+    const std::string log = Path("log.txt");
+    const auto start = Clock::now();
+    const pid_t pid = Spawn(scenario + " --backend host --report-dir " + Path("out"), log);
+    ASSERT_TRUE(WaitForStopHandlers(pid, std::chrono::seconds(20)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // into `long fill`
+    kill(pid, sig);
+    Finished f = Wait(pid, start, log);
+    EXPECT_EQ(f.exit_code, 128 + sig) << f.out;
+    EXPECT_NE(f.out.find("result: INTERRUPTED"), std::string::npos) << f.out;
+    EXPECT_NE(f.out.find("vmm-run: stopped by " + std::string(sig == SIGINT    ? "SIGINT"
+                                                              : sig == SIGTERM ? "SIGTERM"
+                                                                               : "SIGHUP")),
+              std::string::npos)
+        << f.out;
+    EXPECT_EQ(Entries("out"), std::vector<std::string>{"long.host.json"});  // no temp file
+    ExpectInterruptedReport(Path("out/long.host.json"), sig);
+  }
+}
+
+// A second signal exits at once. Whichever moment it lands in, no temp file is left and the older
+// report never remains: either the interrupted report replaced it, or it was removed when the run
+// started.
+TEST_F(E2ESafety, ASecondSignalExitsAtOnce) {
+  const std::string scenario = Write("long.yaml", kLongRun);
+  fs::create_directories(Path("out"));
+  Write("out/long.host.json", "an older report");
+  const std::string log = Path("log.txt");
+  const auto start = Clock::now();
+  const pid_t pid = Spawn(scenario + " --backend host --report-dir " + Path("out"), log);
+  ASSERT_TRUE(WaitForStopHandlers(pid, std::chrono::seconds(20)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(pid, SIGINT);
+  kill(pid, SIGTERM);
+  Finished f = Wait(pid, start, log);
+  // Two pending signals may be delivered in either order, and the first one's report may or may
+  // not be complete when the second lands.
+  ASSERT_TRUE(f.exit_code == 143 || f.exit_code == 130) << f.exit_code << "\n" << f.out;
+  const std::vector<std::string> left = Entries("out");
+  if (!left.empty()) {
+    EXPECT_EQ(left, std::vector<std::string>{"long.host.json"});
+    StatusOr<report::Report> r = report::ReadReport(Path("out/long.host.json"));
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_TRUE(r->summary.interrupted);
+  }
+}
+
+// The interrupted report reads as such in diff (a regression) and in JUnit (an error testcase).
+TEST_F(E2ESafety, DiffAndJUnitShowAnInterruptedRun) {
+  const std::string scenario = Write("long.yaml", kLongRun);
+  const std::string log = Path("log.txt");
+  const auto start = Clock::now();
+  const pid_t pid = Spawn(scenario + " -q --backend host --report " + Path("new.json") +
+                              " --junit " + Path("junit.xml"),
+                          log);
+  ASSERT_TRUE(WaitForStopHandlers(pid, std::chrono::seconds(20)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(pid, SIGINT);
+  Finished f = Wait(pid, start, log);
+  ASSERT_EQ(f.exit_code, 130) << f.out;
+  std::ifstream junit(Path("junit.xml"));
+  std::ostringstream xml;
+  xml << junit.rdbuf();
+  EXPECT_NE(xml.str().find(R"(<testcase classname="long" name="interrupted")"), std::string::npos)
+      << xml.str();
+  EXPECT_NE(xml.str().find(R"(message="interrupted by SIGINT before step 5)"), std::string::npos);
+
+  // A complete run of the same scenario as the base: a short one (repeat 1) with the same name.
+  std::string quick = kLongRun;
+  quick.replace(quick.find("repeat: 100000"), 14, "repeat: 2");
+  Finished base =
+      Run(Write("quick.yaml", quick) + " -q --backend host --report " + Path("base.json"));
+  ASSERT_EQ(base.exit_code, 0) << base.out;
+  Finished d = Run("diff " + Path("base.json") + " " + Path("new.json"));
+  EXPECT_EQ(d.exit_code, 1) << d.out;
+  EXPECT_NE(d.out.find("regression  long      -           interrupted      no            SIGINT "
+                       "before step 5\n"),
+            std::string::npos)
+      << d.out;
+}
+
+}  // namespace
+}  // namespace vmm
