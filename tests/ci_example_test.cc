@@ -374,7 +374,10 @@ TEST_F(CiExampleHostJob, PassesOnTheReferenceScenarios) {
   for (const char* id : {"validate", "run", "summary", "diff"}) {
     ASSERT_EQ(RunStep(id, &output), 0) << id << ":\n" << output;
   }
-  EXPECT_NE(output.find("no differences"), std::string::npos) << output;
+  // Another machine than the baselines' adds info rows (device name, kernel release): the diff
+  // step passes when nothing regressed, whatever it lists.
+  EXPECT_NE(output.find(" 0 regressions, "), std::string::npos) << output;
+  EXPECT_NE(output.find("result: pass"), std::string::npos) << output;
   size_t reports = 0, scenarios = 0;
   for (const auto& entry : fs::directory_iterator(repo_ / "out"))
     reports += entry.path().extension() == ".json";
