@@ -203,15 +203,6 @@ Status CheckKernelParams(const PlanStep& step, RunState& state, StepRecord& reco
   return Status::Ok();
 }
 
-// Each check runs timed into record.wall_us.
-template <typename Check>
-Status TimedCheck(StepRecord& record, Check&& check) {
-  Stopwatch watch;
-  Status status = check();
-  record.wall_us = watch.ElapsedUs();
-  return status;
-}
-
 }  // namespace
 
 template <>
@@ -254,7 +245,7 @@ std::string DescribeStep<Op::kCopy>(const Plan& plan, const PlanStep& step, cons
 
 template <>
 Status RunStep<Op::kSnapshot>(const PlanStep& step, RunState& state, StepRecord& record) {
-  return TimedCheck(record, [&] {
+  return TimedCall(record, [&] {
     Snapshot snap;
     VMM_RETURN_IF_ERROR(ReadBuffer(state, step.buffer, &snap.words, &snap.hash));
     record.details.emplace_back("elements", static_cast<int64_t>(snap.words.size()));
@@ -266,27 +257,27 @@ Status RunStep<Op::kSnapshot>(const PlanStep& step, RunState& state, StepRecord&
 
 template <>
 Status RunStep<Op::kCheckMatmul>(const PlanStep& step, RunState& state, StepRecord& record) {
-  return TimedCheck(record, [&] { return CheckMatmul(step, state, record); });
+  return TimedCall(record, [&] { return CheckMatmul(step, state, record); });
 }
 
 template <>
 Status RunStep<Op::kCheckEqual>(const PlanStep& step, RunState& state, StepRecord& record) {
-  return TimedCheck(record, [&] { return CheckEqual(step, state, record); });
+  return TimedCall(record, [&] { return CheckEqual(step, state, record); });
 }
 
 template <>
 Status RunStep<Op::kCheckValue>(const PlanStep& step, RunState& state, StepRecord& record) {
-  return TimedCheck(record, [&] { return CheckValue(step, state, record); });
+  return TimedCall(record, [&] { return CheckValue(step, state, record); });
 }
 
 template <>
 Status RunStep<Op::kCheckAddress>(const PlanStep& step, RunState& state, StepRecord& record) {
-  return TimedCheck(record, [&] { return CheckAddress(step, state, record); });
+  return TimedCall(record, [&] { return CheckAddress(step, state, record); });
 }
 
 template <>
 Status RunStep<Op::kCheckKernelParams>(const PlanStep& step, RunState& state, StepRecord& record) {
-  return TimedCheck(record, [&] { return CheckKernelParams(step, state, record); });
+  return TimedCall(record, [&] { return CheckKernelParams(step, state, record); });
 }
 
 template <>

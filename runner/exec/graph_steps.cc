@@ -10,15 +10,6 @@ using report::CheckRecord;
 using report::StepRecord;
 using report::Verdict;
 
-// Runs `call` timed into record.wall_us and returns its Status.
-template <typename Call>
-Status Timed(StepRecord& record, Call&& call) {
-  Stopwatch watch;
-  Status status = call();
-  record.wall_us = watch.ElapsedUs();
-  return status;
-}
-
 }  // namespace
 
 template <>
@@ -52,7 +43,7 @@ template <>
 Status RunStep<Op::kInstantiate>(const PlanStep& step, RunState& state, StepRecord& record) {
   ExecHandle exec;
   Status s =
-      Timed(record, [&] { return state.engine.Instantiate(state.graphs[step.graph], &exec); });
+      TimedCall(record, [&] { return state.engine.Instantiate(state.graphs[step.graph], &exec); });
   if (s.ok()) state.execs[step.exec] = exec;
   return s;
 }
@@ -60,7 +51,8 @@ Status RunStep<Op::kInstantiate>(const PlanStep& step, RunState& state, StepReco
 template <>
 Status RunStep<Op::kReplay>(const PlanStep& step, RunState& state, StepRecord& record) {
   OpTiming timing;
-  Status s = Timed(record, [&] { return state.engine.Replay(state.execs[step.exec], &timing); });
+  Status s =
+      TimedCall(record, [&] { return state.engine.Replay(state.execs[step.exec], &timing); });
   if (timing.gpu_us >= 0) record.gpu_us = timing.gpu_us;
   return s;
 }
@@ -68,7 +60,7 @@ Status RunStep<Op::kReplay>(const PlanStep& step, RunState& state, StepRecord& r
 template <>
 Status RunStep<Op::kUpdate>(const PlanStep& step, RunState& state, StepRecord& record) {
   UpdateResult result;
-  VMM_RETURN_IF_ERROR(Timed(record, [&] {
+  VMM_RETURN_IF_ERROR(TimedCall(record, [&] {
     return state.engine.Update(state.execs[step.exec], state.graphs[step.graph], &result);
   }));
   CheckRecord check;
@@ -84,17 +76,17 @@ Status RunStep<Op::kUpdate>(const PlanStep& step, RunState& state, StepRecord& r
 
 template <>
 Status RunStep<Op::kDestroyGraph>(const PlanStep& step, RunState& state, StepRecord& record) {
-  return Timed(record, [&] { return state.engine.DestroyGraph(state.graphs[step.graph]); });
+  return TimedCall(record, [&] { return state.engine.DestroyGraph(state.graphs[step.graph]); });
 }
 
 template <>
 Status RunStep<Op::kDestroyExec>(const PlanStep& step, RunState& state, StepRecord& record) {
-  return Timed(record, [&] { return state.engine.DestroyExec(state.execs[step.exec]); });
+  return TimedCall(record, [&] { return state.engine.DestroyExec(state.execs[step.exec]); });
 }
 
 template <>
 Status RunStep<Op::kSynchronize>(const PlanStep&, RunState& state, StepRecord& record) {
-  return Timed(record, [&] { return state.engine.Synchronize(); });
+  return TimedCall(record, [&] { return state.engine.Synchronize(); });
 }
 
 template <>

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "runner/base/stopwatch.h"
 #include "runner/engine/engine.h"
 #include "runner/plan/plan.h"
 #include "runner/report/report.h"
@@ -37,6 +38,15 @@ struct RunState {
 inline DevicePtr DataVa(const RunState& state, int slot) {
   const PlanBuffer& b = state.plan.buffers[slot];
   return b.base >= 0 ? state.buffer_va[b.base] + b.offset : state.buffer_va[slot];
+}
+
+// Runs `call` (returning a Status), with its wall time in record.wall_us; returns its Status.
+template <typename Call>
+Status TimedCall(report::StepRecord& record, Call&& call) {
+  Stopwatch watch;
+  Status status = call();
+  record.wall_us = watch.ElapsedUs();
+  return status;
 }
 
 // A VMM step compiled for the hot loop: what its engine call needs and what the call returned,
