@@ -8,9 +8,10 @@ namespace vmm {
 
 std::string FormatDiagnostic(const Diagnostic& d) {
   std::string out = d.loc.file;
+  // append() rather than ":" + to_string(): GCC 12 warns falsely (-Wrestrict) on the latter.
   if (d.loc.line > 0) {
-    out += ":" + std::to_string(d.loc.line);
-    if (d.loc.column > 0) out += ":" + std::to_string(d.loc.column);
+    out.append(":").append(std::to_string(d.loc.line));
+    if (d.loc.column > 0) out.append(":").append(std::to_string(d.loc.column));
   }
   out += ": error: " + d.message;
   if (!d.loc.context.empty()) out += " (in " + d.loc.context + ")";

@@ -31,10 +31,10 @@ TEST(OpTableTest, FamiliesAndFlagsStateWhatTheExecutorRelies) {
                                            "set_access", "unmap"}));
   for (const OpInfo& info : AllOps()) {
     // Only checks and update carry a verdict, and only a verdict can be fatal or expected.
-    if (info.has(kFatal)) EXPECT_TRUE(info.has(kVerdict)) << info.name;
-    if (info.actual_label != nullptr) EXPECT_TRUE(info.has(kVerdict)) << info.name;
+    EXPECT_TRUE(!info.has(kFatal) || info.has(kVerdict)) << info.name;
+    EXPECT_TRUE(info.actual_label == nullptr || info.has(kVerdict)) << info.name;
     // What a capture can record is work on the stream.
-    if (info.has(kCapturable)) EXPECT_EQ(info.family, OpFamily::kKernel) << info.name;
+    EXPECT_TRUE(!info.has(kCapturable) || info.family == OpFamily::kKernel) << info.name;
   }
   EXPECT_TRUE(IsCheckOp(Op::kUpdate));
   EXPECT_FALSE(IsCheckOp(Op::kSnapshot));
