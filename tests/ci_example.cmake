@@ -7,6 +7,7 @@
 if(TARGET vmm-run)
   add_executable(vmm_ci_example_tests ci_example_test.cc)
   target_link_libraries(vmm_ci_example_tests PRIVATE ${VMM_YAML_CPP} GTest::gtest GTest::gtest_main)
+  target_include_directories(vmm_ci_example_tests PRIVATE ${PROJECT_SOURCE_DIR})
   target_compile_definitions(vmm_ci_example_tests PRIVATE VMMRUN_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
                                                           VMMRUN_BINARY="$<TARGET_FILE:vmm-run>")
   add_dependencies(vmm_ci_example_tests vmm-run)

@@ -18,9 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "tests/scratch_dir.h"
+
 namespace {
 
 namespace fs = std::filesystem;
+using vmm::ScratchDir;
 
 // Commands that run their arguments as a command: `xargs vmm-run validate`.
 const std::set<std::string> kRunners = {"xargs", "env", "sudo", "time", "exec"};
@@ -324,10 +327,6 @@ TEST(CiExampleTest, GitHookStopsAnInvalidScenario) {
 class CiExampleHostJob : public ::testing::Test {
  protected:
   void SetUp() override {
-    repo_ = fs::temp_directory_path() /
-            ("vmm_ci_example_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(repo_);
     fs::create_directories(repo_ / "baselines");
     const fs::path source = VMMRUN_SOURCE_DIR;
     fs::copy(source / "scenarios", repo_ / "scenarios", fs::copy_options::recursive);
@@ -336,8 +335,6 @@ class CiExampleHostJob : public ::testing::Test {
     fs::copy(source / "examples/ci/host-diff.yaml", repo_ / "baselines/host-diff.yaml");
     workflow_ = YAML::LoadFile(kWorkflow);
   }
-  void TearDown() override { fs::remove_all(repo_); }
-
   // Runs the host job's step with this id; returns its exit status, its output in `*output`.
   int RunStep(const std::string& id, std::string* output) {
     std::string script = "export PATH='" + fs::path(VMMRUN_BINARY).parent_path().string() +
@@ -365,7 +362,8 @@ class CiExampleHostJob : public ::testing::Test {
                       &rc);
     return rc;
   }
-  fs::path repo_;
+  ScratchDir scratch_{"vmm_ci_example"};
+  const fs::path& repo_ = scratch_.dir();
   YAML::Node workflow_;
 };
 

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "runner/report/report_io.h"
+#include "tests/scratch_dir.h"
 
 namespace vmm {
 namespace {
@@ -79,18 +80,9 @@ bool WaitForStopHandlers(pid_t pid, std::chrono::seconds limit) {
 
 class E2ESafety : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("vmm_e2e_safety_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string Path(const std::string& name) const { return scratch_.Path(name); }
   std::string Write(const std::string& name, const std::string& text) const {
-    std::ofstream(Path(name), std::ios::binary) << text;
-    return Path(name);
+    return scratch_.Write(name, text);
   }
   Finished Run(const std::string& args) const {
     const std::string log = Path("log.txt");
@@ -104,7 +96,8 @@ class E2ESafety : public ::testing::Test {
     std::sort(out.begin(), out.end());
     return out;
   }
-  fs::path dir_;
+  ScratchDir scratch_{"vmm_e2e_safety"};
+  const fs::path& dir_ = scratch_.dir();
 };
 
 std::string Scenario(const std::string& name, const std::string& extra_steps = "") {

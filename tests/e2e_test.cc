@@ -11,6 +11,7 @@
 #include <string>
 
 #include "runner/report/report_io.h"
+#include "tests/scratch_dir.h"
 
 namespace vmm {
 namespace {
@@ -38,16 +39,10 @@ Result RunTool(const std::string& args) {
 
 class E2E : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("vmm_e2e_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string Path(const std::string& name) const { return scratch_.Path(name); }
 
-  fs::path dir_;
+  ScratchDir scratch_{"vmm_e2e"};
+  const fs::path& dir_ = scratch_.dir();
 };
 
 TEST_F(E2E, ReuseRunsToAPassOnTheHostBackend) {

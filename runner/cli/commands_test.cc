@@ -12,6 +12,7 @@
 #include "runner/cli/run_command.h"
 #include "runner/cli/steps_command.h"
 #include "runner/cli/validate_command.h"
+#include "tests/scratch_dir.h"
 
 namespace vmm {
 namespace {
@@ -35,17 +36,8 @@ steps:
 
 class CommandsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("vmm_cmd_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string Write(const std::string& name, const std::string& text) {
-    const std::string path = (dir_ / name).string();
-    std::ofstream(path) << text;
-    return path;
+    return scratch_.Write(name, text);
   }
   int Run(std::vector<std::string> files) {
     RunOptions options;
@@ -55,7 +47,8 @@ class CommandsTest : public ::testing::Test {
     options.quiet = true;
     return RunRunCommand(options, out_, err_);
   }
-  fs::path dir_;
+  ScratchDir scratch_{"vmm_cmd"};
+  const fs::path& dir_ = scratch_.dir();
   std::ostringstream out_, err_;
 };
 

@@ -79,16 +79,11 @@ bool PrepareReportPath(const RunOptions& options, const std::string& scenario_pa
   return true;
 }
 
-// Validates, runs and reports one scenario; returns its exit code and appends its report.
+// Validates, runs and reports one scenario (`text`, the contents of `path`); returns its exit code
+// and appends its report.
 int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::string& path,
-           const SweepPoint* point, ClaimedPaths* claimed, std::vector<report::Report>* reports,
-           std::ostream& out, std::ostream& err) {
-  StatusOr<std::string> read = ReadInputFile(path, kMaxInputFileBytes);
-  if (!read.ok()) {
-    err << path << ": error: " << read.status().message() << "\n";
-    return kExitInputError;
-  }
-  const std::string& text = *read;
+           const std::string& text, const SweepPoint* point, ClaimedPaths* claimed,
+           std::vector<report::Report>* reports, std::ostream& out, std::ostream& err) {
   std::vector<Diagnostic> diagnostics;
   std::optional<Scenario> scenario = ParseScenario(text, path, expand, &diagnostics);
   Plan plan;
@@ -164,11 +159,14 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
 int RunFile(const RunOptions& options, const ExpandOptions& expand, const std::string& path,
             ClaimedPaths* claimed, std::vector<report::Report>* reports, std::ostream& out,
             std::ostream& err) {
+  StatusOr<std::string> text = ReadInputFile(path, kMaxInputFileBytes);
+  if (!text.ok()) {
+    err << path << ": error: " << text.status().message() << "\n";
+    return kExitInputError;
+  }
   std::vector<Diagnostic> diagnostics;
-  std::optional<std::vector<SweepPoint>> points;
-  // An unreadable file is reported by RunOne, which reads it again.
-  if (StatusOr<std::string> text = ReadInputFile(path, kMaxInputFileBytes); text.ok())
-    points = ReadSweepPoints(*text, path, expand.set, &diagnostics);
+  std::optional<std::vector<SweepPoint>> points =
+      ReadSweepPoints(*text, path, expand.set, &diagnostics);
   if (!diagnostics.empty() || (points && points->size() > 1 && !options.report.empty())) {
     err << FormatDiagnostics(diagnostics);
     if (diagnostics.empty())
@@ -177,14 +175,14 @@ int RunFile(const RunOptions& options, const ExpandOptions& expand, const std::s
     return kExitInputError;
   }
   if (!points || points->empty())
-    return RunOne(options, expand, path, nullptr, claimed, reports, out, err);
+    return RunOne(options, expand, path, *text, nullptr, claimed, reports, out, err);
   int worst = 0;
   const size_t first = reports->size();
   for (const SweepPoint& point : *points) {
     if (StopRequested()) break;  // the points not started are not run
     ExpandOptions at = expand;
     at.set.insert(at.set.end(), point.begin(), point.end());
-    worst = WorseExit(worst, RunOne(options, at, path, &point, claimed, reports, out, err));
+    worst = WorseExit(worst, RunOne(options, at, path, *text, &point, claimed, reports, out, err));
     if (!options.quiet) out << "\n";
   }
   std::vector<const report::Report*> ran;

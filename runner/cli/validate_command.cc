@@ -1,10 +1,8 @@
 #include "runner/cli/validate_command.h"
 
 #include <CLI/CLI.hpp>
-#include <fstream>
 #include <optional>
 #include <ostream>
-#include <sstream>
 
 #include "runner/base/exit_code.h"
 #include "runner/base/format.h"
@@ -28,13 +26,11 @@ void SetupValidateCommand(CLI::App& app, ValidateOptions& options) {
 
 namespace {
 
-// Runs valijson over `file`; prints its verdict and returns false when it rejects the file.
-bool CrossCheck(const ValijsonOracle& oracle, const std::string& file, bool ours_valid,
-                std::ostream& out, std::ostream& err) {
-  // Unreadable files (a FIFO, a device, too large) were reported by LoadScenarioFile already.
-  StatusOr<std::string> text = ReadInputFile(file, kMaxInputFileBytes);
-  if (!text.ok()) return false;
-  std::vector<Diagnostic> theirs = oracle.Validate(*text, file);
+// Runs valijson over `text`, the contents of `file`; prints its verdict and returns false when it
+// rejects the file.
+bool CrossCheck(const ValijsonOracle& oracle, const std::string& text, const std::string& file,
+                bool ours_valid, std::ostream& out, std::ostream& err) {
+  std::vector<Diagnostic> theirs = oracle.Validate(text, file);
   const bool schema_valid = theirs.empty();
   if (!schema_valid) err << FormatDiagnostics(theirs);
   out << file << ": valijson " << (schema_valid ? "accepts" : "rejects") << " the file"
@@ -48,13 +44,11 @@ bool CrossCheck(const ValijsonOracle& oracle, const std::string& file, bool ours
 // Validates every point of the `sweep:` of `file` (the scenario as `vmm-run run` will run it
 // there); prints the errors of each bad point under its name. Returns the number of points (0
 // without a sweep), or -1 when some point is invalid.
-int ValidateSweepPoints(const std::string& file, const ExpandOptions& expand, std::ostream& err) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
+int ValidateSweepPoints(const std::string& text, const std::string& file,
+                        const ExpandOptions& expand, std::ostream& err) {
   std::vector<Diagnostic> diagnostics;
   std::optional<std::vector<SweepPoint>> points =
-      ReadSweepPoints(text.str(), file, expand.set, &diagnostics);
+      ReadSweepPoints(text, file, expand.set, &diagnostics);
   if (!points) {
     err << FormatDiagnostics(diagnostics);
     return -1;
@@ -63,7 +57,7 @@ int ValidateSweepPoints(const std::string& file, const ExpandOptions& expand, st
   for (const SweepPoint& point : *points) {
     ExpandOptions at = expand;
     at.set.insert(at.set.end(), point.begin(), point.end());
-    std::optional<Scenario> scenario = ParseScenario(text.str(), file, at, &diagnostics);
+    std::optional<Scenario> scenario = ParseScenario(text, file, at, &diagnostics);
     if (scenario) BuildPlan(*scenario, &diagnostics);
     if (diagnostics.empty()) continue;
     CollapseRepeats(&diagnostics);
@@ -91,21 +85,28 @@ int RunValidateCommand(const ValidateOptions& options, std::ostream& out, std::o
   if (!ParseSetOptions(options.set, &expand, err)) return kExitInputError;
   int code = 0;
   for (const std::string& file : options.files) {
+    // Read once (a regular file within the size limit), then parse, cross-check and sweep it.
+    StatusOr<std::string> text = ReadInputFile(file, kMaxInputFileBytes);
+    if (!text.ok()) {
+      err << FormatDiagnostic(Diagnostic{SourceLoc{file, 0, 0}, text.status().message()}) << "\n";
+      code = kExitInputError;
+      continue;
+    }
     std::vector<Diagnostic> diagnostics;
-    std::optional<Scenario> scenario = LoadScenarioFile(file, expand, &diagnostics);
+    std::optional<Scenario> scenario = ParseScenario(*text, file, expand, &diagnostics);
     Plan plan;
     if (scenario) plan = BuildPlan(*scenario, &diagnostics);
     CollapseRepeats(&diagnostics);
     const bool valid = diagnostics.empty();
     if (!valid) err << FormatDiagnostics(diagnostics);
-    if (oracle && !CrossCheck(*oracle, file, valid, out, err)) code = kExitInputError;
+    if (oracle && !CrossCheck(*oracle, *text, file, valid, out, err)) code = kExitInputError;
     if (!valid) {
       code = kExitInputError;
       continue;
     }
-    const int points = ValidateSweepPoints(file, expand, err);
+    const int points = ValidateSweepPoints(*text, file, expand, err);
     if (points < 0) {
-      code = 2;
+      code = kExitInputError;
       continue;
     }
     if (!options.quiet) {

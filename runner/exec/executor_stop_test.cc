@@ -11,25 +11,11 @@
 #include "runner/base/stop_signal.h"
 #include "runner/engine/fake_engine.h"
 #include "runner/exec/executor.h"
+#include "runner/exec/planned_test_util.h"
 #include "runner/scenario/parse.h"
 
 namespace vmm {
 namespace {
-
-struct Planned {
-  explicit Planned(const std::string& text) {
-    std::vector<Diagnostic> diagnostics;
-    std::optional<Scenario> parsed = ParseScenario(text, "test.yaml", &diagnostics);
-    if (parsed) {
-      scenario = std::make_unique<Scenario>(std::move(*parsed));
-      plan = BuildPlan(*scenario, &diagnostics);
-    }
-    errors = FormatDiagnostics(diagnostics);
-  }
-  std::unique_ptr<Scenario> scenario;
-  Plan plan;
-  std::string errors;
-};
 
 const char* kFill = R"(version: 1
 name: fill

@@ -10,26 +10,11 @@
 
 #include "runner/engine/fake_engine.h"
 #include "runner/engine/host/host_engine.h"
+#include "runner/exec/planned_test_util.h"
 #include "runner/scenario/parse.h"
 
 namespace vmm {
 namespace {
-
-// Parses and plans `text`; the Scenario is kept alive beside the Plan (which points into it).
-struct Planned {
-  explicit Planned(const std::string& text) {
-    std::vector<Diagnostic> diagnostics;
-    std::optional<Scenario> parsed = ParseScenario(text, "test.yaml", &diagnostics);
-    if (parsed) {
-      scenario = std::make_unique<Scenario>(std::move(*parsed));
-      plan = BuildPlan(*scenario, &diagnostics);
-    }
-    errors = FormatDiagnostics(diagnostics);
-  }
-  std::unique_ptr<Scenario> scenario;
-  Plan plan;
-  std::string errors;
-};
 
 const char* kRemap = R"(version: 1
 name: remap

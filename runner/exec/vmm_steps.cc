@@ -24,6 +24,12 @@ double Micros(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double, std::micro>(to - from).count();
 }
 
+// Keeps what Unmap/Release said about in-flight work in the compiled step.
+void KeepSync(const SyncNote& note, HotVmmStep& s) {
+  s.waited = note.waited;
+  s.wait_us = note.wait_us;
+}
+
 void AddSync(const HotVmmStep& done, StepRecord& record) {
   record.details.reserve(2);
   record.details.emplace_back("waited_for_work", done.waited);
@@ -91,8 +97,7 @@ struct MemoryOp<Op::kRelease> {
   static Status Call(HotVmmStep& s, RunState& state) {
     SyncNote note;
     Status status = state.engine.Release(state.allocs[s.alloc], &note);
-    s.waited = note.waited;
-    s.wait_us = note.wait_us;
+    KeepSync(note, s);
     return status;
   }
   static void Record(const PlanStep&, const HotVmmStep& done, bool ok, RunState&,
@@ -136,8 +141,7 @@ struct MemoryOp<Op::kUnmap> {
   static Status Call(HotVmmStep& s, RunState& state) {
     SyncNote note;
     Status status = state.engine.Unmap(state.buffer_va[s.buffer] + s.offset, s.size, &note);
-    s.waited = note.waited;
-    s.wait_us = note.wait_us;
+    KeepSync(note, s);
     return status;
   }
   static void Record(const PlanStep&, const HotVmmStep& done, bool ok, RunState&,

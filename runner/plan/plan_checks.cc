@@ -127,8 +127,7 @@ void PlanBuilder::DecodeExpect(
 // to device: a restore). Both sides have the same size.
 template <>
 void PlanBuilder::PlanOp<Op::kCopy>(const Step& step, PlanStep* p, BufferUses*) {
-  Located<std::string> to = step.to;
-  p->buffer = ResolveBuffer(to, step);
+  p->buffer = ResolveBuffer(step.to, step);
   if (p->buffer >= 0) Use(p->buffer, Access::kReadWrite, "copy writes", At(step.to, step));
   uint64_t from_bytes = 0;
   if (buffer_slots_.count(step.from.value) != 0) {

@@ -71,7 +71,5 @@ bool ParseOpName(std::string_view name, Op* out);
 const OpInfo* FindOp(std::string_view name);
 
 constexpr bool IsMemoryOp(Op op) { return Describe(op).family == OpFamily::kMemory; }
-// True for the ops whose record carries a verdict (checks and update).
-constexpr bool IsCheckOp(Op op) { return Describe(op).has(kVerdict); }
 
 }  // namespace vmm

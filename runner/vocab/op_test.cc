@@ -36,8 +36,8 @@ TEST(OpTableTest, FamiliesAndFlagsStateWhatTheExecutorRelies) {
     // What a capture can record is work on the stream.
     EXPECT_TRUE(!info.has(kCapturable) || info.family == OpFamily::kKernel) << info.name;
   }
-  EXPECT_TRUE(IsCheckOp(Op::kUpdate));
-  EXPECT_FALSE(IsCheckOp(Op::kSnapshot));
+  EXPECT_TRUE(Describe(Op::kUpdate).has(kVerdict));
+  EXPECT_FALSE(Describe(Op::kSnapshot).has(kVerdict));
   EXPECT_FALSE(Describe(Op::kCheckAddress).has(kDriver));  // compares recorded addresses only
 }
 
