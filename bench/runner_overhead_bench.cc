@@ -77,7 +77,7 @@ class NullEngine final : public vmm::Engine {
     return {};
   }
   vmm::Status Free(vmm::DevicePtr, uint64_t) override { return {}; }
-  vmm::Status Create(uint64_t, vmm::AllocHandle* out) override {
+  vmm::Status Create(const vmm::AllocProps&, vmm::AllocHandle* out) override {
     out->value = 1;
     return {};
   }

@@ -109,6 +109,36 @@ struct KernelNodeParams {
   bool operator==(const KernelNodeParams&) const = default;
 };
 
+// Where a Create places physical memory (CUmemLocationType).
+enum class MemLocation : uint8_t {
+  kDevice,    // a GPU's memory; AllocProps::location_id is the device ordinal
+  kHost,      // host memory (CUDA 13)
+  kHostNuma,  // host memory on one NUMA node; location_id is the node
+};
+
+// Shareable handle types a Create asks for, as bits (the values of CUmemAllocationHandleType).
+inline constexpr uint32_t kHandleTypePosixFd = 0x1;
+inline constexpr uint32_t kHandleTypeFabric = 0x8;
+
+// What a Create asks for (CUmemAllocationProp). The defaults are the plain allocation every
+// scenario made before properties existed: device memory on the engine's device, not shareable,
+// not compressible, no RDMA flag. A backend that cannot grant a property refuses the Create with an
+// error that names it (never silently drops it).
+struct AllocProps {
+  uint64_t size = 0;
+  MemLocation location = MemLocation::kDevice;
+  int location_id = -1;       // -1: the engine's device for kDevice; the node for kHostNuma
+  uint32_t handle_types = 0;  // kHandleType* bits
+  bool compression = false;
+  bool gpudirect_rdma = false;
+
+  // True when nothing beyond the size and the engine's own device is asked for.
+  bool IsPlain() const {
+    return location == MemLocation::kDevice && location_id < 0 && handle_types == 0 &&
+           !compression && !gpudirect_rdma;
+  }
+};
+
 // Result of an exact (bitwise) comparison of two buffers of 32-bit elements.
 struct CompareResult {
   uint64_t mismatches = 0;
@@ -132,7 +162,16 @@ class Engine {
     return Refuse("Reserve");
   }
   virtual Status Free(DevicePtr /*va*/, uint64_t /*size*/) { return Refuse("Free"); }
-  virtual Status Create(uint64_t /*size*/, AllocHandle* /*out*/) { return Refuse("Create"); }
+  virtual Status Create(const AllocProps& /*props*/, AllocHandle* /*out*/) {
+    return Refuse("Create");
+  }
+  // The plain allocation of `size` bytes (AllocProps defaults). A backend that overrides Create
+  // says `using Engine::Create;` so this overload stays visible on it.
+  Status Create(uint64_t size, AllocHandle* out) {
+    AllocProps props;
+    props.size = size;
+    return Create(props, out);
+  }
   virtual Status Release(AllocHandle /*handle*/, SyncNote* /*note*/) { return Refuse("Release"); }
   // Maps [handle+offset, +size) at va. The mapping has no access until SetAccess.
   virtual Status Map(DevicePtr /*va*/, uint64_t /*size*/, uint64_t /*offset*/,

@@ -67,8 +67,8 @@ Status FakeEngine::Free(DevicePtr va, uint64_t size) {
   return Status::Ok();
 }
 
-Status FakeEngine::Create(uint64_t size, AllocHandle* out) {
-  const std::string line = "Create(size=" + Hex(size) + ")";
+Status FakeEngine::Create(const AllocProps& props, AllocHandle* out) {
+  const std::string line = "Create(size=" + Hex(props.size) + ")";
   VMM_RETURN_IF_ERROR(Enter("Create", line));
   out->value = next_alloc_++;
   Record(line + " -> " + Hex(out->value));

@@ -57,7 +57,8 @@ class FakeEngine final : public Engine {
   const DeviceInfo& info() const override { return info_; }
   Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) override;
   Status Free(DevicePtr va, uint64_t size) override;
-  Status Create(uint64_t size, AllocHandle* out) override;
+  using Engine::Create;
+  Status Create(const AllocProps& props, AllocHandle* out) override;
   Status Release(AllocHandle handle, SyncNote* note) override;
   Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) override;
   Status SetAccess(DevicePtr va, uint64_t size, Access access) override;

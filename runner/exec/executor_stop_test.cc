@@ -99,7 +99,7 @@ class HookedEngine final : public Engine {
   const DeviceInfo& info() const override { return fake.info(); }
   Status Reserve(uint64_t s, uint64_t a, DevicePtr* va) override { return fake.Reserve(s, a, va); }
   Status Free(DevicePtr va, uint64_t s) override { return fake.Free(va, s); }
-  Status Create(uint64_t s, AllocHandle* h) override { return fake.Create(s, h); }
+  Status Create(const AllocProps& p, AllocHandle* h) override { return fake.Create(p, h); }
   Status Release(AllocHandle h, SyncNote* n) override { return fake.Release(h, n); }
   Status Map(DevicePtr va, uint64_t s, uint64_t o, AllocHandle h) override {
     return fake.Map(va, s, o, h);

@@ -127,11 +127,7 @@ StatusOr<std::unique_ptr<Engine>> CreateCudaEngine(int ordinal) {
 namespace cuda {
 
 CudaEngine::CudaEngine(const DriverApi& api, int ordinal, CUcontext context, DeviceInfo info)
-    : api_(api),
-      ordinal_(ordinal),
-      context_(context),
-      info_(std::move(info)),
-      prop_(DeviceAllocationProp(ordinal)) {}
+    : api_(api), ordinal_(ordinal), context_(context), info_(std::move(info)) {}
 
 Status CudaEngine::Init() {
   StatusOr<KernelRegistry> kernels = KernelRegistry::Create(api_);
@@ -262,10 +258,11 @@ Status CudaEngine::Free(DevicePtr va, uint64_t size) {
   return Status::Ok();
 }
 
-Status CudaEngine::Create(uint64_t size, AllocHandle* out) {
-  auto what = [&] { return "Create(size=" + FormatBytes(size) + ")"; };
+Status CudaEngine::Create(const AllocProps& props, AllocHandle* out) {
+  auto what = [&] { return "Create(size=" + FormatBytes(props.size) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
-  StatusOr<PhysicalAlloc> a = CreatePhysicalAlloc(api_, prop_, size);
+  StatusOr<PhysicalAlloc> a =
+      CreatePhysicalAlloc(api_, AllocationProp(props, ordinal_), props.size);
   if (!a.ok()) return Annotate(a.status(), what);
   out->value = allocs_.Insert(std::move(a).value());
   return Status::Ok();

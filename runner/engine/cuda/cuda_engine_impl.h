@@ -50,7 +50,8 @@ class CudaEngine final : public Engine {
 
   Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) override;
   Status Free(DevicePtr va, uint64_t size) override;
-  Status Create(uint64_t size, AllocHandle* out) override;
+  using Engine::Create;
+  Status Create(const AllocProps& props, AllocHandle* out) override;
   Status Release(AllocHandle handle, SyncNote* note) override;
   Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) override;
   Status SetAccess(DevicePtr va, uint64_t size, Access access) override;
@@ -109,7 +110,6 @@ class CudaEngine final : public Engine {
   int ordinal_ = 0;
   CUcontext context_ = nullptr;  // the device's primary context (retained by the runtime)
   DeviceInfo info_;
-  CUmemAllocationProp prop_ = {};
   KernelRegistry kernels_;
   Stream stream_;
   Event start_;

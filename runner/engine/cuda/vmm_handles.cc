@@ -13,6 +13,28 @@ CUmemAllocationProp DeviceAllocationProp(int ordinal) {
   return prop;
 }
 
+CUmemAllocationProp AllocationProp(const AllocProps& props, int engine_ordinal) {
+  CUmemAllocationProp prop = DeviceAllocationProp(engine_ordinal);
+  switch (props.location) {
+    case MemLocation::kDevice:
+      prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+      prop.location.id = props.location_id < 0 ? engine_ordinal : props.location_id;
+      break;
+    case MemLocation::kHost:
+      prop.location.type = CU_MEM_LOCATION_TYPE_HOST;
+      prop.location.id = 0;  // ignored by the driver for HOST
+      break;
+    case MemLocation::kHostNuma:
+      prop.location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+      prop.location.id = props.location_id < 0 ? 0 : props.location_id;
+      break;
+  }
+  prop.requestedHandleTypes = static_cast<CUmemAllocationHandleType>(props.handle_types);
+  if (props.compression) prop.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_GENERIC;
+  prop.allocFlags.gpuDirectRDMACapable = props.gpudirect_rdma ? 1 : 0;
+  return prop;
+}
+
 // --- Reservation ---
 
 void ReservationTraits::Release(const Value& v) noexcept {

@@ -20,12 +20,16 @@
 #include "runner/base/status.h"
 #include "runner/base/unique_handle.h"
 #include "runner/engine/cuda/driver_api.h"
+#include "runner/engine/engine.h"
 
 namespace vmm::cuda {
 
 // Properties of pinned device memory on `ordinal`, as cuMemCreate and
 // cuMemGetAllocationGranularity take them (no shareable handle type, no compression).
 CUmemAllocationProp DeviceAllocationProp(int ordinal);
+// The driver's property struct for what a scenario's create asks for (engine.h AllocProps);
+// `engine_ordinal` is the device used when the props name none.
+CUmemAllocationProp AllocationProp(const AllocProps& props, int engine_ordinal);
 
 // --- Reservation: a virtual address range from cuMemAddressReserve, freed with cuMemAddressFree.
 

@@ -79,7 +79,15 @@ class HostEngine final : public Engine {
     return space_.Reserve(size, alignment, va);
   }
   Status Free(DevicePtr va, uint64_t size) override { return space_.Free(va, size); }
-  Status Create(uint64_t size, AllocHandle* out) override { return space_.Create(size, out); }
+  using Engine::Create;
+  Status Create(const AllocProps& props, AllocHandle* out) override {
+    if (!props.IsPlain()) {
+      return RuntimeError(
+          "the host backend does not implement allocation properties (location, handle types, "
+          "compression, RDMA) yet");
+    }
+    return space_.Create(props.size, out);
+  }
   Status Release(AllocHandle handle, SyncNote* note) override {
     if (note != nullptr) *note = SyncNote{};  // kernels are synchronous: nothing is in flight
     return space_.Release(handle);
