@@ -20,6 +20,7 @@
 #include "runner/cli/sweep_summary.h"
 #include "runner/engine/select/engine_select.h"
 #include "runner/exec/executor.h"
+#include "runner/exec/step_targets.h"
 #include "runner/plan/plan.h"
 #include "runner/report/atomic_file.h"
 #include "runner/report/junit.h"
@@ -136,6 +137,8 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
   RunOutcome outcome = unmet.empty() ? RunPlan(plan, engine, observer) : SkipPlan(plan, unmet);
   choice->engine.reset();  // release everything still alive before reporting
   report.steps = std::move(outcome.steps);
+  report.buffers = BufferTable(plan);
+  AddTargets(plan, &report.steps);
   report.vars = scenario->vars;
   if (point != nullptr)
     for (const VarOverride& v : *point) report.sweep_point.emplace_back(v.name, v.value);

@@ -67,10 +67,22 @@ struct StepRecord {
   std::optional<double> gpu_us;              // device time (events) where measured
   Boxed<TimingStats> wall_stats, gpu_stats;  // when repeat > 1 (Boxed: usually empty)
   Details addresses;                         // e.g. {"va", "0x7f..."}: hex strings
-  Details details;               // op-specific facts (sizes, result codes, hashes, waited...)
+  Details details;  // op-specific facts (sizes, result codes, hashes, waited...)
+  // Names of what the step acts on, by role: {"buffer": "A", "alloc": "pA1"}, {"exec": "e"}.
+  // Filled after the run (exec/step_targets.h), never on the timed path.
+  Details targets;
   Boxed<CheckRecord> check;      // check steps (Boxed: most steps have none)
   std::string error;             // run-time failure message (status failed, no check)
   std::vector<StepRecord> body;  // capture: the recorded inner steps
+};
+
+// A buffer or view the scenario declared (`vmm-run timeline` draws a lane per reservation).
+struct BufferRecord {
+  std::string name;
+  std::string view_of;  // views: the buffer whose reservation holds it; empty for a buffer
+  uint64_t offset = 0;  // views: bytes from the start of that reservation
+  uint64_t bytes = 0;   // the tensor's bytes
+  uint64_t reservation_bytes = 0;  // buffers: the reservation's size
 };
 
 struct DeviceRecord {
@@ -110,7 +122,8 @@ struct Report {
   // empty for a run that is not part of a sweep. `vmm-run diff` pairs reports by scenario name
   // and this point.
   std::vector<std::pair<std::string, std::string>> sweep_point;
-  std::string started_at;  // ISO 8601 UTC
+  std::string started_at;             // ISO 8601 UTC
+  std::vector<BufferRecord> buffers;  // optional in the format (absent in reports before 1.1)
   std::vector<StepRecord> steps;
   Summary summary;
 };

@@ -61,6 +61,7 @@ Json StepToJson(const StepRecord& s) {
   if (s.gpu_stats) j["gpu_stats"] = StatsToJson(*s.gpu_stats);
   j["addresses"] = DetailsToJson(s.addresses);
   j["details"] = DetailsToJson(s.details);
+  if (!s.targets.empty()) j["targets"] = DetailsToJson(s.targets);
   if (s.check) j["check"] = CheckToJson(*s.check);
   if (!s.error.empty()) j["error"] = s.error;
   if (!s.body.empty()) {
@@ -175,6 +176,22 @@ std::string ReportToJson(const Report& r) {
     j["sweep_point"] = std::move(point);
   }
   j["started_at"] = r.started_at;
+  if (!r.buffers.empty()) {
+    Json buffers = Json::array();
+    for (const BufferRecord& b : r.buffers) {
+      Json bj;
+      bj["name"] = b.name;
+      if (!b.view_of.empty()) {
+        bj["view_of"] = b.view_of;
+        bj["offset_bytes"] = std::to_string(b.offset);
+      } else {
+        bj["reservation_bytes"] = std::to_string(b.reservation_bytes);
+      }
+      bj["bytes"] = std::to_string(b.bytes);
+      buffers.push_back(std::move(bj));
+    }
+    j["buffers"] = std::move(buffers);
+  }
   Json steps = Json::array();
   for (const StepRecord& s : r.steps) steps.push_back(StepToJson(s));
   j["steps"] = std::move(steps);

@@ -238,6 +238,7 @@ StepRecord ReadStep(FieldReader& r, const Json& s, const std::string& p) {
   step.gpu_stats = ReadStats(r, s, p, "gpu_stats");
   ReadDetails(r, s, p, "addresses", &step.addresses);
   ReadDetails(r, s, p, "details", &step.details);
+  if (r.Member(s, p, "targets", false)) ReadDetails(r, s, p, "targets", &step.targets);
   if (const Json* c = r.Object(s, p, "check", false)) step.check = ReadCheck(r, *c, p + "/check");
   if (r.Member(s, p, "error", false)) r.String(s, p, "error", &step.error);
   if (const Json* body = r.Array(s, p, "body", false)) {
@@ -403,6 +404,26 @@ StatusOr<Report> ParseReportJson(const std::string& text, const std::string& nam
     }
   }
   r.String(root, "", "started_at", &report.started_at);
+  if (const Json* buffers = r.Array(root, "", "buffers", false)) {
+    for (size_t i = 0; i < buffers->size(); ++i) {
+      const std::string p = "/buffers/" + std::to_string(i);
+      const Json& b = (*buffers)[i];
+      if (!b.is_object()) {
+        r.Error(p, "expected an object, got " + TypeText(b));
+        continue;
+      }
+      BufferRecord buffer;
+      r.String(b, p, "name", &buffer.name);
+      r.DecimalString(b, p, "bytes", &buffer.bytes);
+      if (r.Member(b, p, "view_of", false)) {
+        r.String(b, p, "view_of", &buffer.view_of);
+        r.DecimalString(b, p, "offset_bytes", &buffer.offset);
+      } else {
+        r.DecimalString(b, p, "reservation_bytes", &buffer.reservation_bytes);
+      }
+      report.buffers.push_back(std::move(buffer));
+    }
+  }
   if (const Json* steps = r.Array(root, "", "steps", true)) {
     for (size_t i = 0; i < steps->size(); ++i) {
       const std::string p = "/steps/" + std::to_string(i);

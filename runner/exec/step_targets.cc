@@ -1,0 +1,72 @@
+#include "runner/exec/step_targets.h"
+
+#include <algorithm>
+#include <string>
+
+#include "runner/vocab/access.h"
+#include "runner/vocab/op.h"
+
+namespace vmm {
+namespace {
+
+void AddSlot(const char* role, int slot, const std::vector<std::string>& names,
+             report::Details* out) {
+  if (slot >= 0 && static_cast<size_t>(slot) < names.size()) out->emplace_back(role, names[slot]);
+}
+
+void AddBuffer(const char* role, int slot, const Plan& plan, report::Details* out) {
+  if (slot >= 0 && static_cast<size_t>(slot) < plan.buffers.size())
+    out->emplace_back(role, plan.buffers[slot].name);
+}
+
+void AddTargets(const Plan& plan, const std::vector<PlanStep>& steps,
+                std::vector<report::StepRecord>* records) {
+  const size_t n = std::min(steps.size(), records->size());
+  for (size_t i = 0; i < n; ++i) {
+    const PlanStep& step = steps[i];
+    report::StepRecord& record = (*records)[i];
+    report::Details& t = record.targets;
+    t.clear();
+    AddBuffer("buffer", step.buffer, plan, &t);
+    AddSlot("alloc", step.alloc, plan.allocs, &t);
+    AddSlot("graph", step.graph, plan.graphs, &t);
+    AddSlot("exec", step.exec, plan.execs, &t);
+    AddSlot("snapshot", step.snapshot, plan.snapshots, &t);
+    AddBuffer("other", step.other, plan, &t);
+    AddBuffer("a", step.a, plan, &t);
+    AddBuffer("b", step.b, plan, &t);
+    AddBuffer("c", step.c, plan, &t);
+    if (IsMemoryOp(step.op) && step.buffer >= 0) {  // the range within the reservation
+      t.emplace_back("offset_bytes", static_cast<int64_t>(step.offset));
+      t.emplace_back("size_bytes", static_cast<int64_t>(step.size));
+      if (step.op == Op::kSetAccess) t.emplace_back("access", std::string(AccessName(step.access)));
+    }
+    if (!step.body.empty()) AddTargets(plan, step.body, &record.body);
+  }
+}
+
+}  // namespace
+
+std::vector<report::BufferRecord> BufferTable(const Plan& plan) {
+  std::vector<report::BufferRecord> out;
+  out.reserve(plan.buffers.size());
+  for (const PlanBuffer& b : plan.buffers) {
+    report::BufferRecord r;
+    r.name = b.name;
+    r.bytes = b.bytes;
+    if (b.base >= 0) {
+      r.view_of = plan.buffers[b.base].name;
+      r.offset = b.offset;
+    } else {
+      r.reservation_bytes = b.reservation_size;
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+void AddTargets(const Plan& plan, std::vector<report::StepRecord>* records) {
+  AddTargets(plan, plan.steps, records);
+}
+
+}  // namespace vmm
