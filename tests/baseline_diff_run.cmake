@@ -17,18 +17,33 @@ list(SORT scenarios)
 
 foreach(scenario IN LISTS scenarios)
   get_filename_component(name ${scenario} NAME_WE)
-  set(out ${WORK_DIR}/${name}.json)
+  set(dir ${WORK_DIR})
   if(REFRESH)
-    set(out ${baselines}/${name}.json)
+    set(dir ${baselines})
   endif()
   # Run from the source dir with a relative scenario path, so reports name "scenarios/x.yaml".
   file(RELATIVE_PATH relative ${SOURCE_DIR} ${scenario})
-  execute_process(COMMAND ${VMMRUN} run ${relative} --backend host --quiet --report ${out}
+  # A sweep writes one report per point (<name>.<point>.host.json, paired by `vmm-run diff` on
+  # scenario name and point) and a CSV table, which is not a baseline. The scenario's `name:` is
+  # its file name, so the reports are found by that prefix.
+  file(STRINGS ${scenario} sweep REGEX "^sweep:")
+  if(sweep)
+    file(GLOB old ${dir}/${name}.*.host.json)
+    if(old)
+      file(REMOVE ${old})
+    endif()
+    set(where --report-dir ${dir})
+  else()
+    set(where --report ${dir}/${name}.json)
+  endif()
+  execute_process(COMMAND ${VMMRUN} run ${relative} --backend host --quiet ${where}
                   WORKING_DIRECTORY ${SOURCE_DIR}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
+  file(REMOVE ${dir}/${name}.sweep.host.csv)
   # A failing check (1) or step (4) still writes a report, and the diff judges it against the
   # baseline (a baseline may record a known failure). No report at all is a failure here.
-  if(NOT EXISTS ${out})
+  file(GLOB written ${dir}/${name}.json ${dir}/${name}.*.host.json)
+  if(NOT written)
     message(FATAL_ERROR "vmm-run run ${relative} exited ${rc} without a report:\n${log}")
   endif()
 endforeach()

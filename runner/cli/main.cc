@@ -12,6 +12,7 @@
 #include "runner/cli/expand_command.h"
 #include "runner/cli/run_command.h"
 #include "runner/cli/steps_command.h"
+#include "runner/cli/timeline_command.h"
 #include "runner/cli/validate_command.h"
 #include "runner/cli/version_text.h"
 
@@ -44,11 +45,13 @@ int Main(int argc, char** argv) {
   vmm::DiffOptions diff;
   vmm::ExpandCommandOptions expand;
   vmm::CompletionOptions completion;
+  vmm::TimelineOptions timeline;
   vmm::SetupRunCommand(app, run);
   vmm::SetupValidateCommand(app, validate);
   vmm::SetupStepsCommand(app, steps);
   vmm::SetupDiffCommand(app, diff);
   vmm::SetupExpandCommand(app, expand);
+  vmm::SetupTimelineCommand(app, timeline);
   vmm::SetupCompletionCommand(app, completion);
 
   std::set<std::string> names;
@@ -71,6 +74,8 @@ int Main(int argc, char** argv) {
   if (app.got_subcommand("steps")) return vmm::RunStepsCommand(steps, std::cout, std::cerr);
   if (app.got_subcommand("diff")) return vmm::RunDiffCommand(diff, std::cout, std::cerr);
   if (app.got_subcommand("expand")) return vmm::RunExpandCommand(expand, std::cout, std::cerr);
+  if (app.got_subcommand("timeline"))
+    return vmm::RunTimelineCommand(timeline, std::cout, std::cerr);
   if (app.got_subcommand("completion"))
     return vmm::RunCompletionCommand(completion, std::cout, std::cerr);
   return vmm::kExitInputError;
