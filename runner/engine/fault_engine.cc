@@ -1,0 +1,116 @@
+#include "runner/engine/fault_engine.h"
+
+#include <string>
+
+namespace vmm {
+namespace {
+
+// Indexed by FaultKind. The errors are the ones the driver returns for a refused call of that
+// kind that leaves nothing behind (an allocation that does not fit, a launch without resources).
+constexpr FaultKindInfo kKinds[kFaultKindCount] = {
+    {"reserve", "cuMemAddressReserve", "CUDA_ERROR_OUT_OF_MEMORY"},
+    {"free", "cuMemAddressFree", "CUDA_ERROR_INVALID_VALUE"},
+    {"create", "cuMemCreate", "CUDA_ERROR_OUT_OF_MEMORY"},
+    {"release", "cuMemRelease", "CUDA_ERROR_INVALID_VALUE"},
+    {"map", "cuMemMap", "CUDA_ERROR_OUT_OF_MEMORY"},
+    {"set_access", "cuMemSetAccess", "CUDA_ERROR_INVALID_VALUE"},
+    {"unmap", "cuMemUnmap", "CUDA_ERROR_INVALID_VALUE"},
+    {"launch", "cudaLaunchKernel", "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
+    {"copy", "cudaMemcpyAsync", "CUDA_ERROR_INVALID_VALUE"},
+    {"check", "cudaLaunchKernel", "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
+    {"capture", "cudaStreamBeginCapture", "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"},
+    {"instantiate", "cudaGraphInstantiate", "CUDA_ERROR_OUT_OF_MEMORY"},
+    {"replay", "cudaGraphLaunch", "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
+    {"update", "cudaGraphExecUpdate", "CUDA_ERROR_INVALID_VALUE"},
+    {"query", "cudaGraphGetNodes", "CUDA_ERROR_INVALID_VALUE"},
+    {"destroy", "cudaGraphDestroy", "CUDA_ERROR_INVALID_VALUE"},
+    {"synchronize", "cudaStreamSynchronize", "CUDA_ERROR_LAUNCH_FAILED"},
+};
+
+}  // namespace
+
+const FaultKindInfo& Describe(FaultKind kind) { return kKinds[static_cast<size_t>(kind)]; }
+
+Status FaultEngine::Enter(FaultKind kind) {
+  const uint64_t overall = ++total_;
+  const uint64_t of_kind = ++by_kind_[static_cast<size_t>(kind)];
+  if (!plan_ || injected_) return Status::Ok();
+  const bool hit =
+      plan_->kind ? (*plan_->kind == kind && of_kind == plan_->nth) : overall == plan_->nth;
+  if (!hit) return Status::Ok();
+  injected_ = true;
+  const FaultKindInfo& k = Describe(kind);
+  return RuntimeError(std::string(k.driver_call) + ": " + k.error + " (injected fault)");
+}
+
+#define VMM_FORWARD(kind, call)                  \
+  do {                                           \
+    VMM_RETURN_IF_ERROR(Enter(FaultKind::kind)); \
+    return inner_.call;                          \
+  } while (false)
+
+Status FaultEngine::Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) {
+  VMM_FORWARD(kReserve, Reserve(size, alignment, va));
+}
+Status FaultEngine::Free(DevicePtr va, uint64_t size) { VMM_FORWARD(kFree, Free(va, size)); }
+Status FaultEngine::Create(const AllocProps& props, AllocHandle* out) {
+  VMM_FORWARD(kCreate, Create(props, out));
+}
+Status FaultEngine::Release(AllocHandle handle, SyncNote* note) {
+  VMM_FORWARD(kRelease, Release(handle, note));
+}
+Status FaultEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) {
+  VMM_FORWARD(kMap, Map(va, size, offset, handle));
+}
+Status FaultEngine::SetAccess(DevicePtr va, uint64_t size, Access access) {
+  VMM_FORWARD(kSetAccess, SetAccess(va, size, access));
+}
+Status FaultEngine::Unmap(DevicePtr va, uint64_t size, SyncNote* note) {
+  VMM_FORWARD(kUnmap, Unmap(va, size, note));
+}
+Status FaultEngine::Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) {
+  VMM_FORWARD(kLaunch, Fill(dst, count, seed, timing));
+}
+Status FaultEngine::Matmul(const MatmulArgs& args, OpTiming* timing) {
+  VMM_FORWARD(kLaunch, Matmul(args, timing));
+}
+Status FaultEngine::Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) {
+  VMM_FORWARD(kLaunch, Memset(dst, count, pattern, timing));
+}
+Status FaultEngine::CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) {
+  VMM_FORWARD(kCopy, CopyDevice(dst, src, bytes, timing));
+}
+Status FaultEngine::CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) {
+  VMM_FORWARD(kCopy, CopyFromHost(dst, src, bytes, timing));
+}
+Status FaultEngine::BeginCapture() { VMM_FORWARD(kCapture, BeginCapture()); }
+Status FaultEngine::EndCapture(GraphHandle* out) { VMM_FORWARD(kCapture, EndCapture(out)); }
+Status FaultEngine::Instantiate(GraphHandle graph, ExecHandle* out) {
+  VMM_FORWARD(kInstantiate, Instantiate(graph, out));
+}
+Status FaultEngine::Replay(ExecHandle exec, OpTiming* timing) {
+  VMM_FORWARD(kReplay, Replay(exec, timing));
+}
+Status FaultEngine::Update(ExecHandle exec, GraphHandle graph, UpdateResult* result) {
+  VMM_FORWARD(kUpdate, Update(exec, graph, result));
+}
+Status FaultEngine::KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>* out) {
+  VMM_FORWARD(kQuery, KernelNodes(graph, out));
+}
+Status FaultEngine::DestroyGraph(GraphHandle graph) { VMM_FORWARD(kDestroy, DestroyGraph(graph)); }
+Status FaultEngine::DestroyExec(ExecHandle exec) { VMM_FORWARD(kDestroy, DestroyExec(exec)); }
+Status FaultEngine::CopyToHost(DevicePtr src, uint64_t bytes, void* dst) {
+  VMM_FORWARD(kCopy, CopyToHost(src, bytes, dst));
+}
+Status FaultEngine::Checksum(DevicePtr src, uint64_t count, uint64_t* hash) {
+  VMM_FORWARD(kCheck, Checksum(src, count, hash));
+}
+Status FaultEngine::Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
+                            CompareResult* out) {
+  VMM_FORWARD(kCheck, Compare(a, b, count, max_report, out));
+}
+Status FaultEngine::Synchronize() { VMM_FORWARD(kSynchronize, Synchronize()); }
+
+#undef VMM_FORWARD
+
+}  // namespace vmm
