@@ -68,7 +68,9 @@ Status FakeEngine::Free(DevicePtr va, uint64_t size) {
 }
 
 Status FakeEngine::Create(const AllocProps& props, AllocHandle* out) {
-  const std::string line = "Create(size=" + Hex(props.size) + ")";
+  const std::string line =
+      "Create(size=" + Hex(props.size) +
+      (props.location_id >= 0 ? ", device=" + std::to_string(props.location_id) : "") + ")";
   VMM_RETURN_IF_ERROR(Enter("Create", line));
   out->value = next_alloc_++;
   Record(line + " -> " + Hex(out->value));

@@ -21,6 +21,8 @@
 //     `count` zero words (so it agrees with what CopyToHost returns); Compare returns
 //     SetCompareResult's value (no mismatches by default); Update returns SetUpdateResult's value
 //     (success by default). Unmap and Release report SyncNote{waited = false}.
+//   - Create records "Create(size=0x200000) -> 0x1", with ", device=1" after the size when the
+//     props name a device.
 //   - SetAccess records "access=read_write" for the engine's own device alone, else the list
 //     "access={0: read_write, 1: read}" by ordinal. GetAccess answers SetGetAccess's value
 //     (read_write by default) and records "GetAccess(va=0x..., device=-1) -> read_write";
