@@ -83,7 +83,9 @@ class NullEngine final : public vmm::Engine {
   }
   vmm::Status Release(vmm::AllocHandle, vmm::SyncNote*) override { return {}; }
   vmm::Status Map(vmm::DevicePtr, uint64_t, uint64_t, vmm::AllocHandle) override { return {}; }
-  vmm::Status SetAccess(vmm::DevicePtr, uint64_t, vmm::Access) override { return {}; }
+  vmm::Status SetAccess(vmm::DevicePtr, uint64_t, std::span<const vmm::DeviceAccess>) override {
+    return {};
+  }
   vmm::Status Unmap(vmm::DevicePtr, uint64_t, vmm::SyncNote*) override { return {}; }
   vmm::Status Fill(vmm::DevicePtr, uint64_t, uint64_t, vmm::OpTiming*) override { return {}; }
   vmm::Status Matmul(const vmm::MatmulArgs&, vmm::OpTiming*) override { return {}; }

@@ -69,6 +69,43 @@ TEST_F(E2E, ReuseRunsToAPassOnTheHostBackend) {
   }
 }
 
+TEST_F(E2E, TwoDeviceScenarioRunsOnTwoEmulatedDevicesAndIsSkippedOnOne) {
+  Result r =
+      RunTool("scenarios/striped_vector_add.yaml --backend host --report " + Path("two.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  StatusOr<report::Report> report = report::ReadReport(Path("two.json"));
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->devices.size(), 2u);
+  EXPECT_EQ(report->devices[0].scenario_device, 0);
+  EXPECT_EQ(report->devices[1].scenario_device, 1);
+  EXPECT_EQ(report->devices[1].ordinal, 1);
+  EXPECT_EQ(report->devices[1].pci_bus_id, "host");
+  // `--device 1` swaps the roles: the scenario's device 0 is ordinal 1.
+  r = RunTool("scenarios/striped_vector_add.yaml --backend host --device 1 -q --report " +
+              Path("swapped.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  report = report::ReadReport(Path("swapped.json"));
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->devices.size(), 2u);
+  EXPECT_EQ(report->devices[0].ordinal, 1);
+  EXPECT_EQ(report->devices[1].ordinal, 0);
+  // One device: `requires: {devices: 2}` is not met, so the run is skipped (exit 5), not failed.
+  r = RunTool("scenarios/striped_vector_add.yaml --backend host --host-devices 1 -q --report " +
+              Path("one.json"));
+  EXPECT_EQ(r.exit_code, 5) << r.out;
+  report = report::ReadReport(Path("one.json"));
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->summary.result, "skipped");
+  EXPECT_EQ(report->summary.skip_reason, "requires 2 devices; this host backend has 1");
+  ASSERT_EQ(report->devices.size(), 1u);
+  // A device the twin does not emulate is unavailable (exit 3).
+  r = RunTool("scenarios/reuse.yaml --backend host --device 2 -q --report " + Path("no.json"));
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_NE(r.out.find("no host device 2: the host twin has 2 (--host-devices 2)"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST_F(E2E, GraphUpdateRunsToAPassAndReportsTheUpdateCode) {
   Result r = RunTool("scenarios/graph_update.yaml --backend host --report " + Path("g.json"));
   ASSERT_EQ(r.exit_code, 0) << r.out;

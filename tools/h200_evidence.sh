@@ -48,7 +48,8 @@ done | tee "$OUT/sanitizer.log"
     ./build-gpu/bench/runner_overhead_bench --backend cuda --cycles 1000 --rounds 48
   done
   ./build-gpu/bench/runner_overhead_bench --backend null --cycles 1000 --rounds 200
+  ./build-gpu/bench/peer_bench  # two GPUs only; prints "skipped" on one
 } >"$OUT/bench.log" 2>&1
-grep -E "runner / driver|engine / driver|outside|executor alone" "$OUT/bench.log"
+grep -E "runner / driver|engine / driver|outside|executor alone|GB/s|skipped" "$OUT/bench.log"
 # The device tool brings back a limited number of files: one archive for the reports and logs.
 (cd "$OUT" && tar -czf reports.tar.gz reports sanitizer_*.log && rm -rf reports sanitizer_*.log)

@@ -101,6 +101,7 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
   ParseBackendKind(options.backend, &request.kind);  // CLI11 already checked the value
   request.device = options.device;
   request.granularity = plan.granularity;
+  request.host_devices = options.host_devices;
   StatusOr<EngineChoice> choice = SelectEngine(request);
   if (!choice.ok()) {
     err << path << ": error: " << choice.status().message() << "\n";
@@ -133,7 +134,9 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
     });
     observer = &*progress;
   }
-  const std::string unmet = UnmetRequirement(scenario->requires_, info);
+  std::string unmet = UnmetRequirement(scenario->requires_, info);
+  if (unmet.empty()) unmet = DescribeDevices(plan, engine, &report.devices);
+  if (report.devices.empty()) report.devices.push_back(DeviceRecordOf(info, 0));
   RunOutcome outcome = unmet.empty() ? RunPlan(plan, engine, observer) : SkipPlan(plan, unmet);
   choice->engine.reset();  // release everything still alive before reporting
   report.steps = std::move(outcome.steps);
@@ -214,7 +217,14 @@ void SetupRunCommand(CLI::App& app, RunOptions& options) {
                   "auto: CUDA when a VMM-capable device exists, else host")
       ->check(CLI::IsMember({"auto", "host", "cuda"}))
       ->capture_default_str();
-  run->add_option("--device", options.device, "CUDA device ordinal")->capture_default_str();
+  run->add_option("--device", options.device,
+                  "The run's device ordinal: the scenario's device 0 (device i is the i-th after "
+                  "it, wrapping around)")
+      ->capture_default_str();
+  run->add_option("--host-devices", options.host_devices,
+                  "Devices the host backend emulates (for scenarios with 'requires: devices')")
+      ->check(CLI::Range(1, 32))
+      ->capture_default_str();
   run->add_option(
       "--report", options.report,
       "Report path (one scenario only; default <report-dir>/<scenario>.<backend>.json)");

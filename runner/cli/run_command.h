@@ -24,6 +24,7 @@ struct RunOptions {
   std::vector<std::string> files;
   std::string backend = "auto";
   int device = 0;
+  int host_devices = 2;                    // --host-devices: devices the host twin emulates
   std::string report;                      // explicit report path (one scenario only)
   std::string report_dir = "vmm-reports";  // default: <report_dir>/<scenario>.<backend>.json
   std::string junit;                       // JUnit XML path, if any

@@ -6,6 +6,7 @@
 //   Create    -> cuMemCreate              Release   -> cuMemRelease
 //   Map       -> cuMemMap                 Unmap     -> cuMemUnmap
 //   SetAccess -> cuMemSetAccess        Memset    -> cuMemsetD32Async
+//   GetAccess -> cuMemGetAccess        SelectDevice -> cudaSetDevice (which stream work goes to)
 //   BeginCapture/EndCapture -> cudaStreamBeginCapture/EndCapture   Instantiate ->
 //   cudaGraphInstantiate Replay -> cudaGraphLaunch + sync      Update -> cudaGraphExecUpdate
 //   KernelNodes -> cudaGraphGetNodes + cudaGraphKernelNodeGetParams
@@ -23,7 +24,8 @@
 //     illegal-address crash inference engines hit in practice.
 //   - Free needs the range fully unmapped.
 //
-// Kernels (Fill, Matmul, Memset) run on the engine's single in-order stream. Between BeginCapture
+// Kernels (Fill, Matmul, Memset) run on the selected device's in-order stream (SelectDevice; the
+// engine's own device unless another was selected). Between BeginCapture
 // and EndCapture, Fill and Matmul are recorded into the graph instead of running (their OpTiming
 // stays unmeasured); capturing Memset is not supported yet.
 //
@@ -41,6 +43,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -73,6 +76,26 @@ struct DeviceInfo {
   uint64_t granularity_recommended = 0;  // bytes
   uint64_t total_memory = 0;             // bytes
   int device_count = 1;                  // devices of this backend on the machine
+  std::string pci_bus_id;                // "0000:19:00.0" (cuDeviceGetPCIBusId); "host" on host
+  // Ordinals of the devices whose memory this one can reach through a mapping
+  // (cuDeviceCanAccessPeer); itself included. Every emulated device on the host.
+  std::vector<int> peers;
+};
+
+// The physical ordinal of a scenario's device `index`: device 0 is the engine's own device
+// (--device), device i the one i ordinals after it, wrapping around (so `--device 1` on two GPUs
+// swaps their roles). Where the backend has fewer devices than the index asks for, ordinal + index
+// (an ordinal the backend refuses by name).
+inline int ScenarioDeviceOrdinal(const DeviceInfo& info, int index) {
+  if (index < info.device_count && info.device_count > 0)
+    return (info.ordinal + index) % info.device_count;
+  return info.ordinal + index;
+}
+
+// One entry of a SetAccess: the access `device` gets (-1: the engine's own device).
+struct DeviceAccess {
+  int device = -1;
+  Access access = Access::kReadWrite;
 };
 
 // Device-side timing of one operation; gpu_us < 0 means "not measured" (e.g. inside a capture).
@@ -178,8 +201,39 @@ class Engine {
                      AllocHandle /*handle*/) {
     return Refuse("Map");
   }
-  virtual Status SetAccess(DevicePtr /*va*/, uint64_t /*size*/, Access /*access*/) {
+  // cuMemSetAccess with one CUmemAccessDesc per entry, in ONE call: each listed device gets its
+  // access; devices not listed keep theirs. Every device's access starts at none on a new mapping.
+  virtual Status SetAccess(DevicePtr /*va*/, uint64_t /*size*/,
+                           std::span<const DeviceAccess> /*access*/) {
     return Refuse("SetAccess");
+  }
+  // The engine's own device only. A backend that overrides SetAccess says `using
+  // Engine::SetAccess;` so this overload stays visible on it.
+  Status SetAccess(DevicePtr va, uint64_t size, Access access) {
+    const DeviceAccess one{-1, access};
+    return SetAccess(va, size, std::span<const DeviceAccess>(&one, 1));
+  }
+  // cuMemGetAccess: the access `device` (-1: the engine's own) has at address `va`, which must be
+  // mapped (else the driver's CUDA_ERROR_INVALID_VALUE).
+  virtual Status GetAccess(DevicePtr /*va*/, int /*device*/, Access* /*out*/) {
+    return Refuse("GetAccess");
+  }
+
+  // --- Devices ---
+  // Work enqueued after this call (kernels, copies, captures, instantiations, data checks) runs on
+  // device `device`'s stream, in its primary context; -1 (the start) is the engine's own device.
+  // Replay runs an exec where it was instantiated, whatever is selected. VMM calls are
+  // process-wide and ignore the selection; Unmap, Release and Synchronize wait for every device's
+  // work. An ordinal the backend lacks, or a device without VMM support, is an error Status.
+  virtual Status SelectDevice(int device) {
+    if (device < 0 || device == info().ordinal) return Status::Ok();
+    return Refuse("SelectDevice");
+  }
+  // What device `ordinal` is (for the report's `devices`): the engine's own info for its own.
+  virtual Status DescribeDevice(int ordinal, DeviceInfo* out) {
+    if (ordinal >= 0 && ordinal != info().ordinal) return Refuse("DescribeDevice");
+    *out = info();
+    return Status::Ok();
   }
   virtual Status Unmap(DevicePtr /*va*/, uint64_t /*size*/, SyncNote* /*note*/) {
     return Refuse("Unmap");

@@ -27,5 +27,22 @@ TEST(EngineTest, MethodsABackendDoesNotImplementAreRefusedByName) {
             "the bare backend does not implement Matmul");
 }
 
+TEST(EngineTest, ABackendOfOneDeviceServesItsOwnAndRefusesOthers) {
+  BareEngine engine;
+  EXPECT_TRUE(engine.SelectDevice(-1).ok());
+  EXPECT_TRUE(engine.SelectDevice(0).ok());
+  EXPECT_EQ(engine.SelectDevice(1).message(), "the bare backend does not implement SelectDevice");
+  DeviceInfo info;
+  EXPECT_TRUE(engine.DescribeDevice(0, &info).ok());
+  EXPECT_EQ(info.backend, "bare");
+  EXPECT_EQ(engine.DescribeDevice(1, &info).message(),
+            "the bare backend does not implement DescribeDevice");
+  Access access;
+  EXPECT_EQ(engine.GetAccess(0, 0, &access).message(),
+            "the bare backend does not implement GetAccess");
+  EXPECT_EQ(engine.SetAccess(0, 2 << 20, Access::kRead).message(),  // the one-device form
+            "the bare backend does not implement SetAccess");
+}
+
 }  // namespace
 }  // namespace vmm

@@ -68,7 +68,9 @@ Status FakeEngine::Free(DevicePtr va, uint64_t size) {
 }
 
 Status FakeEngine::Create(const AllocProps& props, AllocHandle* out) {
-  const std::string line = "Create(size=" + Hex(props.size) + ")";
+  const std::string line =
+      "Create(size=" + Hex(props.size) +
+      (props.location_id >= 0 ? ", device=" + std::to_string(props.location_id) : "") + ")";
   VMM_RETURN_IF_ERROR(Enter("Create", line));
   out->value = next_alloc_++;
   Record(line + " -> " + Hex(out->value));
@@ -91,10 +93,34 @@ Status FakeEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
   return Status::Ok();
 }
 
-Status FakeEngine::SetAccess(DevicePtr va, uint64_t size, Access access) {
+Status FakeEngine::SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) {
+  std::string list;
+  if (access.size() == 1 && access[0].device < 0) {
+    list = AccessName(access[0].access);
+  } else {
+    for (const DeviceAccess& a : access) {
+      list += (list.empty() ? "{" : ", ") + std::to_string(a.device) + ": " + AccessName(a.access);
+    }
+    list += "}";
+  }
   const std::string line =
-      "SetAccess(va=" + Hex(va) + ", size=" + Hex(size) + ", access=" + AccessName(access) + ")";
+      "SetAccess(va=" + Hex(va) + ", size=" + Hex(size) + ", access=" + list + ")";
   VMM_RETURN_IF_ERROR(Enter("SetAccess", line));
+  Record(line);
+  return Status::Ok();
+}
+
+Status FakeEngine::GetAccess(DevicePtr va, int device, Access* out) {
+  const std::string line = "GetAccess(va=" + Hex(va) + ", device=" + std::to_string(device) + ")";
+  VMM_RETURN_IF_ERROR(Enter("GetAccess", line));
+  *out = get_access_;
+  Record(line + " -> " + AccessName(*out));
+  return Status::Ok();
+}
+
+Status FakeEngine::SelectDevice(int device) {
+  const std::string line = "SelectDevice(" + std::to_string(device) + ")";
+  VMM_RETURN_IF_ERROR(Enter("SelectDevice", line));
   Record(line);
   return Status::Ok();
 }

@@ -21,6 +21,13 @@
 //     `count` zero words (so it agrees with what CopyToHost returns); Compare returns
 //     SetCompareResult's value (no mismatches by default); Update returns SetUpdateResult's value
 //     (success by default). Unmap and Release report SyncNote{waited = false}.
+//   - Create records "Create(size=0x200000) -> 0x1", with ", device=1" after the size when the
+//     props name a device.
+//   - SetAccess records "access=read_write" for the engine's own device alone, else the list
+//     "access={0: read_write, 1: read}" by ordinal. GetAccess answers SetGetAccess's value
+//     (read_write by default) and records "GetAccess(va=0x..., device=-1) -> read_write";
+//     SelectDevice(n) records "SelectDevice(n)" and always succeeds (SetDeviceCount sets
+//     info().device_count, 1 by default).
 //   - FailAt(method, nth, status): the nth call (1-based) of `method` returns `status` and has no
 //     other effect (no handle is handed out, no node is recorded).
 // Not thread-safe.
@@ -53,6 +60,8 @@ class FakeEngine final : public Engine {
   void SetUpdateResult(UpdateResult result) { update_result_ = std::move(result); }
   void SetChecksum(uint64_t hash) { checksum_ = hash; }  // for every later Checksum call
   void SetCompareResult(CompareResult result) { compare_result_ = std::move(result); }
+  void SetGetAccess(Access access) { get_access_ = access; }  // what every GetAccess answers
+  void SetDeviceCount(int count) { info_.device_count = count; }
 
   const DeviceInfo& info() const override { return info_; }
   Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) override;
@@ -61,7 +70,10 @@ class FakeEngine final : public Engine {
   Status Create(const AllocProps& props, AllocHandle* out) override;
   Status Release(AllocHandle handle, SyncNote* note) override;
   Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) override;
-  Status SetAccess(DevicePtr va, uint64_t size, Access access) override;
+  using Engine::SetAccess;
+  Status SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) override;
+  Status GetAccess(DevicePtr va, int device, Access* out) override;
+  Status SelectDevice(int device) override;
   Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override;
   Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override;
   Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
@@ -96,6 +108,7 @@ class FakeEngine final : public Engine {
   UpdateResult update_result_{UpdateCode::kSuccess, -1, ""};
   std::optional<uint64_t> checksum_;  // unset: the hash of zeros
   CompareResult compare_result_;
+  Access get_access_ = Access::kReadWrite;
 
   DevicePtr next_va_ = kFirstVa;
   uint64_t next_alloc_ = 1, next_graph_ = 1, next_exec_ = 1;

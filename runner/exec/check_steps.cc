@@ -168,6 +168,39 @@ Status CheckAddress(const PlanStep& step, RunState& state, StepRecord& record) {
   return Status::Ok();
 }
 
+// The access device step.device has over the tensor, asked at its first byte and at every
+// granule boundary inside it (each mapping is a whole number of granules, so every mapping under
+// the tensor is asked at least once).
+Status CheckAccess(const PlanStep& step, RunState& state, StepRecord& record) {
+  const PlanBuffer& buffer = state.plan.buffers[step.buffer];
+  const uint64_t granularity = state.plan.granularity;
+  const DevicePtr begin = DataVa(state, step.buffer);
+  const DevicePtr end = begin + buffer.bytes;
+  const int ordinal = state.device_ordinal[step.device];
+  Access first = Access::kNone;
+  std::string difference;
+  int64_t asked = 0;
+  for (DevicePtr at = begin; at < end; at = (at / granularity + 1) * granularity) {
+    Access access = Access::kNone;
+    VMM_RETURN_IF_ERROR(state.engine.GetAccess(at, ordinal, &access));
+    if (asked++ == 0) {
+      first = access;
+    } else if (access != first && difference.empty()) {
+      difference = std::string(AccessName(first)) + " at +0x0, " + AccessName(access) + " at +" +
+                   Hex(at - begin);
+    }
+  }
+  CheckRecord check;
+  check.expected = AccessName(step.access);
+  check.actual = difference.empty() ? AccessName(first) : "mixed";
+  check.verdict = check.expected == check.actual ? Verdict::kPass : Verdict::kFail;
+  record.check = std::move(check);
+  record.details.emplace_back("device", int64_t{step.device});
+  record.details.emplace_back("granules_asked", asked);
+  if (!difference.empty()) record.details.emplace_back("first_difference", difference);
+  return Status::Ok();
+}
+
 // Describes the first difference between two kernel-node lists, or "" when identical.
 std::string FirstDifference(const std::vector<KernelNodeParams>& x,
                             const std::vector<KernelNodeParams>& y) {
@@ -203,6 +236,14 @@ Status CheckKernelParams(const PlanStep& step, RunState& state, StepRecord& reco
   return Status::Ok();
 }
 
+// "0", "0,1": the devices whose bits are set in the low 32 bits of `bits`; "" for none.
+std::string DeviceList(uint64_t bits) {
+  std::string list;
+  for (int d = 0; d < 32; ++d)
+    if ((bits >> d) & 1) list += (list.empty() ? "" : ",") + std::to_string(d);
+  return list;
+}
+
 }  // namespace
 
 template <>
@@ -226,6 +267,15 @@ Status RunStep<Op::kCopy>(const PlanStep& step, RunState& state, StepRecord& rec
   }
   record.wall_us = watch.ElapsedUs();
   record.details.emplace_back("bytes", static_cast<int64_t>(bytes));
+  if (state.plan.devices > 1) {
+    // Which devices run the copy and hold each side's memory: a peer copy crosses devices.
+    const uint64_t from = step.memory_devices & 0xffffffffu, to = step.memory_devices >> 32;
+    record.details.emplace_back("device", int64_t{step.device});
+    record.details.emplace_back("from_memory_devices", DeviceList(from));
+    record.details.emplace_back("to_memory_devices", DeviceList(to));
+    // Peer: some of the memory lives on another device than the one running the copy.
+    record.details.emplace_back("peer", ((from | to) & ~(uint64_t{1} << step.device)) != 0);
+  }
   if (timing.gpu_us > 0) {
     record.gpu_us = timing.gpu_us;
     record.details.emplace_back("gb_per_s", static_cast<double>(bytes) / (timing.gpu_us * 1e3));
@@ -238,8 +288,12 @@ std::string DescribeStep<Op::kCopy>(const Plan& plan, const PlanStep& step, cons
   const std::string from =
       step.snapshot >= 0 ? plan.snapshots[step.snapshot] : plan.buffers[step.other].name;
   const std::string rate = DetailText(r, "gb_per_s");
+  const std::string where = plan.devices <= 1
+                                ? ""
+                                : " · on device " + std::to_string(step.device) +
+                                      (DetailText(r, "peer") == "true" ? " (peer)" : "");
   return plan.buffers[step.buffer].name + " ← " + from + " · " +
-         FormatBytes(plan.buffers[step.buffer].bytes) + " " + DetailText(r, "direction") +
+         FormatBytes(plan.buffers[step.buffer].bytes) + " " + DetailText(r, "direction") + where +
          (rate.empty() ? "" : " · " + rate + " GB/s");
 }
 
@@ -273,6 +327,11 @@ Status RunStep<Op::kCheckValue>(const PlanStep& step, RunState& state, StepRecor
 template <>
 Status RunStep<Op::kCheckAddress>(const PlanStep& step, RunState& state, StepRecord& record) {
   return TimedCall(record, [&] { return CheckAddress(step, state, record); });
+}
+
+template <>
+Status RunStep<Op::kCheckAccess>(const PlanStep& step, RunState& state, StepRecord& record) {
+  return TimedCall(record, [&] { return CheckAccess(step, state, record); });
 }
 
 template <>
@@ -321,6 +380,16 @@ std::string DescribeStep<Op::kCheckAddress>(const Plan&, const PlanStep&, const 
     addrs += (addrs.empty() ? "" : ", ") + std::get<std::string>(v);
   return VerdictText(r) + "  same: " + (r.check->actual == "same" ? "YES" : "NO") + " (" + addrs +
          "; expected " + r.check->expected + ")";
+}
+
+template <>
+std::string DescribeStep<Op::kCheckAccess>(const Plan& plan, const PlanStep& step,
+                                           const StepRecord& r) {
+  if (!r.check) return "";
+  const std::string diff = DetailText(r, "first_difference");
+  return VerdictText(r) + "  device " + std::to_string(step.device) + " has " + r.check->actual +
+         " on " + plan.buffers[step.buffer].name + (diff.empty() ? "" : " (" + diff + ")") +
+         " (expected " + r.check->expected + ")";
 }
 
 template <>

@@ -20,7 +20,10 @@ RunState::RunState(const Plan& p, Engine& e)
       graphs(p.graphs.size()),
       execs(p.execs.size()),
       snapshots(p.snapshots.size()),
-      step_address(p.steps.size()) {}
+      step_address(p.steps.size()),
+      device_ordinal(static_cast<size_t>(p.devices), -1) {
+  for (int d = 1; d < p.devices; ++d) device_ordinal[d] = ScenarioDeviceOrdinal(e.info(), d);
+}
 
 namespace {
 
@@ -54,6 +57,15 @@ constexpr StepDescriber kDescribers[] = {
 }  // namespace
 
 Status Dispatch(const PlanStep& step, RunState& state, StepRecord& record) {
+  if (step.device != state.current_device && Describe(step.op).has(kOnDevice)) {
+    const int ordinal = state.device_ordinal[step.device];
+    Status selected = state.engine.SelectDevice(ordinal);
+    if (!selected.ok()) {
+      return selected.WithContext("selecting device " + std::to_string(step.device) + " (ordinal " +
+                                  std::to_string(ordinal) + ")");
+    }
+    state.current_device = step.device;
+  }
   return kRunners[static_cast<size_t>(step.op)](step, state, record);
 }
 

@@ -31,6 +31,11 @@ struct RunState {
   std::vector<ExecHandle> execs;                       // by exec slot
   std::vector<std::optional<Snapshot>> snapshots;      // by snapshot slot
   std::vector<std::optional<DevicePtr>> step_address;  // by top-level step index
+  // The engine's device for each scenario device (-1 for device 0: the engine's own), and the
+  // scenario device selected now (SelectDevice): kOnDevice steps select theirs when it differs,
+  // so a scenario on one device never calls SelectDevice.
+  std::vector<int> device_ordinal;
+  int current_device = 0;
 };
 
 // The address of the first element of buffer or view `slot` (a view: its buffer's reservation
@@ -57,7 +62,8 @@ struct alignas(64) HotVmmStep {
   bool waited = false;  // out (unmap, release): there was in-flight work to wait for
   int32_t buffer = -1, alloc = -1;
   uint64_t size = 0, offset = 0;
-  uint64_t aux = 0;     // reserve: alignment; map: offset into the allocation
+  uint64_t aux = 0;     // reserve: alignment; map: offset into the allocation; create: the
+                        // scenario device; set_access: PlanStep::device_access
   double wall_us = 0;   // out
   uint64_t result = 0;  // out: reserve, map: the address; create: the handle
   double wait_us = 0;   // out (unmap, release)

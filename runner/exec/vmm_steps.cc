@@ -77,18 +77,27 @@ template <>
 struct MemoryOp<Op::kCreate> {
   static Status Call(HotVmmStep& s, RunState& state) {
     AllocHandle handle;
-    Status status = state.engine.Create(s.size, &handle);
+    Status status;
+    if (s.aux == 0) {  // the scenario's device 0: the engine's own (the plain allocation)
+      status = state.engine.Create(s.size, &handle);
+    } else {
+      AllocProps props;
+      props.size = s.size;
+      props.location_id = state.device_ordinal[s.aux];
+      status = state.engine.Create(props, &handle);
+    }
     if (status.ok()) {
       state.allocs[s.alloc] = handle;
       s.result = handle.value;
     }
     return status;
   }
-  static void Record(const PlanStep& step, const HotVmmStep& done, bool ok, RunState&,
+  static void Record(const PlanStep& step, const HotVmmStep& done, bool ok, RunState& state,
                      StepRecord& record) {
     if (!ok) return;
     record.addresses.emplace_back("handle", Hex(done.result));
     record.details.emplace_back("size_bytes", static_cast<int64_t>(step.size));
+    if (state.plan.devices > 1) record.details.emplace_back("device", int64_t{step.device});
   }
 };
 
@@ -127,12 +136,30 @@ struct MemoryOp<Op::kMap> {
 template <>
 struct MemoryOp<Op::kSetAccess> {
   static Status Call(HotVmmStep& s, RunState& state) {
-    return state.engine.SetAccess(state.buffer_va[s.buffer] + s.offset, s.size, s.access);
+    const DevicePtr va = state.buffer_va[s.buffer] + s.offset;
+    if (s.aux == PackAccess(0, 0, s.access))  // device 0 alone: one entry, the engine's device
+      return state.engine.SetAccess(va, s.size, s.access);
+    // Several devices: one cuMemSetAccess with one descriptor each.
+    DeviceAccess list[kMaxScenarioDevices];
+    size_t n = 0;
+    ForEachPackedAccess(s.aux, [&](int device, Access access) {
+      list[n++] = DeviceAccess{state.device_ordinal[device], access};
+    });
+    return state.engine.SetAccess(va, s.size, std::span<const DeviceAccess>(list, n));
   }
   static void Record(const PlanStep& step, const HotVmmStep&, bool, RunState&, StepRecord& record) {
     record.details.reserve(2);
-    record.details.emplace_back("access", std::string(AccessName(step.access)));
+    record.details.emplace_back("access", AccessText(step));
     record.details.emplace_back("size_bytes", static_cast<int64_t>(step.size));
+  }
+  // "read_write" (the one-word form), or "0: read_write, 1: read" (a per-device list).
+  static std::string AccessText(const PlanStep& step) {
+    if (step.src == nullptr || step.src->device_access.empty()) return AccessName(step.access);
+    std::string text;
+    ForEachPackedAccess(step.device_access, [&](int device, Access access) {
+      text += (text.empty() ? "" : ", ") + std::to_string(device) + ": " + AccessName(access);
+    });
+    return text;
   }
 };
 
@@ -175,7 +202,16 @@ HotVmmStep CompileVmmStep(const PlanStep& step) {
   s.alloc = step.alloc;
   s.size = step.size;
   s.offset = step.offset;
-  s.aux = step.op == Op::kReserve ? step.alignment : step.alloc_offset;
+  if (step.op == Op::kReserve) {
+    s.aux = step.alignment;
+  } else if (step.op == Op::kCreate) {
+    s.aux = static_cast<uint64_t>(step.device);
+  } else if (step.op == Op::kSetAccess) {
+    // A plan always packs the list; a hand-made step with none means device 0.
+    s.aux = step.device_access != 0 ? step.device_access : PackAccess(0, 0, step.access);
+  } else {
+    s.aux = step.alloc_offset;
+  }
   return s;
 }
 
@@ -233,7 +269,8 @@ std::string DescribeStep<Op::kFree>(const Plan& plan, const PlanStep& step, cons
 }
 template <>
 std::string DescribeStep<Op::kCreate>(const Plan& plan, const PlanStep& step, const StepRecord&) {
-  return plan.allocs[step.alloc] + " · " + FormatBytes(step.size);
+  return plan.allocs[step.alloc] + " · " + FormatBytes(step.size) +
+         (plan.devices > 1 ? " on device " + std::to_string(step.device) : "");
 }
 template <>
 std::string DescribeStep<Op::kRelease>(const Plan& plan, const PlanStep& step,

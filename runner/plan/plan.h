@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runner/base/diagnostic.h"
@@ -37,6 +38,7 @@ enum class Expectation {
   kSame,        // check_address
   kIdentical,   // check_kernel_params
   kUpdateCode,  // update: see PlanStep::expect_update
+  kAccess,      // check_access: PlanStep::access is the expected access
 };
 
 // Field order matters: what a VMM step needs (to run and to be reported) comes first, so it
@@ -54,6 +56,16 @@ struct PlanStep {
   int buffer = -1, alloc = -1;
   // Resolved numbers (defaults applied).
   uint64_t offset = 0, size = 0, alloc_offset = 0, alignment = 0;
+  // set_access: the access of each scenario device it names, 2 bits per device (device d at bits
+  // 2d..2d+1): 0 not named, else 1 + Access (kNone 1, kRead 2, kReadWrite 3). See PackedAccess.
+  uint64_t device_access = 0;
+  // copy: the devices whose memory backs each side at this step, as bits: bit d for the source,
+  // bit 32 + d for the destination (a peer copy has different bits on the two sides).
+  uint64_t memory_devices = 0;
+  // The scenario device (0 ..) the step's work runs on (kernels, copies, captures, instantiate,
+  // replay: the exec's; checks: 0), the device create places memory on, or the device
+  // check_access asks about.
+  int device = 0;
   std::string label;  // the step's name, or "<op> <target>" (e.g. "map A") when unnamed
 
   int graph = -1, exec = -1, snapshot = -1, other = -1;
@@ -70,13 +82,35 @@ struct PlanStep {
   std::vector<PlanStep> body;  // capture
 };
 
+// set_access's per-device list packed into PlanStep::device_access.
+inline uint64_t PackAccess(uint64_t packed, int device, Access access) {
+  const int shift = 2 * device;
+  return (packed & ~(uint64_t{3} << shift)) | (uint64_t{1} + static_cast<uint64_t>(access))
+                                                  << shift;
+}
+// Calls `f(device, access)` for every device named in `packed`, in device order.
+template <typename F>
+void ForEachPackedAccess(uint64_t packed, F&& f) {
+  for (int device = 0; packed != 0; ++device, packed >>= 2) {
+    if ((packed & 3) != 0) f(device, static_cast<Access>((packed & 3) - 1));
+  }
+}
+
 struct Plan {
   std::string scenario_name;
   uint64_t granularity = 0;
   std::vector<PlanBuffer> buffers;
   std::vector<std::string> allocs, graphs, execs, snapshots;  // slot -> name
   std::vector<uint64_t> alloc_sizes;                          // slot -> bytes
+  std::vector<int> alloc_devices;                             // slot -> scenario device
   std::vector<PlanStep> steps;
+  // The devices the scenario may name: `requires: devices`, else 1. Every step's device is below.
+  int devices = 1;
+  // The scenario devices the steps name (0 always), ascending.
+  std::vector<int> used_devices{0};
+  // (accessor, owner): a set_access gives device `accessor` access to memory on device `owner`
+  // (owner != accessor), so the run needs peer access between them (cuDeviceCanAccessPeer).
+  std::vector<std::pair<int, int>> peer_access;
 };
 
 // Resolves and validates `scenario`. On success `diagnostics` is empty; otherwise it holds every

@@ -38,6 +38,9 @@ Plan PlanBuilder::Build() && {
     granularity_ = kDefaultGranularity;  // keep checking with the usual value
   }
   plan_.granularity = granularity_;
+  if (const Located<uint64_t>& d = scenario_.requires_.devices; d.set && d.value > 1) {
+    plan_.devices = static_cast<int>(std::min<uint64_t>(d.value, kMaxScenarioDevices));
+  }
   DeclareBuffers();
   IndexStepNames(scenario_.steps);
   plan_.steps.reserve(scenario_.steps.size());
@@ -197,6 +200,7 @@ PlanStep PlanBuilder::Visit(const Step& step, int index, BufferUses* capture_use
                         "' cannot be recorded in a capture; only " + list + " can");
     return p;
   }
+  p.device = Device(step);
   (this->*kPlanners[static_cast<size_t>(step.op)])(step, &p, capture_uses);
   return p;
 }

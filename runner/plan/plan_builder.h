@@ -87,9 +87,25 @@ class PlanBuilder {
   int ReservedBuffer(const Step& step);
   // Applies defaults to offset/size and checks the range is aligned and inside the reservation.
   bool Range(const Step& step, int buffer, PlanStep* p, ByteRange* range);
-  // Checks that `buffer`'s tensor bytes are mapped with `need` access; `actor` starts the message
-  // ("fill writes", "replay of 'e1' would touch").
-  void Use(int buffer, Access need, const std::string& actor, const SourceLoc& loc);
+  // Checks that `buffer`'s tensor bytes are mapped with `need` access for scenario device
+  // `device`; `actor` starts the message ("fill writes", "replay of 'e1' would touch").
+  void Use(int buffer, Access need, const std::string& actor, const SourceLoc& loc, int device = 0);
+
+  // plan_devices.cc: the step's `device` (0 when unset), checked against `requires: devices`.
+  int Device(const Step& step);
+  // Checks one device number written at `loc` (`what` names it in the message); false when it is
+  // beyond the scenario's devices.
+  bool CheckDevice(uint64_t device, const SourceLoc& loc);
+  // set_access's per-device list (the map form, or the one word for device 0) into
+  // p->device_access; applies it to `r` over `range` and notes peer access.
+  void DeviceAccessList(const Step& step, PlanStep* p);
+  void ApplyAccess(ReservationState& r, const ByteRange& range, uint64_t packed);
+  // check_access: the tensor must be mapped (cuMemGetAccess refuses an unmapped address).
+  void CheckAccess(const Step& step, PlanStep* p);
+  // Bit d set for each scenario device whose memory is mapped under `buffer`'s tensor bytes.
+  uint32_t MemoryDevices(int buffer) const;
+  // " for device 1" in messages of a scenario with several devices, else "".
+  std::string ForDevice(int device) const;
 
   const Scenario& scenario_;
   std::vector<Diagnostic>* diagnostics_;
@@ -103,6 +119,8 @@ class PlanBuilder {
 
   NameTable allocs_, graphs_, execs_;
   std::vector<BufferUses> graph_uses_, exec_uses_;  // by graph / exec slot
+  // The scenario device a graph's kernels were captured on / an exec runs on, by slot.
+  std::vector<int> graph_devices_, exec_devices_;
 
   struct SnapshotInfo {
     int slot = -1;

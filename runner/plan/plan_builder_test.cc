@@ -235,5 +235,70 @@ TEST(BuildPlanTest, UpdateExpectationsCoverEveryUpdateCode) {
   }
 }
 
+// Parses a two-device scenario (requires: devices 2, buffers A and B of 1 MiB each) with
+// `steps` and plans it.
+std::string PlanTwoDevices(const std::string& steps, Plan* plan) {
+  std::vector<Diagnostic> d;
+  std::optional<Scenario> s = ParseScenario(
+      "name: t\nrequires: {devices: 2}\nbuffers:\n  A: {shape: [262144]}\n  B: {shape: "
+      "[262144]}\nsteps:\n" +
+          steps,
+      "t.yaml", &d);
+  EXPECT_TRUE(s.has_value()) << FormatDiagnostics(d);
+  if (!s) return "parse failed";
+  *plan = BuildPlan(*s, &d);
+  return FormatDiagnostics(d);
+}
+
+TEST(BuildPlanTest, DevicesAccessListsAndPeers) {
+  Plan plan;
+  ASSERT_EQ(PlanTwoDevices("  - {op: reserve, buffer: A}\n"
+                           "  - {op: create, alloc: p, size: 2MiB, device: 1}\n"  // 1
+                           "  - {op: map, buffer: A, alloc: p}\n"
+                           "  - {op: set_access, buffer: A, access: {0: read, 1: read_write}}\n"
+                           "  - {op: reserve, buffer: B}\n"
+                           "  - {op: create, alloc: q, size: 2MiB}\n"  // 5
+                           "  - {op: map, buffer: B, alloc: q}\n"
+                           "  - {op: set_access, buffer: B, access: {0: read_write, 1: none}}\n"
+                           "  - {op: copy, from: A, to: B}\n"  // 8: device 0 copies 1's memory
+                           "  - {op: fill, buffer: A, seed: 1, device: 1}\n"
+                           "  - {op: set_access, buffer: B}\n",  // 10: the one-word form
+                           &plan),
+            "");
+  EXPECT_EQ(plan.devices, 2);
+  EXPECT_EQ(plan.used_devices, (std::vector<int>{0, 1}));
+  EXPECT_EQ(plan.alloc_devices, (std::vector<int>{1, 0}));
+  EXPECT_EQ(plan.steps[1].device, 1);
+  EXPECT_EQ(plan.steps[3].device_access,
+            PackAccess(PackAccess(0, 0, Access::kRead), 1, Access::kReadWrite));
+  EXPECT_EQ(plan.steps[10].device_access, PackAccess(0, 0, Access::kReadWrite));
+  // Device 0 reads device 1's memory (A); device 1 was given none on B: no pair for it.
+  EXPECT_EQ(plan.peer_access, (std::vector<std::pair<int, int>>{{0, 1}}));
+  EXPECT_EQ(plan.steps[8].memory_devices, (uint64_t{1} << 32) | 2u);  // from device 1, to device 0
+  EXPECT_EQ(plan.steps[9].device, 1);
+  std::vector<std::pair<int, Access>> listed;
+  ForEachPackedAccess(plan.steps[3].device_access,
+                      [&](int d, Access a) { listed.emplace_back(d, a); });
+  EXPECT_EQ(listed,
+            (std::vector<std::pair<int, Access>>{{0, Access::kRead}, {1, Access::kReadWrite}}));
+}
+
+TEST(BuildPlanTest, GraphsBelongToTheDeviceTheirKernelsWereCapturedOn) {
+  Plan plan;
+  ASSERT_EQ(PlanTwoDevices("  - {op: reserve, buffer: A}\n"
+                           "  - {op: create, alloc: p, size: 2MiB}\n"
+                           "  - {op: map, buffer: A, alloc: p}\n"
+                           "  - {op: set_access, buffer: A, access: {1: read_write}}\n"
+                           "  - {op: capture, graph: g, steps: [{op: fill, buffer: A, seed: 1, "
+                           "device: 1}]}\n"  // 4
+                           "  - {op: instantiate, graph: g, exec: e}\n"
+                           "  - {op: replay, exec: e}\n",
+                           &plan),
+            "");
+  EXPECT_EQ(plan.steps[4].device, 1);
+  EXPECT_EQ(plan.steps[5].device, 1);
+  EXPECT_EQ(plan.steps[6].device, 1);
+}
+
 }  // namespace
 }  // namespace vmm

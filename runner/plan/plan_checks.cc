@@ -128,11 +128,12 @@ void PlanBuilder::DecodeExpect(
 template <>
 void PlanBuilder::PlanOp<Op::kCopy>(const Step& step, PlanStep* p, BufferUses*) {
   p->buffer = ResolveBuffer(step.to, step);
-  if (p->buffer >= 0) Use(p->buffer, Access::kReadWrite, "copy writes", At(step.to, step));
+  if (p->buffer >= 0)
+    Use(p->buffer, Access::kReadWrite, "copy writes", At(step.to, step), p->device);
   uint64_t from_bytes = 0;
   if (buffer_slots_.count(step.from.value) != 0) {
     p->other = ResolveBuffer(step.from, step);
-    Use(p->other, Access::kRead, "copy reads", At(step.from, step));
+    Use(p->other, Access::kRead, "copy reads", At(step.from, step), p->device);
     from_bytes = plan_.buffers[p->other].bytes;
     if (p->buffer >= 0 && Overlap(p->buffer, p->other)) {
       Error(At(step.to, step), "copy from '" + step.from.value + "' to '" + step.to.value +
@@ -151,6 +152,8 @@ void PlanBuilder::PlanOp<Op::kCopy>(const Step& step, PlanStep* p, BufferUses*) 
                      "': not a buffer, view or snapshot taken before this step" +
                      (close.empty() ? "" : "; did you mean '" + close + "'?"));
   }
+  if (p->buffer >= 0) p->memory_devices = uint64_t{MemoryDevices(p->buffer)} << 32;
+  if (p->other >= 0) p->memory_devices |= MemoryDevices(p->other);
   if (p->buffer >= 0 && from_bytes != 0 && from_bytes != plan_.buffers[p->buffer].bytes) {
     Error(step.loc, "copy from '" + step.from.value + "' (" + FormatBytes(from_bytes) + ") to '" +
                         step.to.value + "' (" + FormatBytes(plan_.buffers[p->buffer].bytes) +

@@ -35,7 +35,7 @@ void PlanBuilder::Kernel(const Step& step, PlanStep* p, BufferUses* capture_uses
     p->seed = step.seed.value;
     if (p->buffer < 0) return;
     if (capture_uses != nullptr) return AddUse(capture_uses, p->buffer, Access::kReadWrite);
-    return Use(p->buffer, Access::kReadWrite, op + " writes", At(step.buffer, step));
+    return Use(p->buffer, Access::kReadWrite, op + " writes", At(step.buffer, step), p->device);
   }
   p->a = ResolveBuffer(step.a, step);
   p->b = ResolveBuffer(step.b, step);
@@ -48,9 +48,9 @@ void PlanBuilder::Kernel(const Step& step, PlanStep* p, BufferUses* capture_uses
     AddUse(capture_uses, p->c, out);
     return;
   }
-  Use(p->a, Access::kRead, op + " reads", At(step.a, step));
-  if (p->b != p->a) Use(p->b, Access::kRead, op + " reads", At(step.b, step));
-  Use(p->c, out, op + (out == Access::kRead ? " reads" : " writes"), At(step.c, step));
+  Use(p->a, Access::kRead, op + " reads", At(step.a, step), p->device);
+  if (p->b != p->a) Use(p->b, Access::kRead, op + " reads", At(step.b, step), p->device);
+  Use(p->c, out, op + (out == Access::kRead ? " reads" : " writes"), At(step.c, step), p->device);
 }
 
 bool PlanBuilder::MatmulShapes(const Step& step, PlanStep* p) {
@@ -116,7 +116,9 @@ template <>
 void PlanBuilder::PlanOp<Op::kMemset>(const Step& step, PlanStep* p, BufferUses*) {
   Pattern(step, p);
   p->buffer = ResolveBuffer(step.buffer, step);
-  if (p->buffer >= 0) Use(p->buffer, Access::kReadWrite, "memset writes", At(step.buffer, step));
+  if (p->buffer >= 0) {
+    Use(p->buffer, Access::kReadWrite, "memset writes", At(step.buffer, step), p->device);
+  }
 }
 
 }  // namespace vmm

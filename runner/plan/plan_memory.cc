@@ -103,6 +103,7 @@ void PlanBuilder::Create(const Step& step, PlanStep* p) {
   p->alloc = allocs_.Create(step.alloc.value, step.loc.line, &error);
   if (!error.empty()) return Error(At(step.alloc, step), error);
   plan_.alloc_sizes.push_back(p->size);
+  plan_.alloc_devices.push_back(p->device);  // Visit resolved the step's `device`
 }
 
 void PlanBuilder::Release(const Step& step, PlanStep* p) {
@@ -211,8 +212,7 @@ bool PlanBuilder::Range(const Step& step, int buffer, PlanStep* p, ByteRange* ra
 }
 
 void PlanBuilder::SetAccess(const Step& step, PlanStep* p) {
-  p->access = Access::kReadWrite;  // the schema allows only the three words
-  ParseAccess(step.access.value, &p->access);
+  DeviceAccessList(step, p);
   p->buffer = ReservedBuffer(step);
   ByteRange range;
   if (p->buffer < 0 || !Range(step, p->buffer, p, &range)) return;
@@ -231,7 +231,7 @@ void PlanBuilder::SetAccess(const Step& step, PlanStep* p) {
                         " (CUDA sets access on whole mappings only, CUDA_ERROR_INVALID_VALUE)");
     return;
   }
-  r.SetAccess(range, p->access);
+  ApplyAccess(r, range, p->device_access);
 }
 
 void PlanBuilder::Unmap(const Step& step, PlanStep* p) {
@@ -257,7 +257,8 @@ void PlanBuilder::Unmap(const Step& step, PlanStep* p) {
   r.RemoveMappings(range);
 }
 
-void PlanBuilder::Use(int buffer, Access need, const std::string& actor, const SourceLoc& loc) {
+void PlanBuilder::Use(int buffer, Access need, const std::string& actor, const SourceLoc& loc,
+                      int device) {
   const PlanBuffer& b = plan_.buffers[buffer];
   const int owner = b.base >= 0 ? b.base : buffer;  // a view lives in its buffer's reservation
   const ReservationState& r = reservations_[owner];
@@ -275,7 +276,8 @@ void PlanBuilder::Use(int buffer, Access need, const std::string& actor, const S
   if (range.end > r.size()) {
     return Error(loc, who + "ends past the " + FormatBytes(r.size()) + " reservation");
   }
-  switch (r.FirstProblem(range, need)) {
+  const std::string on = ForDevice(device);
+  switch (r.FirstProblem(range, need, device)) {
     case AccessProblem::kNone:
       return;
     case AccessProblem::kNotMapped:
@@ -284,11 +286,12 @@ void PlanBuilder::Use(int buffer, Access need, const std::string& actor, const S
       return Error(
           loc, who + "is only partly mapped (" + FormatRange(*r.FirstUnmapped(range)) + " is not)");
     case AccessProblem::kNeverSet:
-      return Error(loc, who + "has no access yet (a new mapping has none until set_access)");
+      return Error(loc,
+                   who + "has no access yet" + on + " (a new mapping has none until set_access)");
     case AccessProblem::kAccessNone:
-      return Error(loc, who + "has access 'none'");
+      return Error(loc, who + "has access 'none'" + on);
     case AccessProblem::kReadOnly:
-      return Error(loc, who + "is mapped read-only (set_access with read_write first)");
+      return Error(loc, who + "is mapped read-only" + on + " (set_access with read_write first)");
   }
 }
 

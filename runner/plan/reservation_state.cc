@@ -65,17 +65,21 @@ void ReservationState::RemoveMappings(const ByteRange& r) {
   std::erase_if(mappings_, [&](const MappingRecord& m) {
     return m.range.begin >= r.begin && m.range.end <= r.end;
   });
-  SetAccess(r, Access::kNone);
-  std::erase_if(access_, [&](const AccessRun& a) {
-    return a.range.begin >= r.begin && a.range.end <= r.end;
-  });
+  for (size_t device = 0; device < access_.size(); ++device) {
+    SetAccess(r, static_cast<int>(device), Access::kNone);
+    std::erase_if(access_[device], [&](const AccessRun& a) {
+      return a.range.begin >= r.begin && a.range.end <= r.end;
+    });
+  }
 }
 
-void ReservationState::SetAccess(const ByteRange& r, Access access) {
+void ReservationState::SetAccess(const ByteRange& r, int device, Access access) {
+  if (access_.size() <= static_cast<size_t>(device)) access_.resize(device + 1);
+  std::vector<AccessRun>& runs = access_[device];
   std::vector<AccessRun> next;
-  next.reserve(access_.size() + 2);
+  next.reserve(runs.size() + 2);
   bool inserted = false;
-  for (const AccessRun& run : access_) {
+  for (const AccessRun& run : runs) {
     if (!run.range.Overlaps(r)) {
       if (!inserted && run.range.begin >= r.end) {
         next.push_back({r, access});
@@ -92,16 +96,17 @@ void ReservationState::SetAccess(const ByteRange& r, Access access) {
     if (run.range.end > r.end) next.push_back({{r.end, run.range.end}, run.access});
   }
   if (!inserted) next.push_back({r, access});
-  access_ = std::move(next);
+  runs = std::move(next);
 }
 
-AccessProblem ReservationState::FirstProblem(const ByteRange& r, Access needed) const {
+AccessProblem ReservationState::FirstProblem(const ByteRange& r, Access needed, int device) const {
   if (std::optional<ByteRange> hole = FirstUnmapped(r)) {
     return (hole->begin == r.begin && hole->end == r.end) ? AccessProblem::kNotMapped
                                                           : AccessProblem::kPartlyMapped;
   }
+  if (access_.size() <= static_cast<size_t>(device)) return AccessProblem::kNeverSet;
   uint64_t at = r.begin;
-  for (const AccessRun& run : access_) {
+  for (const AccessRun& run : access_[device]) {
     if (run.range.end <= at) continue;
     if (run.range.begin > at) return AccessProblem::kNeverSet;
     if (run.access == Access::kNone) return AccessProblem::kAccessNone;

@@ -8,7 +8,8 @@
 //   - access is set on fully mapped ranges of whole mappings only (several at once are fine; part
 //     of one is CUDA_ERROR_INVALID_VALUE on the H200): BuildPlan refuses a range that FirstUnmapped
 //     or FirstCut finds fault with before calling SetAccess, which itself tracks access per byte;
-//   - unmap works on whole mappings only (a range that cuts one is refused), and clears access.
+//   - unmap works on whole mappings only (a range that cuts one is refused), and clears access;
+//   - access is per device: a set_access for device 1 leaves device 0's access as it was.
 #pragma once
 
 #include <cstdint>
@@ -55,13 +56,14 @@ class ReservationState {
 
   // Adds a mapping (the caller checked it is inside and overlaps nothing). It has no access.
   void AddMapping(MappingRecord mapping);
-  // Removes the mappings inside `r` and their access.
+  // Removes the mappings inside `r` and every device's access to them.
   void RemoveMappings(const ByteRange& r);
-  void SetAccess(const ByteRange& r, Access access);
+  // Sets the access of scenario device `device` (0 ..) over `r`.
+  void SetAccess(const ByteRange& r, int device, Access access);
 
-  // Whether every byte of `r` is mapped with at least `needed` access; otherwise the problem of
-  // the first offending byte (kPartlyMapped: some of `r` is mapped, some not).
-  AccessProblem FirstProblem(const ByteRange& r, Access needed) const;
+  // Whether every byte of `r` is mapped with at least `needed` access for `device`; otherwise the
+  // problem of the first offending byte (kPartlyMapped: some of `r` is mapped, some not).
+  AccessProblem FirstProblem(const ByteRange& r, Access needed, int device) const;
 
  private:
   struct AccessRun {
@@ -71,8 +73,8 @@ class ReservationState {
   bool reserved_ = false;
   uint64_t size_ = 0;
   std::vector<MappingRecord> mappings_;  // sorted by range.begin, disjoint
-  std::vector<AccessRun>
-      access_;  // sorted, disjoint; bytes without a run have never had access set
+  // By device: runs sorted and disjoint; bytes without a run have never had access set.
+  std::vector<std::vector<AccessRun>> access_;
 };
 
 // "[0, 2 MiB)".

@@ -37,26 +37,47 @@ TEST(ReservationStateTest, FirstUnmappedFindsHoles) {
 TEST(ReservationStateTest, AccessStartsUnsetAndFollowsSetAccess) {
   ReservationState r = EightMiBWithTwoMappings();
   const ByteRange first{0, 2 * kMiB};
-  EXPECT_EQ(r.FirstProblem(first, Access::kRead), AccessProblem::kNeverSet);
-  r.SetAccess({0, kMiB}, Access::kReadWrite);
-  EXPECT_EQ(r.FirstProblem(first, Access::kRead), AccessProblem::kNeverSet);  // second half unset
-  r.SetAccess({kMiB, 2 * kMiB}, Access::kRead);
-  EXPECT_EQ(r.FirstProblem(first, Access::kRead), AccessProblem::kNone);
-  EXPECT_EQ(r.FirstProblem(first, Access::kReadWrite), AccessProblem::kReadOnly);
-  r.SetAccess({kMiB / 2, kMiB * 3 / 2}, Access::kNone);
-  EXPECT_EQ(r.FirstProblem({0, kMiB / 2}, Access::kReadWrite), AccessProblem::kNone);
-  EXPECT_EQ(r.FirstProblem(first, Access::kRead), AccessProblem::kAccessNone);
-  EXPECT_EQ(r.FirstProblem({0, 4 * kMiB}, Access::kRead), AccessProblem::kPartlyMapped);
-  EXPECT_EQ(r.FirstProblem({2 * kMiB, 4 * kMiB}, Access::kRead), AccessProblem::kNotMapped);
+  EXPECT_EQ(r.FirstProblem(first, Access::kRead, 0), AccessProblem::kNeverSet);
+  r.SetAccess({0, kMiB}, 0, Access::kReadWrite);
+  EXPECT_EQ(r.FirstProblem(first, Access::kRead, 0),
+            AccessProblem::kNeverSet);  // second half unset
+  r.SetAccess({kMiB, 2 * kMiB}, 0, Access::kRead);
+  EXPECT_EQ(r.FirstProblem(first, Access::kRead, 0), AccessProblem::kNone);
+  EXPECT_EQ(r.FirstProblem(first, Access::kReadWrite, 0), AccessProblem::kReadOnly);
+  r.SetAccess({kMiB / 2, kMiB * 3 / 2}, 0, Access::kNone);
+  EXPECT_EQ(r.FirstProblem({0, kMiB / 2}, Access::kReadWrite, 0), AccessProblem::kNone);
+  EXPECT_EQ(r.FirstProblem(first, Access::kRead, 0), AccessProblem::kAccessNone);
+  EXPECT_EQ(r.FirstProblem({0, 4 * kMiB}, Access::kRead, 0), AccessProblem::kPartlyMapped);
+  EXPECT_EQ(r.FirstProblem({2 * kMiB, 4 * kMiB}, Access::kRead, 0), AccessProblem::kNotMapped);
+}
+
+TEST(ReservationStateTest, AccessIsPerDevice) {
+  ReservationState r = EightMiBWithTwoMappings();
+  const ByteRange first{0, 2 * kMiB};
+  r.SetAccess(first, 1, Access::kRead);
+  EXPECT_EQ(r.FirstProblem(first, Access::kRead, 0), AccessProblem::kNeverSet);
+  EXPECT_EQ(r.FirstProblem(first, Access::kRead, 1), AccessProblem::kNone);
+  EXPECT_EQ(r.FirstProblem(first, Access::kReadWrite, 1), AccessProblem::kReadOnly);
+  EXPECT_EQ(r.FirstProblem(first, Access::kRead, 3), AccessProblem::kNeverSet);
+  r.SetAccess(first, 0, Access::kReadWrite);
+  EXPECT_EQ(r.FirstProblem(first, Access::kReadWrite, 0), AccessProblem::kNone);
+  EXPECT_EQ(r.FirstProblem(first, Access::kReadWrite, 1), AccessProblem::kReadOnly);
+  r.SetAccess(first, 1, Access::kNone);  // device 0 keeps its access
+  EXPECT_EQ(r.FirstProblem(first, Access::kRead, 1), AccessProblem::kAccessNone);
+  EXPECT_EQ(r.FirstProblem(first, Access::kReadWrite, 0), AccessProblem::kNone);
+  r.RemoveMappings(first);  // unmapping clears every device's access
+  r.AddMapping({first, 2, "again", 20});
+  EXPECT_EQ(r.FirstProblem(first, Access::kRead, 0), AccessProblem::kNeverSet);
+  EXPECT_EQ(r.FirstProblem(first, Access::kRead, 1), AccessProblem::kNeverSet);
 }
 
 TEST(ReservationStateTest, UnmapClearsMappingsAndAccess) {
   ReservationState r = EightMiBWithTwoMappings();
-  r.SetAccess({0, 2 * kMiB}, Access::kReadWrite);
+  r.SetAccess({0, 2 * kMiB}, 0, Access::kReadWrite);
   r.RemoveMappings({0, 2 * kMiB});
   ASSERT_EQ(r.mappings().size(), 1u);
   r.AddMapping({{0, 2 * kMiB}, 2, "again", 20});
-  EXPECT_EQ(r.FirstProblem({0, 2 * kMiB}, Access::kRead), AccessProblem::kNeverSet);
+  EXPECT_EQ(r.FirstProblem({0, 2 * kMiB}, Access::kRead, 0), AccessProblem::kNeverSet);
   r.Free();
   EXPECT_FALSE(r.reserved());
   EXPECT_TRUE(r.mappings().empty());

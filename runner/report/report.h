@@ -90,6 +90,9 @@ struct DeviceRecord {
   int ordinal = 0;
   bool vmm_supported = false;
   uint64_t granularity_min = 0, granularity_recommended = 0, total_memory = 0;
+  // Report.devices entries only: the scenario's number for the device and its PCI address.
+  int scenario_device = 0;
+  std::string pci_bus_id;
 };
 
 struct Summary {
@@ -114,6 +117,10 @@ struct Report {
   std::string backend;         // "host" | "cuda"
   std::string backend_reason;  // why auto picked it, e.g. "no CUDA device: ..."
   DeviceRecord device;
+  // Every device the run used, by scenario device number (device 0 first: the same device as
+  // `device`). Optional in the format (reports before 1.1 have none); a run skipped before it
+  // started lists the engine's device only.
+  std::vector<DeviceRecord> devices;
   uint64_t granularity = 0;  // the scenario's granularity, bytes
   // The scenario's `vars:` as used (after --set), in declaration order: name -> value (decimal
   // integer or text). Written only when the scenario has vars (optional in the format).

@@ -164,6 +164,16 @@ std::string ReportToJson(const Report& r) {
       {"path", r.scenario_path}, {"sha256", r.scenario_sha256}, {"name", r.scenario_name}};
   j["backend"] = {{"name", r.backend}, {"reason", r.backend_reason}};
   j["device"] = DeviceToJson(r.device);
+  if (!r.devices.empty()) {
+    Json devices = Json::array();
+    for (const DeviceRecord& d : r.devices) {
+      Json entry = DeviceToJson(d);
+      entry["scenario_device"] = d.scenario_device;
+      entry["pci_bus_id"] = d.pci_bus_id;
+      devices.push_back(std::move(entry));
+    }
+    j["devices"] = std::move(devices);
+  }
   j["granularity_bytes"] = std::to_string(r.granularity);
   if (!r.vars.empty()) {
     Json vars = Json::object();

@@ -166,6 +166,28 @@ TEST(ReportIoTest, VarsAndSweepPointAreOptionalAndRoundTrip) {
   EXPECT_EQ(ReportToJson(*back), text);
 }
 
+TEST(ReportIoTest, DevicesAreOptionalRoundTripAndValidate) {
+  Report r = SampleReport();
+  EXPECT_EQ(ReportToJson(r).find("\"devices\""), std::string::npos);
+  for (int d : {0, 1}) {
+    DeviceRecord device = r.device;
+    device.scenario_device = d;
+    device.ordinal = 1 - d;  // --device 1 on two GPUs
+    device.pci_bus_id = d == 0 ? "0000:19:00.0" : "0000:3b:00.0";
+    r.devices.push_back(device);
+  }
+  const std::string text = ReportToJson(r);
+  EXPECT_NE(text.find("\"pci_bus_id\": \"0000:3b:00.0\""), std::string::npos) << text;
+  EXPECT_EQ(SchemaErrors(text, "schemas/report.schema.json"), "");
+  StatusOr<Report> back = ParseReportJson(text, "d.json");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back->devices.size(), 2u);
+  EXPECT_EQ(back->devices[1].scenario_device, 1);
+  EXPECT_EQ(back->devices[1].ordinal, 0);
+  EXPECT_EQ(back->devices[1].pci_bus_id, "0000:3b:00.0");
+  EXPECT_EQ(ReportToJson(*back), text);
+}
+
 TEST(ReportIoTest, RoundTripKeepsScalarTypes) {
   StepRecord step;
   step.details = {{"b", true},

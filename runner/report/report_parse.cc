@@ -254,8 +254,8 @@ StepRecord ReadStep(FieldReader& r, const Json& s, const std::string& p) {
   return step;
 }
 
-void ReadDevice(FieldReader& r, const Json& d, DeviceRecord* out) {
-  const std::string p = "/device";
+void ReadDevice(FieldReader& r, const Json& d, DeviceRecord* out,
+                const std::string& p = "/device") {
   r.String(d, p, "name", &out->name);
   r.Integer(d, p, "ordinal", &out->ordinal);
   r.String(d, p, "compute_capability", &out->compute_capability);
@@ -390,6 +390,19 @@ StatusOr<Report> ParseReportJson(const std::string& text, const std::string& nam
   }
   if (const Json* device = r.Object(root, "", "device", true))
     ReadDevice(r, *device, &report.device);
+  if (const Json* devices = r.Array(root, "", "devices", false)) {
+    for (size_t i = 0; i < devices->size(); ++i) {
+      const std::string p = "/devices/" + std::to_string(i);
+      DeviceRecord& d = report.devices.emplace_back();
+      if (!(*devices)[i].is_object()) {
+        r.Error(p, "expected an object");
+        continue;
+      }
+      ReadDevice(r, (*devices)[i], &d, p);
+      r.Integer((*devices)[i], p, "scenario_device", &d.scenario_device);
+      r.String((*devices)[i], p, "pci_bus_id", &d.pci_bus_id);
+    }
+  }
   r.DecimalString(root, "", "granularity_bytes", &report.granularity);
   for (const auto& [key, out] :
        {std::pair{"vars", &report.vars}, std::pair{"sweep_point", &report.sweep_point}}) {

@@ -41,11 +41,20 @@ struct Step {
   // Sizes and numbers (sizes already converted from units to bytes).
   Located<uint64_t> size, offset, alloc_offset, alignment, seed;
   Located<uint64_t> value, byte;  // memset / check_value: a 32-bit pattern, or one byte repeated
-  Located<std::string> access;    // "read_write" | "read" | "none"
-  Located<std::string> expect;    // op-specific expectation, e.g. "same", "success", "different"
-  Located<uint64_t> repeat;       // run the step this many times and report min/median/p99
-  Located<bool> fatal;            // a failed check stops the run
-  Located<bool> async;            // fill/matmul: enqueue and do not wait (no device time)
+  Located<std::string> access;    // "read_write" | "read" | "none" (the scenario's device 0)
+  // set_access's map form `access: {0: read_write, 1: read}`: one entry per device, in file order
+  // (then `access` is unset).
+  struct DeviceAccessEntry {
+    Located<uint64_t> device;
+    Located<std::string> access;
+  };
+  std::vector<DeviceAccessEntry> device_access;
+  Located<uint64_t> device;     // create: where memory lives; kernels, copies, instantiate,
+                                // check_access: which device runs or is asked (default 0)
+  Located<std::string> expect;  // op-specific expectation, e.g. "same", "success", "different"
+  Located<uint64_t> repeat;     // run the step this many times and report min/median/p99
+  Located<bool> fatal;          // a failed check stops the run
+  Located<bool> async;          // fill/matmul: enqueue and do not wait (no device time)
 
   std::vector<Step> steps;  // capture body
 };
@@ -79,7 +88,8 @@ struct StepIntegerField {
 inline constexpr StepIntegerField kStepIntegerFields[] = {{"seed", &Step::seed},
                                                           {"repeat", &Step::repeat},
                                                           {"value", &Step::value},
-                                                          {"byte", &Step::byte}};
+                                                          {"byte", &Step::byte},
+                                                          {"device", &Step::device}};
 struct StepFlagField {
   const char* key;
   Located<bool> Step::*field;

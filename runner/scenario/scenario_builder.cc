@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "runner/scenario/size.h"
+#include "runner/vocab/access.h"
 
 namespace vmm {
 namespace {
@@ -140,6 +141,30 @@ class Builder {
 
   void Assign(Step* step, const std::string& key, const YamlValue& v, const SourceLoc& loc,
               bool set, const SchemaNode* prop) {
+    if (key == "access" && v.IsMap()) {  // set_access's per-device form (the schema checked it)
+      if (v.members.empty())
+        Error(v, "'access' names no device; give at least one, e.g. {0: read_write, 1: read}");
+      for (const YamlMember& m : v.members) {
+        Step::DeviceAccessEntry e;
+        const SourceLoc key_loc = LocationOf(file_, v.origin, m.line, m.column);
+        YamlValue key;
+        key.kind = YamlValue::Kind::kScalar;
+        key.scalar = m.key;
+        int64_t device = -1;
+        if (!YamlIsInteger(key, &device) || device < 0 || device >= kMaxScenarioDevices) {
+          failed_ = true;
+          diagnostics_->push_back(
+              Diagnostic{key_loc, "'access' maps device numbers to an access; '" + m.key +
+                                      "' is not a device number (0 to " +
+                                      std::to_string(kMaxScenarioDevices - 1) + ")"});
+          continue;
+        }
+        e.device = {static_cast<uint64_t>(device), key_loc, true};
+        e.access = {m.value.scalar, Loc(m.value), true};
+        step->device_access.push_back(std::move(e));
+      }
+      return;
+    }
     for (const StepTextField& f : kStepTextFields)
       if (key == f.key) return Put(&(step->*f.field), v.scalar, loc, set);
     for (const StepSizeField& f : kStepSizeFields)

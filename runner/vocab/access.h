@@ -7,6 +7,10 @@
 
 namespace vmm {
 
+// The most devices one scenario may name (`device: 0` .. `device: 31`): set_access's per-device
+// list then packs into one 64-bit word (2 bits a device) in the executor's hot loop.
+inline constexpr int kMaxScenarioDevices = 32;
+
 // cuMemSetAccess flags: none, read (CU_MEM_ACCESS_FLAGS_PROT_READ), read_write.
 enum class Access : uint8_t { kNone, kRead, kReadWrite };
 // "none", "read", "read_write" (the scenario and report spelling).

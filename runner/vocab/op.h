@@ -37,6 +37,7 @@ enum OpFlag : uint32_t {
   kAsync = 1u << 4,
   kVerdict = 1u << 5,
   kDriver = 1u << 6,
+  kOnDevice = 1u << 7,
 };
 
 struct OpInfo {

@@ -48,6 +48,48 @@ void ClearNewestFirst(std::map<uint64_t, T>& objects) noexcept {
   while (!objects.empty()) objects.erase(std::prev(objects.end()));
 }
 
+// What device `ordinal` is: name, compute capability, memory, PCI address, VMM support, the
+// granularity of device memory on it and the devices whose memory it can reach
+// (cudaDeviceCanAccessPeer). Needs some context current (for the granularity query).
+Status DescribeCudaDevice(const cuda::DriverApi& api, int ordinal, int device_count,
+                          DeviceInfo* info) {
+  CUdevice device = 0;
+  int vmm = 0;
+  VMM_RETURN_IF_ERROR(CU_CALL(api, cuDeviceGet(&device, ordinal)));
+  VMM_RETURN_IF_ERROR(CU_CALL(
+      api,
+      cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, device)));
+  cudaDeviceProp props = {};
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGetDeviceProperties(&props, ordinal)));
+  char bus_id[32] = {};
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, ordinal)));
+  info->ordinal = ordinal;
+  info->device_count = device_count;
+  info->vmm_supported = vmm != 0;
+  info->name = props.name;
+  info->compute_capability = std::to_string(props.major) + "." + std::to_string(props.minor);
+  info->total_memory = props.totalGlobalMem;
+  info->pci_bus_id = bus_id;
+  info->peers.clear();
+  for (int other = 0; other < device_count; ++other) {
+    int can = other == ordinal ? 1 : 0;
+    if (other != ordinal)
+      VMM_RETURN_IF_ERROR(CUDA_CALL(cudaDeviceCanAccessPeer(&can, ordinal, other)));
+    if (can != 0) info->peers.push_back(other);
+  }
+  if (!info->vmm_supported) return Status::Ok();  // no granularity to ask for
+  const CUmemAllocationProp prop = cuda::DeviceAllocationProp(ordinal);
+  size_t minimum = 0;
+  size_t recommended = 0;
+  VMM_RETURN_IF_ERROR(CU_CALL(
+      api, cuMemGetAllocationGranularity(&minimum, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM)));
+  VMM_RETURN_IF_ERROR(CU_CALL(api, cuMemGetAllocationGranularity(
+                                       &recommended, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED)));
+  info->granularity_min = minimum;
+  info->granularity_recommended = recommended;
+  return Status::Ok();
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Engine>> CreateCudaEngine(int ordinal) {
@@ -70,53 +112,25 @@ StatusOr<std::unique_ptr<Engine>> CreateCudaEngine(int ordinal) {
   if (!loaded.ok()) return loaded.status();
   const cuda::DriverApi& api = *loaded;
 
-  CUdevice device = 0;
-  int vmm = 0;
   CUcontext context = nullptr;
   int driver_version = 0;
-  s = CU_CALL(api, cuDeviceGet(&device, ordinal));
-  if (s.ok()) {
-    s = CU_CALL(api, cuDeviceGetAttribute(
-                         &vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, device));
-  }
-  if (s.ok()) s = CU_CALL(api, cuCtxGetCurrent(&context));
+  int runtime_version = 0;
+  DeviceInfo info;
+  info.backend = "cuda";
+  s = CU_CALL(api, cuCtxGetCurrent(&context));
   if (s.ok()) s = CU_CALL(api, cuDriverGetVersion(&driver_version));
+  if (s.ok()) s = CUDA_CALL(cudaRuntimeGetVersion(&runtime_version));
+  if (s.ok()) s = DescribeCudaDevice(api, ordinal, count, &info);
   if (!s.ok()) return Unusable(ordinal, s);
-  if (vmm == 0) {
+  if (!info.vmm_supported) {
     return Unavailable("device " + std::to_string(ordinal) +
                        " does not support virtual memory management");
   }
   if (context == nullptr) {
     return Unusable(ordinal, InternalError("no current context after cudaSetDevice"));
   }
-
-  DeviceInfo info;
-  info.backend = "cuda";
-  info.ordinal = ordinal;
-  info.vmm_supported = true;
   info.driver_version = VersionString(driver_version);
-  cudaDeviceProp props = {};
-  int runtime_version = 0;
-  s = CUDA_CALL(cudaGetDeviceProperties(&props, ordinal));
-  if (s.ok()) s = CUDA_CALL(cudaRuntimeGetVersion(&runtime_version));
-  if (!s.ok()) return Unusable(ordinal, s);
-  info.name = props.name;
-  info.compute_capability = std::to_string(props.major) + "." + std::to_string(props.minor);
-  info.total_memory = props.totalGlobalMem;
-  if (!CUDA_CALL(cudaGetDeviceCount(&info.device_count)).ok()) info.device_count = 1;
   info.runtime_version = VersionString(runtime_version);
-  const CUmemAllocationProp prop = cuda::DeviceAllocationProp(ordinal);
-  size_t minimum = 0;
-  size_t recommended = 0;
-  s = CU_CALL(api,
-              cuMemGetAllocationGranularity(&minimum, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
-  if (s.ok()) {
-    s = CU_CALL(api, cuMemGetAllocationGranularity(&recommended, &prop,
-                                                   CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
-  }
-  if (!s.ok()) return Unusable(ordinal, s);
-  info.granularity_min = minimum;
-  info.granularity_recommended = recommended;
 
   auto engine = std::make_unique<cuda::CudaEngine>(api, ordinal, context, std::move(info));
   s = engine->Init();
@@ -129,81 +143,166 @@ namespace cuda {
 CudaEngine::CudaEngine(const DriverApi& api, int ordinal, CUcontext context, DeviceInfo info)
     : api_(api), ordinal_(ordinal), context_(context), info_(std::move(info)) {}
 
-Status CudaEngine::Init() {
+StatusOr<std::unique_ptr<Lane>> CudaEngine::MakeLane(int ordinal) {
+  if (ordinal < 0 || ordinal >= info_.device_count) {
+    return RuntimeError("no CUDA device " + std::to_string(ordinal) + ": this machine has " +
+                        std::to_string(info_.device_count));
+  }
+  auto lane = std::make_unique<Lane>();
+  lane->ordinal = ordinal;
+  if (ordinal != ordinal_) {
+    CUdevice device = 0;
+    int vmm = 0;
+    VMM_RETURN_IF_ERROR(CU_CALL(api_, cuDeviceGet(&device, ordinal)));
+    VMM_RETURN_IF_ERROR(
+        CU_CALL(api_, cuDeviceGetAttribute(
+                          &vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, device)));
+    if (vmm == 0) {
+      return RuntimeError("device " + std::to_string(ordinal) +
+                          " does not support virtual memory management");
+    }
+    // Initializes the device's primary context and makes it current.
+    VMM_RETURN_IF_ERROR(CUDA_CALL(cudaSetDevice(ordinal)));
+  }
+  VMM_RETURN_IF_ERROR(CU_CALL(api_, cuCtxGetCurrent(&lane->context)));
+  if (lane->context == nullptr) return InternalError("no current context after cudaSetDevice");
   StatusOr<KernelRegistry> kernels = KernelRegistry::Create(api_);
   if (!kernels.ok()) return kernels.status();
-  kernels_ = std::move(kernels).value();
+  lane->kernels = std::move(kernels).value();
   StatusOr<Stream> stream = CreateStream();
   if (!stream.ok()) return stream.status();
-  stream_ = std::move(stream).value();
-  for (Event* event : {&start_, &stop_}) {
+  lane->stream = std::move(stream).value();
+  for (Event* event : {&lane->start, &lane->stop}) {
     StatusOr<Event> e = CreateEvent();
     if (!e.ok()) return e.status();
     *event = std::move(e).value();
   }
+  return lane;
+}
+
+Status CudaEngine::Init() {
+  StatusOr<std::unique_ptr<Lane>> lane = MakeLane(ordinal_);
+  if (!lane.ok()) return lane.status();
+  lanes_.push_back(std::move(lane).value());
+  lane_ = lanes_.front().get();
   return Status::Ok();
 }
 
 CudaEngine::~CudaEngine() {
+  // Nothing below may be destroyed under a running kernel (unmapping its memory is the
+  // illegal-address fault this engine exists to avoid): end the capture, then wait for every
+  // device's stream in its own context.
+  for (const std::unique_ptr<Lane>& lane : lanes_) {
+    if (!BindLane(*lane).ok()) CUDA_CALL_NOTHROW(cudaSetDevice(lane->ordinal));
+    if (capturing_ && lane.get() == lane_) AbortCapture();
+    if (lane->stream) CUDA_CALL_NOTHROW(cudaStreamSynchronize(lane->stream.get()));
+  }
   CUcontext current = nullptr;
   if (api_.cuCtxGetCurrent(&current) != CUDA_SUCCESS || current != context_) {
     CUDA_CALL_NOTHROW(cudaSetDevice(ordinal_));
   }
-  if (capturing_) AbortCapture();
-  // Nothing below may be destroyed under a running kernel (unmapping its memory is the
-  // illegal-address fault this engine exists to avoid).
-  if (stream_) CUDA_CALL_NOTHROW(cudaStreamSynchronize(stream()));
   ClearNewestFirst(execs_);
   ClearNewestFirst(graphs_);
   while (!mappings_.empty()) mappings_.pop_back();  // newest first
   allocs_.ClearNewestFirst();
   ClearNewestFirst(reservations_);
-  // Scratch memory, events and the stream follow as members, in reverse declaration order.
+  // Each lane's scratch memory, events and stream go with its own device current, newest lane
+  // first; the engine's own lane last, leaving its device current.
+  while (!lanes_.empty()) {
+    CUDA_CALL_NOTHROW(cudaSetDevice(lanes_.back()->ordinal));
+    lanes_.pop_back();
+  }
 }
 
-Status CudaEngine::Bind() {
+Status CudaEngine::BindLane(const Lane& lane) {
   // Asked every call (cuCtxGetCurrent is ~10 ns): code sharing the thread may switch contexts.
   CUcontext current = nullptr;
   VMM_RETURN_IF_ERROR(CU_CALL(api_, cuCtxGetCurrent(&current)));
-  if (current == context_) return Status::Ok();
-  return CUDA_CALL(cudaSetDevice(ordinal_));
+  if (current == lane.context) return Status::Ok();
+  return CUDA_CALL(cudaSetDevice(lane.ordinal));
 }
 
-Status CudaEngine::SyncStream() {
-  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaStreamSynchronize(stream())));
-  stream_busy_ = false;
+Status CudaEngine::SyncStream(Lane& lane) {
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaStreamSynchronize(lane.stream.get())));
+  lane.busy = false;
   return Status::Ok();
 }
 
-Status CudaEngine::Drain(bool* waited) {
+Status CudaEngine::Drain(Lane& lane, bool* waited) {
   if (waited != nullptr) *waited = false;
-  if (!stream_busy_) return Status::Ok();  // everything enqueued has been waited for
-  const cudaError_t query = cudaStreamQuery(stream());
+  if (!lane.busy) return Status::Ok();  // everything enqueued has been waited for
+  const cudaError_t query = cudaStreamQuery(lane.stream.get());
   if (query == cudaSuccess) {  // finished on its own: nothing to wait for
-    stream_busy_ = false;
+    lane.busy = false;
     return Status::Ok();
   }
   if (query != cudaErrorNotReady) {
-    return CudaStatus(query, "cudaStreamQuery(stream())", __FILE__, __LINE__);
+    return CudaStatus(query, "cudaStreamQuery(lane.stream)", __FILE__, __LINE__);
   }
   (void)cudaGetLastError();
   if (waited != nullptr) *waited = true;
-  return SyncStream();
+  return SyncStream(lane);
 }
 
 Status CudaEngine::WaitForStream(SyncNote* note) {
   SyncNote result;
   // During a capture nothing is in flight (BeginCapture drained the stream), and querying or
-  // synchronizing a capturing stream would invalidate the capture. An idle stream needs neither a
-  // query nor the clock (the common case, kept off the VMM hot path).
-  if (!capturing_ && stream_busy_) {
+  // synchronizing a capturing stream would invalidate the capture. Idle streams need neither a
+  // query nor the clock (the common case, kept off the VMM hot path: one lane, one flag).
+  bool busy = false;
+  for (const std::unique_ptr<Lane>& lane : lanes_) busy = busy || lane->busy;
+  if (!capturing_ && busy) {
     const auto start = std::chrono::steady_clock::now();
-    VMM_RETURN_IF_ERROR(Drain(&result.waited));
+    for (const std::unique_ptr<Lane>& lane : lanes_) {
+      if (!lane->busy) continue;
+      bool waited = false;
+      VMM_RETURN_IF_ERROR(BindLane(*lane));
+      VMM_RETURN_IF_ERROR(Drain(*lane, &waited));
+      result.waited = result.waited || waited;
+    }
     result.wait_us =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
   }
   if (note != nullptr) *note = result;
   return Status::Ok();
+}
+
+Status CudaEngine::SelectDevice(int device) {
+  const int ordinal = device < 0 ? ordinal_ : device;
+  if (ordinal == lane_->ordinal) return Status::Ok();
+  if (capturing_) {
+    return RuntimeError("SelectDevice(" + std::to_string(ordinal) +
+                        "): a capture is in progress on device " + std::to_string(lane_->ordinal) +
+                        " (a capture records one device's stream)");
+  }
+  for (const std::unique_ptr<Lane>& lane : lanes_) {
+    if (lane->ordinal == ordinal) {
+      lane_ = lane.get();
+      return Status::Ok();
+    }
+  }
+  StatusOr<std::unique_ptr<Lane>> lane = MakeLane(ordinal);
+  if (!lane.ok()) {
+    return Annotate(lane.status(), [&] { return "SelectDevice(" + std::to_string(ordinal) + ")"; });
+  }
+  lanes_.push_back(std::move(lane).value());
+  lane_ = lanes_.back().get();
+  return Status::Ok();
+}
+
+Status CudaEngine::DescribeDevice(int ordinal, DeviceInfo* out) {
+  if (ordinal < 0 || ordinal == ordinal_) {
+    *out = info_;
+    return Status::Ok();
+  }
+  auto what = [&] { return "DescribeDevice(" + std::to_string(ordinal) + ")"; };
+  if (ordinal >= info_.device_count) {
+    return RuntimeError(what() + ": no such device; this machine has " +
+                        std::to_string(info_.device_count));
+  }
+  VMM_RETURN_IF_ERROR(Bind());
+  *out = info_;  // backend, driver and runtime versions are the machine's
+  return Annotate(DescribeCudaDevice(api_, ordinal, info_.device_count, out), what);
 }
 
 void CudaEngine::RefreshCapturing() noexcept {
@@ -263,6 +362,8 @@ Status CudaEngine::Create(const AllocProps& props, AllocHandle* out) {
   VMM_RETURN_IF_ERROR(Bind());
   StatusOr<PhysicalAlloc> a =
       CreatePhysicalAlloc(api_, AllocationProp(props, ordinal_), props.size);
+  // props.location_id >= 0 places the memory on another device: cuMemCreate takes any device's
+  // ordinal from any context.
   if (!a.ok()) return Annotate(a.status(), what);
   out->value = allocs_.Insert(std::move(a).value());
   return Status::Ok();
@@ -302,21 +403,53 @@ Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
   return Status::Ok();
 }
 
-Status CudaEngine::SetAccess(DevicePtr va, uint64_t size, Access access) {
-  const char* name = access == Access::kNone   ? "none"
-                     : access == Access::kRead ? "read"
-                                               : "read_write";
+Status CudaEngine::SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) {
   auto what = [&] {
-    return "SetAccess(va=" + Hex(va) + ", size=" + FormatBytes(size) + ", access=" + name + ")";
+    std::string list;
+    for (const DeviceAccess& a : access) {
+      list += (list.empty() ? "" : ", ") + std::to_string(a.device < 0 ? ordinal_ : a.device) +
+              ": " + AccessName(a.access);
+    }
+    return "SetAccess(va=" + Hex(va) + ", size=" + FormatBytes(size) + ", access={" + list + "})";
   };
   VMM_RETURN_IF_ERROR(Bind());
-  CUmemAccessDesc desc = {};
-  desc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  desc.location.id = ordinal_;
-  desc.flags = access == Access::kNone   ? CU_MEM_ACCESS_FLAGS_PROT_NONE
-               : access == Access::kRead ? CU_MEM_ACCESS_FLAGS_PROT_READ
-                                         : CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  return Annotate(CU_CALL(api_, cuMemSetAccess(va, size, &desc, 1)), what);
+  if (access.size() > kMaxScenarioDevices) return RuntimeError(what() + ": too many devices");
+  // One descriptor per device, all in one call (cuMemSetAccess takes an array).
+  CUmemAccessDesc descs[kMaxScenarioDevices] = {};
+  for (size_t i = 0; i < access.size(); ++i) {
+    descs[i].location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    descs[i].location.id = access[i].device < 0 ? ordinal_ : access[i].device;
+    descs[i].flags = access[i].access == Access::kNone   ? CU_MEM_ACCESS_FLAGS_PROT_NONE
+                     : access[i].access == Access::kRead ? CU_MEM_ACCESS_FLAGS_PROT_READ
+                                                         : CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  }
+  return Annotate(CU_CALL(api_, cuMemSetAccess(va, size, descs, access.size())), what);
+}
+
+Status CudaEngine::GetAccess(DevicePtr va, int device, Access* out) {
+  const int ordinal = device < 0 ? ordinal_ : device;
+  auto what = [&] {
+    return "GetAccess(va=" + Hex(va) + ", device=" + std::to_string(ordinal) + ")";
+  };
+  VMM_RETURN_IF_ERROR(Bind());
+  CUmemLocation location = {};
+  location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  location.id = ordinal;
+  unsigned long long flags = 0;  // NOLINT(runtime/int): the driver's type
+  VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemGetAccess(&flags, &location, va)), what));
+  switch (flags) {
+    case CU_MEM_ACCESS_FLAGS_PROT_NONE:
+      *out = Access::kNone;
+      return Status::Ok();
+    case CU_MEM_ACCESS_FLAGS_PROT_READ:
+      *out = Access::kRead;
+      return Status::Ok();
+    case CU_MEM_ACCESS_FLAGS_PROT_READWRITE:
+      *out = Access::kReadWrite;
+      return Status::Ok();
+    default:
+      return RuntimeError(what() + ": the driver returned unknown access flags " + Hex(flags));
+  }
 }
 
 Status CudaEngine::Unmap(DevicePtr va, uint64_t size, SyncNote* note) {

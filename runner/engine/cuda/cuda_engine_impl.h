@@ -3,9 +3,17 @@
 //
 // Ownership: the engine owns every object in the maps below, keyed by the handle id it gave out.
 // Member order encodes the release order: members are destroyed in reverse declaration order, so
-// the maps go first (execs, graphs, mappings, allocations, reservations), then the scratch memory,
-// the events, the stream, and last the driver table every object points to. The destructor also
-// empties each map newest-first before that, after ending a capture and synchronizing.
+// the maps go first (execs, graphs, mappings, allocations, reservations), then the lanes (each
+// device's scratch memory, events and stream), and last the driver table every object points to.
+// The destructor also empties each map newest-first before that, after ending a capture and
+// synchronizing every lane, and destroys each lane with its own device current.
+//
+// Devices: a Lane is one device's primary context, stream, events, scratch memory and kernel
+// registry. The engine's own device has one from Init; another device gets one the first time
+// SelectDevice names it (so a run on one device never creates a second). `lane_` is the selected
+// one: every method binds its context (one cuCtxGetCurrent when it is already current, as before
+// lanes existed) and enqueues on its stream. An exec remembers the lane it was instantiated on and
+// always replays there.
 #pragma once
 
 #include <cuda.h>
@@ -13,6 +21,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <span>
 #include <vector>
 
 #include "runner/base/slot_map.h"
@@ -37,13 +47,30 @@ inline Status Annotate(Status status, const char* context) {
   return status.WithContext(context);
 }
 
+// One device's share of the engine (see the header comment).
+struct Lane {
+  int ordinal = 0;
+  CUcontext context = nullptr;  // the device's primary context (retained by the runtime)
+  KernelRegistry kernels;
+  Stream stream;
+  Event start, stop;
+  DeviceBuffer hash_scratch;     // Checksum: one uint64
+  DeviceBuffer counts_scratch;   // Compare: one uint32 per chunk
+  DeviceBuffer chunks_scratch;   // Compare: the picked chunks
+  DeviceBuffer indices_scratch;  // Compare: the first mismatching indices
+  // False only when everything enqueued on the stream is known to have finished: set before each
+  // enqueue (kernels, graph launches, copies), cleared by each completed wait on the stream. The
+  // stream is private to the engine, so nothing else can put work on it.
+  bool busy = false;
+};
+
 class CudaEngine final : public Engine {
  public:
   // Use CreateCudaEngine; this only takes the pieces it found.
   CudaEngine(const DriverApi& api, int ordinal, CUcontext context, DeviceInfo info);
   ~CudaEngine() override;
 
-  // Creates the stream, events and kernel registry (context must be current).
+  // Creates the engine's own lane (its context must be current).
   Status Init();
 
   const DeviceInfo& info() const override { return info_; }
@@ -54,7 +81,11 @@ class CudaEngine final : public Engine {
   Status Create(const AllocProps& props, AllocHandle* out) override;
   Status Release(AllocHandle handle, SyncNote* note) override;
   Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) override;
-  Status SetAccess(DevicePtr va, uint64_t size, Access access) override;
+  using Engine::SetAccess;
+  Status SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) override;
+  Status GetAccess(DevicePtr va, int device, Access* out) override;
+  Status SelectDevice(int device) override;
+  Status DescribeDevice(int ordinal, DeviceInfo* out) override;
   Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override;
 
   Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override;
@@ -79,19 +110,25 @@ class CudaEngine final : public Engine {
   Status Synchronize() override;
 
  private:
-  cudaStream_t stream() const { return stream_.get(); }
+  cudaStream_t stream() const { return lane_->stream.get(); }
   uint64_t NextId() { return next_id_++; }
 
-  // Makes the engine's context current on the calling thread when it is not already.
-  Status Bind();
-  // cudaStreamSynchronize, and the stream is known idle afterwards.
-  Status SyncStream();
-  // Waits for the stream when work may be in flight: nothing to do when everything enqueued was
-  // already waited for (stream_busy_ false); else cudaStreamQuery, and when it answers
+  // Makes the selected lane's context current on the calling thread when it is not already.
+  Status Bind() { return BindLane(*lane_); }
+  Status BindLane(const Lane& lane);
+  // A lane for `ordinal` with its context, stream, events and kernels (the device's context is
+  // current afterwards). Fails for an ordinal the machine lacks or a device without VMM support.
+  StatusOr<std::unique_ptr<Lane>> MakeLane(int ordinal);
+  // cudaStreamSynchronize, and the lane's stream is known idle afterwards.
+  Status SyncStream(Lane& lane);
+  Status SyncStream() { return SyncStream(*lane_); }
+  // Waits for a lane's stream when work may be in flight: nothing to do when everything enqueued
+  // was already waited for (busy false); else cudaStreamQuery, and when it answers
   // cudaErrorNotReady (*waited = true) SyncStream. A sticky error of earlier work comes back as an
-  // error Status.
-  Status Drain(bool* waited);
-  // Unmap/Release: Drain with the wall time spent, unless capturing (then nothing is in flight).
+  // error Status. The lane's context must be current.
+  Status Drain(Lane& lane, bool* waited);
+  // Unmap/Release: Drain every busy lane with the wall time spent, unless capturing (then nothing
+  // is in flight).
   Status WaitForStream(SyncNote* note);
   // Runs `launch` (a kernel launch on the stream); when `timing` is set and no capture is in
   // progress, brackets it with events and waits for it to fill timing->gpu_us.
@@ -110,19 +147,9 @@ class CudaEngine final : public Engine {
   int ordinal_ = 0;
   CUcontext context_ = nullptr;  // the device's primary context (retained by the runtime)
   DeviceInfo info_;
-  KernelRegistry kernels_;
-  Stream stream_;
-  Event start_;
-  Event stop_;
-  DeviceBuffer hash_scratch_;     // Checksum: one uint64
-  DeviceBuffer counts_scratch_;   // Compare: one uint32 per chunk
-  DeviceBuffer chunks_scratch_;   // Compare: the picked chunks
-  DeviceBuffer indices_scratch_;  // Compare: the first mismatching indices
-  bool capturing_ = false;
-  // False only when everything enqueued on the stream is known to have finished: set before each
-  // enqueue (kernels, graph launches, copies), cleared by each completed wait on the stream. The
-  // stream is private to the engine, so nothing else can put work on it.
-  bool stream_busy_ = false;
+  std::vector<std::unique_ptr<Lane>> lanes_;  // the engine's own first, then in creation order
+  Lane* lane_ = nullptr;                      // the selected lane (SelectDevice)
+  bool capturing_ = false;                    // on lane_ (no device switch while capturing)
   uint64_t next_id_ = 1;
   std::map<uint64_t, Reservation> reservations_;
   // The VMM hot path (create/map/unmap/release) allocates nothing in steady state: allocations
@@ -132,6 +159,8 @@ class CudaEngine final : public Engine {
   std::vector<Mapping> mappings_;
   std::map<uint64_t, Graph> graphs_;
   std::map<uint64_t, GraphExec> execs_;
+  // The lane a graph was captured on / an exec was instantiated on, by handle id.
+  std::map<uint64_t, Lane*> graph_lanes_, exec_lanes_;
 };
 
 }  // namespace vmm::cuda

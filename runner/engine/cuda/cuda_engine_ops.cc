@@ -36,15 +36,15 @@ template <typename Launch>
 Status CudaEngine::TimedLaunch(OpTiming* timing, Launch launch) {
   if (timing != nullptr) timing->gpu_us = -1;
   const bool timed = timing != nullptr && !capturing_;  // a captured launch does not run now
-  if (timed) VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventRecord(start_.get(), stream())));
-  if (!capturing_) stream_busy_ = true;
+  if (timed) VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventRecord(lane_->start.get(), stream())));
+  if (!capturing_) lane_->busy = true;
   VMM_RETURN_IF_ERROR(launch());
   if (!timed) return Status::Ok();
-  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventRecord(stop_.get(), stream())));
-  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventSynchronize(stop_.get())));
-  stream_busy_ = false;  // the stop event completes after everything enqueued before it
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventRecord(lane_->stop.get(), stream())));
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventSynchronize(lane_->stop.get())));
+  lane_->busy = false;  // the stop event completes after everything enqueued before it
   float ms = 0;
-  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventElapsedTime(&ms, start_.get(), stop_.get())));
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventElapsedTime(&ms, lane_->start.get(), lane_->stop.get())));
   timing->gpu_us = static_cast<double>(ms) * 1000.0;
   return Status::Ok();
 }
@@ -141,7 +141,7 @@ Status CudaEngine::BeginCapture() {
   VMM_RETURN_IF_ERROR(Bind());
   if (!capturing_) {
     // Drain first, so nothing is in flight while capturing (see WaitForStream).
-    VMM_RETURN_IF_ERROR(Annotate(Drain(nullptr), "BeginCapture: draining the stream"));
+    VMM_RETURN_IF_ERROR(Annotate(Drain(*lane_, nullptr), "BeginCapture: draining the stream"));
   }
   // ThreadLocal: unsafe calls from this thread break the capture (as Global would), calls from
   // other threads are not affected. A second BeginCapture is refused by the runtime itself.
@@ -167,6 +167,7 @@ Status CudaEngine::EndCapture(GraphHandle* out) {
   if (!graph) return InternalError("EndCapture: cudaStreamEndCapture returned no graph");
   const uint64_t id = NextId();
   graphs_.emplace(id, std::move(graph));
+  graph_lanes_[id] = lane_;
   out->value = id;
   return Status::Ok();
 }
@@ -180,28 +181,32 @@ Status CudaEngine::Instantiate(GraphHandle graph, ExecHandle* out) {
   if (!exec.ok()) return Annotate(exec.status(), what);
   const uint64_t id = NextId();
   execs_.emplace(id, std::move(exec).value());
+  exec_lanes_[id] = lane_;  // it replays on this device, whatever is selected later
   out->value = id;
   return Status::Ok();
 }
 
 Status CudaEngine::Replay(ExecHandle exec, OpTiming* timing) {
   auto what = [&] { return "Replay(exec=" + std::to_string(exec.value) + ")"; };
-  VMM_RETURN_IF_ERROR(Bind());
   if (timing != nullptr) timing->gpu_us = -1;
   GraphExec* e = FindObject(execs_, exec.value);
   if (e == nullptr) return UnknownHandle(what(), "exec");
+  VMM_RETURN_IF_ERROR(Bind());
   VMM_RETURN_IF_ERROR(Annotate(SyncIfCapturing(), what));
+  // An exec runs on the device it was instantiated on.
+  Lane& lane = *exec_lanes_[exec.value];
+  if (&lane != lane_) VMM_RETURN_IF_ERROR(BindLane(lane));
+  cudaStream_t s = lane.stream.get();
   const bool timed = timing != nullptr;
-  if (timed)
-    VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaEventRecord(start_.get(), stream())), what));
-  stream_busy_ = true;
-  VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaGraphLaunch(e->get(), stream())), what));
-  if (timed) VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaEventRecord(stop_.get(), stream())), what));
-  VMM_RETURN_IF_ERROR(Annotate(SyncStream(), what));
+  if (timed) VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaEventRecord(lane.start.get(), s)), what));
+  lane.busy = true;
+  VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaGraphLaunch(e->get(), s)), what));
+  if (timed) VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaEventRecord(lane.stop.get(), s)), what));
+  VMM_RETURN_IF_ERROR(Annotate(SyncStream(lane), what));
   if (timed) {
     float ms = 0;
     VMM_RETURN_IF_ERROR(
-        Annotate(CUDA_CALL(cudaEventElapsedTime(&ms, start_.get(), stop_.get())), what));
+        Annotate(CUDA_CALL(cudaEventElapsedTime(&ms, lane.start.get(), lane.stop.get())), what));
     timing->gpu_us = static_cast<double>(ms) * 1000.0;
   }
   return Status::Ok();
@@ -212,11 +217,11 @@ Status CudaEngine::Update(ExecHandle exec, GraphHandle graph, UpdateResult* resu
     return "Update(exec=" + std::to_string(exec.value) + ", graph=" + std::to_string(graph.value) +
            ")";
   };
-  VMM_RETURN_IF_ERROR(Bind());
   GraphExec* e = FindObject(execs_, exec.value);
   if (e == nullptr) return UnknownHandle(what(), "exec");
   Graph* g = FindObject(graphs_, graph.value);
   if (g == nullptr) return UnknownHandle(what(), "graph");
+  VMM_RETURN_IF_ERROR(BindLane(*exec_lanes_[exec.value]));  // in the exec's own context
   return Annotate(UpdateGraphExec(e->get(), g->get(), result), what);
 }
 
@@ -225,7 +230,8 @@ Status CudaEngine::KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>*
   VMM_RETURN_IF_ERROR(Bind());
   Graph* g = FindObject(graphs_, graph.value);
   if (g == nullptr) return UnknownHandle(what(), "graph");
-  return Annotate(ReadKernelNodes(kernels_, g->get(), out), what);
+  const Lane& lane = *graph_lanes_[graph.value];  // its kernels are that device's functions
+  return Annotate(ReadKernelNodes(lane.kernels, g->get(), out), what);
 }
 
 Status CudaEngine::DestroyGraph(GraphHandle graph) {
@@ -233,6 +239,7 @@ Status CudaEngine::DestroyGraph(GraphHandle graph) {
   if (graphs_.erase(graph.value) == 0) {
     return UnknownHandle("DestroyGraph(graph=" + std::to_string(graph.value) + ")", "graph");
   }
+  graph_lanes_.erase(graph.value);
   return Status::Ok();
 }
 
@@ -241,6 +248,7 @@ Status CudaEngine::DestroyExec(ExecHandle exec) {
   if (execs_.erase(exec.value) == 0) {
     return UnknownHandle("DestroyExec(exec=" + std::to_string(exec.value) + ")", "exec");
   }
+  exec_lanes_.erase(exec.value);
   return Status::Ok();
 }
 
@@ -251,7 +259,7 @@ Status CudaEngine::CopyToHost(DevicePtr src, uint64_t bytes, void* dst) {
   VMM_RETURN_IF_ERROR(Bind());
   VMM_RETURN_IF_ERROR(Annotate(SyncIfCapturing(), what));
   if (bytes == 0) return Status::Ok();
-  stream_busy_ = true;
+  lane_->busy = true;
   const void* from = DevicePointer<const void>(src);
   VMM_RETURN_IF_ERROR(Annotate(
       CUDA_CALL(cudaMemcpyAsync(dst, from, bytes, cudaMemcpyDeviceToHost, stream())), what));
@@ -262,10 +270,10 @@ Status CudaEngine::Checksum(DevicePtr src, uint64_t count, uint64_t* hash) {
   auto what = [&] { return "Checksum(src=" + Hex(src) + ", count=" + std::to_string(count) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   VMM_RETURN_IF_ERROR(Annotate(SyncIfCapturing(), what));
-  VMM_RETURN_IF_ERROR(Annotate(hash_scratch_.Reserve(sizeof(uint64_t)), what));
-  auto* sum = static_cast<uint64_t*>(hash_scratch_.data());
+  VMM_RETURN_IF_ERROR(Annotate(lane_->hash_scratch.Reserve(sizeof(uint64_t)), what));
+  auto* sum = static_cast<uint64_t*>(lane_->hash_scratch.data());
   const uint32_t* words = DevicePointer<const uint32_t>(src);
-  stream_busy_ = true;
+  lane_->busy = true;
   VMM_RETURN_IF_ERROR(
       Annotate(CUDA_CALL(kernels::LaunchChecksum(words, count, sum, stream())), what));
   uint64_t value = 0;
@@ -288,12 +296,12 @@ Status CudaEngine::Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t ma
   if (count == 0) return Status::Ok();
   const uint32_t* wa = DevicePointer<const uint32_t>(a);
   const uint32_t* wb = DevicePointer<const uint32_t>(b);
-  stream_busy_ = true;
+  lane_->busy = true;
 
   // Pass 1: mismatches per chunk, summed and scanned on the host.
   const uint64_t num_chunks = kernels::CompareChunkCount(count);
-  VMM_RETURN_IF_ERROR(Annotate(counts_scratch_.Reserve(num_chunks * sizeof(uint32_t)), what));
-  auto* counts_dev = static_cast<uint32_t*>(counts_scratch_.data());
+  VMM_RETURN_IF_ERROR(Annotate(lane_->counts_scratch.Reserve(num_chunks * sizeof(uint32_t)), what));
+  auto* counts_dev = static_cast<uint32_t*>(lane_->counts_scratch.data());
   VMM_RETURN_IF_ERROR(
       Annotate(CUDA_CALL(kernels::LaunchCompareCount(wa, wb, count, counts_dev, stream())), what));
   std::vector<uint32_t> counts(num_chunks);
@@ -313,10 +321,10 @@ Status CudaEngine::Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t ma
   // Pass 2: the indices of the picked chunks, ascending.
   const uint64_t reported = std::min<uint64_t>(out->mismatches, max_report);
   VMM_RETURN_IF_ERROR(
-      Annotate(chunks_scratch_.Reserve(picked.size() * sizeof(kernels::CompareChunk)), what));
-  VMM_RETURN_IF_ERROR(Annotate(indices_scratch_.Reserve(reported * sizeof(uint64_t)), what));
-  auto* chunks_dev = static_cast<kernels::CompareChunk*>(chunks_scratch_.data());
-  auto* indices_dev = static_cast<uint64_t*>(indices_scratch_.data());
+      Annotate(lane_->chunks_scratch.Reserve(picked.size() * sizeof(kernels::CompareChunk)), what));
+  VMM_RETURN_IF_ERROR(Annotate(lane_->indices_scratch.Reserve(reported * sizeof(uint64_t)), what));
+  auto* chunks_dev = static_cast<kernels::CompareChunk*>(lane_->chunks_scratch.data());
+  auto* indices_dev = static_cast<uint64_t*>(lane_->indices_scratch.data());
   VMM_RETURN_IF_ERROR(
       Annotate(CUDA_CALL(cudaMemcpyAsync(chunks_dev, picked.data(),
                                          picked.size() * sizeof(kernels::CompareChunk),
@@ -337,7 +345,13 @@ Status CudaEngine::Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t ma
 
 Status CudaEngine::Synchronize() {
   VMM_RETURN_IF_ERROR(Bind());
-  return Annotate(SyncStream(), "Synchronize");
+  if (capturing_ || lanes_.size() == 1) return Annotate(SyncStream(), "Synchronize");
+  // Every device's stream, each in its own context.
+  for (const std::unique_ptr<Lane>& lane : lanes_) {
+    VMM_RETURN_IF_ERROR(BindLane(*lane));
+    VMM_RETURN_IF_ERROR(Annotate(SyncStream(*lane), "Synchronize"));
+  }
+  return Status::Ok();
 }
 
 }  // namespace vmm::cuda

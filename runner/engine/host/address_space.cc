@@ -13,6 +13,7 @@ namespace {
 constexpr const char* kInvalidValue = "CUDA_ERROR_INVALID_VALUE";
 constexpr const char* kNotSupported = "CUDA_ERROR_NOT_SUPPORTED";
 constexpr const char* kOutOfMemory = "CUDA_ERROR_OUT_OF_MEMORY";
+constexpr const char* kInvalidDevice = "CUDA_ERROR_INVALID_DEVICE";
 
 // "[0x7f0000000000, +0x200000)"
 std::string Range(uint64_t va, uint64_t size) {
@@ -34,6 +35,14 @@ int Prot(Access access) {
       return PROT_READ | PROT_WRITE;
   }
   return PROT_NONE;
+}
+
+// The OS protection of a mapping: the widest access any device has (Access orders none < read <
+// read_write).
+Access Widest(const std::array<Access, kMaxScenarioDevices>& access) {
+  Access widest = Access::kNone;
+  for (Access a : access) widest = std::max(widest, a);
+  return widest;
 }
 
 bool Sufficient(Access have, Access need) {
@@ -158,14 +167,23 @@ Status AddressSpace::Free(DevicePtr va, uint64_t size) {
   return Status::Ok();
 }
 
-Status AddressSpace::Create(uint64_t size, AllocHandle* out) {
+std::string AddressSpace::CheckDevice(int device) const {
+  if (device >= 0 && device < device_count_) return "";
+  return "device " + std::to_string(device) + " is not one of the " +
+         std::to_string(device_count_) + " emulated device" + (device_count_ == 1 ? "" : "s") +
+         " (--host-devices)";
+}
+
+Status AddressSpace::Create(uint64_t size, int device, AllocHandle* out) {
   const char* fn = "cuMemCreate";
+  if (std::string e = CheckDevice(device); !e.empty()) return CudaError(fn, kInvalidDevice, e);
   if (std::string e = CheckGranular("size", size, true); !e.empty())
     return CudaError(fn, kInvalidValue, e);
   const uint64_t id = ids_->Next();
-  StatusOr<PhysicalMemory> memory = CreatePhysicalMemory(size, "vmm-run:alloc-" + Hex(id));
+  StatusOr<PhysicalMemory> memory =
+      CreatePhysicalMemory(size, "vmm-run:alloc-" + Hex(id) + "-dev" + std::to_string(device));
   if (!memory.ok()) return CudaError(fn, kOutOfMemory, memory.status().message());
-  allocations_.emplace(id, AllocationEntry{id, std::move(memory).value()});
+  allocations_.emplace(id, AllocationEntry{id, device, std::move(memory).value()});
   out->value = id;
   return Status::Ok();
 }
@@ -225,13 +243,17 @@ Status AddressSpace::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHand
   StatusOr<Mapping> mapping = CreateMapping(va, size, alloc->second.memory, offset);
   if (!mapping.ok()) return CudaError(fn, kOutOfMemory, mapping.status().message());
   // A new mapping has no access until cuMemSetAccess.
-  mappings_.emplace(
-      va, MappingEntry{ids_->Next(), handle.value, Access::kNone, std::move(mapping).value()});
+  mappings_.emplace(va, MappingEntry{ids_->Next(), handle.value, DeviceAccessArray{},
+                                     std::move(mapping).value()});
   return Status::Ok();
 }
 
-Status AddressSpace::SetAccess(DevicePtr va, uint64_t size, Access access) {
+Status AddressSpace::SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) {
   const char* fn = "cuMemSetAccess";
+  if (access.empty()) return CudaError(fn, kInvalidValue, "no access descriptor (count 0)");
+  for (const DeviceAccess& d : access) {
+    if (std::string e = CheckDevice(d.device); !e.empty()) return CudaError(fn, kInvalidDevice, e);
+  }
   for (std::string e : {CheckGranular("size", size, true), CheckGranular("address", va, false)}) {
     if (!e.empty()) return CudaError(fn, kInvalidValue, e);
   }
@@ -243,14 +265,25 @@ Status AddressSpace::SetAccess(DevicePtr va, uint64_t size, Access access) {
   }
   if (std::string e = CheckWholeMappings(va, end, fn); !e.empty())
     return CudaError(fn, kInvalidValue, e);
-  // The range is a run of whole mappings; protect each one.
+  // The range is a run of whole mappings; give each its devices' access and protect it for the
+  // widest of them.
   for (auto m = mappings_.find(va); m != mappings_.end() && m->first < end; ++m) {
     MappingEntry& entry = m->second;
-    if (Status s = Protect(entry.range->va, entry.range->size, Prot(access)); !s.ok()) {
+    DeviceAccessArray next = entry.access;
+    for (const DeviceAccess& d : access) next[d.device] = d.access;
+    if (Status s = Protect(entry.range->va, entry.range->size, Prot(Widest(next))); !s.ok())
       return CudaError(fn, kOutOfMemory, s.message());
-    }
-    entry.access = access;
+    entry.access = next;
   }
+  return Status::Ok();
+}
+
+Status AddressSpace::GetAccess(DevicePtr va, int device, Access* out) const {
+  const char* fn = "cuMemGetAccess";
+  if (std::string e = CheckDevice(device); !e.empty()) return CudaError(fn, kInvalidDevice, e);
+  auto m = FindMapping(va);
+  if (m == mappings_.end()) return CudaError(fn, kInvalidValue, Hex(va) + " is not mapped");
+  *out = m->second.access[device];
   return Status::Ok();
 }
 
@@ -275,9 +308,13 @@ Status AddressSpace::Unmap(DevicePtr va, uint64_t size) {
 }
 
 Status AddressSpace::CheckAccess(const std::string& function, const char* error,
-                                 const char* operand, DevicePtr va, uint64_t bytes,
-                                 Access need) const {
+                                 const char* operand, DevicePtr va, uint64_t bytes, Access need,
+                                 int device) const {
   if (bytes == 0) return Status::Ok();
+  if (std::string e = CheckDevice(device); !e.empty())
+    return CudaError(function, kInvalidDevice, e);
+  // Device 0's messages read as they did before the twin had devices.
+  const std::string on = device != 0 ? " for device " + std::to_string(device) : "";
   const std::string what = std::string(need == Access::kReadWrite ? "write" : "read") + " of '" +
                            operand + "' " + Range(va, bytes) + " touches ";
   if (va + bytes < va) return CudaError(function, error, what + "the end of the address space");
@@ -286,10 +323,11 @@ Status AddressSpace::CheckAccess(const std::string& function, const char* error,
     auto m = FindMapping(cursor);
     if (m == mappings_.end())
       return CudaError(function, error, what + "the unmapped address " + Hex(cursor));
-    if (!Sufficient(m->second.access, need)) {
+    const Access have = m->second.access[device];
+    if (!Sufficient(have, need)) {
       return CudaError(function, error,
-                       what + Hex(cursor) + " with access '" + AccessName(m->second.access) +
-                           "' (needs '" + AccessName(need) + "')");
+                       what + Hex(cursor) + " with access '" + AccessName(have) + "'" + on +
+                           " (needs '" + AccessName(need) + "')");
     }
     cursor = m->second.range->end();
   }

@@ -33,13 +33,22 @@
 // a map of a released handle that was still mapped elsewhere (a released handle that was never
 // mapped crashed it, as does an unknown one); the host refuses all of these with INVALID_VALUE.
 //
+// Devices: the twin emulates `device_count` devices (ordinals 0 ..). Physical memory is tagged with
+// the device it "lives on" (all of it is host memory, so every device can reach every other's:
+// peer access always works). Access is kept per device and per mapping; the OS protection of a
+// mapping is the widest access any device has, and CheckAccess judges one device's access, so a
+// kernel "on device 1" is refused where device 1 has no access although the CPU could touch it.
+// An ordinal >= device_count is CUDA_ERROR_INVALID_DEVICE.
+//
 // Ownership: handles and addresses are plain values; unknown or stale ones are reported, never
 // dereferenced. Destruction releases mappings, then handles, then reservations, each in reverse
 // order of creation. Not thread-safe.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 
 #include "runner/base/status.h"
@@ -64,8 +73,10 @@ Status CudaError(const std::string& function, const char* error, const std::stri
 
 class AddressSpace {
  public:
-  // `granularity` is a power-of-two multiple of the page size; `ids` must outlive this object.
-  AddressSpace(uint64_t granularity, IdSource* ids) : granularity_(granularity), ids_(ids) {}
+  // `granularity` is a power-of-two multiple of the page size; `ids` must outlive this object;
+  // 1 <= device_count <= kMaxScenarioDevices.
+  AddressSpace(uint64_t granularity, IdSource* ids, int device_count = 1)
+      : granularity_(granularity), ids_(ids), device_count_(device_count) {}
   AddressSpace(const AddressSpace&) = delete;
   AddressSpace& operator=(const AddressSpace&) = delete;
   ~AddressSpace();
@@ -75,18 +86,27 @@ class AddressSpace {
   // The Engine's VMM calls (see engine.h), with the same contracts.
   Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va);
   Status Free(DevicePtr va, uint64_t size);
-  Status Create(uint64_t size, AllocHandle* out);
+  // Physical memory on device `device` (an ordinal).
+  Status Create(uint64_t size, int device, AllocHandle* out);
   Status Release(AllocHandle handle);
   Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle);
-  Status SetAccess(DevicePtr va, uint64_t size, Access access);
+  // Every entry's device is an ordinal (the engine resolved -1).
+  Status SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access);
+  // cuMemGetAccess: the access of `device` at `va` (which must be mapped).
+  Status GetAccess(DevicePtr va, int device, Access* out) const;
   Status Unmap(DevicePtr va, uint64_t size);
 
-  // Ok when every byte of [va, va+bytes) is mapped with at least `need` (kRead: read or
-  // read_write; kReadWrite: read_write). Otherwise
+  // Ok when every byte of [va, va+bytes) is mapped with at least `need` for device `device`
+  // (kRead: read or read_write; kReadWrite: read_write). Otherwise
   //   "<function>: <error>: <read|write> of '<operand>' [va, +bytes) touches ..."
-  // naming the first offending address. An empty range is always ok.
+  // naming the first offending address (and the device, when there are several). An empty range
+  // is always ok.
   Status CheckAccess(const std::string& function, const char* error, const char* operand,
-                     DevicePtr va, uint64_t bytes, Access need) const;
+                     DevicePtr va, uint64_t bytes, Access need, int device) const;
+
+  int device_count() const { return device_count_; }
+  // "" when `device` is an ordinal of this twin, else why not.
+  std::string CheckDevice(int device) const;
 
   // Live object counts (for tests and diagnostics).
   size_t reservation_count() const { return reservations_.size(); }
@@ -100,12 +120,14 @@ class AddressSpace {
   };
   struct AllocationEntry {
     uint64_t id;
+    int device;  // the device the memory "lives on"
     PhysicalMemory memory;
   };
+  using DeviceAccessArray = std::array<Access, kMaxScenarioDevices>;
   struct MappingEntry {
     uint64_t id;
-    uint64_t handle;  // for diagnostics only: the handle may be released while mapped
-    Access access;    // kNone until SetAccess
+    uint64_t handle;           // for diagnostics only: the handle may be released while mapped
+    DeviceAccessArray access;  // by device ordinal; all kNone until SetAccess
     Mapping range;
   };
 
@@ -122,6 +144,7 @@ class AddressSpace {
 
   uint64_t granularity_;
   IdSource* ids_;
+  int device_count_;
   std::map<uint64_t, ReservationEntry> reservations_;  // by base address
   std::map<uint64_t, AllocationEntry> allocations_;    // by handle value (== id)
   std::map<uint64_t, MappingEntry> mappings_;          // by start address

@@ -49,7 +49,7 @@ std::string CpuName(const struct utsname& uts) {
   return std::string("host CPU (") + uts.machine + ")";
 }
 
-DeviceInfo HostInfo(uint64_t granularity) {
+DeviceInfo HostInfo(uint64_t granularity, int device_count, int device) {
   struct utsname uts;
   std::memset(&uts, 0, sizeof uts);
   uname(&uts);
@@ -62,13 +62,19 @@ DeviceInfo HostInfo(uint64_t granularity) {
   info.granularity_recommended = granularity;
   info.total_memory =
       static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  info.ordinal = device;
+  info.device_count = device_count;
+  info.pci_bus_id = "host";
+  for (int d = 0; d < device_count; ++d) info.peers.push_back(d);  // all memory is host memory
   return info;
 }
 
 class HostEngine final : public Engine {
  public:
-  explicit HostEngine(uint64_t granularity)
-      : info_(HostInfo(granularity)), space_(granularity, &ids_) {}
+  HostEngine(uint64_t granularity, int device_count, int device)
+      : info_(HostInfo(granularity, device_count, device)),
+        space_(granularity, &ids_, device_count),
+        current_(device) {}
   // Members go in reverse order of declaration: execs, graphs, then the address space (mappings,
   // handles, reservations, each newest first).
   ~HostEngine() override = default;
@@ -81,12 +87,14 @@ class HostEngine final : public Engine {
   Status Free(DevicePtr va, uint64_t size) override { return space_.Free(va, size); }
   using Engine::Create;
   Status Create(const AllocProps& props, AllocHandle* out) override {
-    if (!props.IsPlain()) {
+    AllocProps plain = props;  // a device location is what the twin emulates
+    plain.location_id = -1;
+    if (props.location != MemLocation::kDevice || !plain.IsPlain()) {
       return RuntimeError(
           "the host backend does not implement allocation properties (location, handle types, "
           "compression, RDMA) yet");
     }
-    return space_.Create(props.size, out);
+    return space_.Create(props.size, Ordinal(props.location_id), out);
   }
   Status Release(AllocHandle handle, SyncNote* note) override {
     if (note != nullptr) *note = SyncNote{};  // kernels are synchronous: nothing is in flight
@@ -95,8 +103,36 @@ class HostEngine final : public Engine {
   Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) override {
     return space_.Map(va, size, offset, handle);
   }
-  Status SetAccess(DevicePtr va, uint64_t size, Access access) override {
-    return space_.SetAccess(va, size, access);
+  using Engine::SetAccess;
+  Status SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) override {
+    DeviceAccess resolved[kMaxScenarioDevices];
+    if (access.size() > kMaxScenarioDevices) {
+      return CudaError("cuMemSetAccess", kInvalidValue,
+                       std::to_string(access.size()) + " descriptors, more than the " +
+                           std::to_string(kMaxScenarioDevices) + " devices vmm-run knows");
+    }
+    for (size_t i = 0; i < access.size(); ++i)
+      resolved[i] = DeviceAccess{Ordinal(access[i].device), access[i].access};
+    return space_.SetAccess(va, size, std::span<const DeviceAccess>(resolved, access.size()));
+  }
+  Status GetAccess(DevicePtr va, int device, Access* out) override {
+    return space_.GetAccess(va, Ordinal(device), out);
+  }
+
+  Status SelectDevice(int device) override {
+    const int ordinal = Ordinal(device);
+    if (std::string e = space_.CheckDevice(ordinal); !e.empty())
+      return CudaError("cudaSetDevice", "CUDA_ERROR_INVALID_DEVICE", e);
+    current_ = ordinal;
+    return Status::Ok();
+  }
+  Status DescribeDevice(int ordinal, DeviceInfo* out) override {
+    const int device = Ordinal(ordinal);
+    if (std::string e = space_.CheckDevice(device); !e.empty())
+      return CudaError("cuDeviceGet", "CUDA_ERROR_INVALID_DEVICE", e);
+    *out = info_;
+    out->ordinal = device;
+    return Status::Ok();
   }
   Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override {
     if (note != nullptr) *note = SyncNote{};  // kernels are synchronous: nothing is in flight
@@ -122,7 +158,7 @@ class HostEngine final : public Engine {
                        "vmm-run does not capture memset yet");
     }
     VMM_RETURN_IF_ERROR(space_.CheckAccess("cuMemsetD32Async", kIllegalAddress, "dst", dst,
-                                           Bytes4(count), Access::kReadWrite));
+                                           Bytes4(count), Access::kReadWrite, current_));
     Stopwatch watch;
     std::fill_n(Ptr<uint32_t>(dst), count, pattern);
     if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
@@ -135,9 +171,10 @@ class HostEngine final : public Engine {
     if (capturing_) {
       return CudaError(fn, "CUDA_ERROR_NOT_SUPPORTED", "vmm-run does not capture copies yet");
     }
-    VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kInvalidValue, "src", src, bytes, Access::kRead));
     VMM_RETURN_IF_ERROR(
-        space_.CheckAccess(fn, kInvalidValue, "dst", dst, bytes, Access::kReadWrite));
+        space_.CheckAccess(fn, kInvalidValue, "src", src, bytes, Access::kRead, current_));
+    VMM_RETURN_IF_ERROR(
+        space_.CheckAccess(fn, kInvalidValue, "dst", dst, bytes, Access::kReadWrite, current_));
     Stopwatch watch;
     if (bytes != 0) std::memmove(Ptr<void>(dst), Ptr<const void>(src), bytes);
     if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
@@ -150,7 +187,7 @@ class HostEngine final : public Engine {
     VMM_RETURN_IF_ERROR(SyncPoint(fn));
     if (src == nullptr && bytes != 0) return CudaError(fn, kInvalidValue, "the source is null");
     VMM_RETURN_IF_ERROR(
-        space_.CheckAccess(fn, kInvalidValue, "dst", dst, bytes, Access::kReadWrite));
+        space_.CheckAccess(fn, kInvalidValue, "dst", dst, bytes, Access::kReadWrite, current_));
     Stopwatch watch;
     if (bytes != 0) std::memcpy(Ptr<void>(dst), src, bytes);
     if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
@@ -189,6 +226,7 @@ class HostEngine final : public Engine {
     if (g == nullptr) return UnknownGraph("cuGraphInstantiate", graph);
     const uint64_t id = ids_.Next();
     execs_.emplace(id, *g);  // a copy: the exec outlives changes to (and destruction of) the graph
+    exec_devices_[id] = current_;  // it belongs to the device it was instantiated on
     out->value = id;
     return Status::Ok();
   }
@@ -200,8 +238,9 @@ class HostEngine final : public Engine {
     if (it == execs_.end()) return UnknownExec("cuGraphLaunch", exec);
     Stopwatch watch;
     const std::vector<GraphNode>& nodes = it->second.nodes;
+    const int device = exec_devices_[exec.value];
     for (size_t i = 0; i < nodes.size(); ++i) {
-      Status s = Run(nodes[i]);
+      Status s = Run(nodes[i], device);
       if (!s.ok()) return s.WithContext("cuGraphLaunch: node " + std::to_string(i));
     }
     if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
@@ -231,6 +270,7 @@ class HostEngine final : public Engine {
 
   Status DestroyExec(ExecHandle exec) override {
     if (execs_.erase(exec.value) == 0) return UnknownExec("cuGraphExecDestroy", exec);
+    exec_devices_.erase(exec.value);
     return Status::Ok();
   }
 
@@ -239,7 +279,8 @@ class HostEngine final : public Engine {
     VMM_RETURN_IF_ERROR(SyncPoint(fn));
     if (dst == nullptr && bytes != 0)
       return CudaError(fn, kInvalidValue, "the destination is null");
-    VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kInvalidValue, "src", src, bytes, Access::kRead));
+    VMM_RETURN_IF_ERROR(
+        space_.CheckAccess(fn, kInvalidValue, "src", src, bytes, Access::kRead, current_));
     if (bytes != 0) std::memcpy(dst, Ptr<const void>(src), bytes);
     return Status::Ok();
   }
@@ -247,7 +288,7 @@ class HostEngine final : public Engine {
   Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash) override {
     VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
     VMM_RETURN_IF_ERROR(space_.CheckAccess(kChecksumKernel, kIllegalAddress, "src", src,
-                                           Bytes4(count), Access::kRead));
+                                           Bytes4(count), Access::kRead, current_));
     *hash = ChecksumWords(Ptr<const void>(src), count);
     return Status::Ok();
   }
@@ -257,7 +298,7 @@ class HostEngine final : public Engine {
     VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
     for (auto [operand, va] : {std::pair{"a", a}, std::pair{"b", b}}) {
       VMM_RETURN_IF_ERROR(space_.CheckAccess(kCompareKernel, kIllegalAddress, operand, va,
-                                             Bytes4(count), Access::kRead));
+                                             Bytes4(count), Access::kRead, current_));
     }
     *out = CompareWords(Ptr<const void>(a), Ptr<const void>(b), count, max_report);
     return Status::Ok();
@@ -274,19 +315,22 @@ class HostEngine final : public Engine {
       return Status::Ok();
     }
     Stopwatch watch;
-    VMM_RETURN_IF_ERROR(Run(node));
+    VMM_RETURN_IF_ERROR(Run(node, current_));
     if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
     return Status::Ok();
   }
 
-  // Proves every byte the kernel touches is accessible, then runs it on the CPU.
-  Status Run(const GraphNode& node) {
+  // The ordinal `device` names (-1: the engine's own device).
+  int Ordinal(int device) const { return device < 0 ? info_.ordinal : device; }
+
+  // Proves every byte the kernel touches is accessible to `device`, then runs it on the CPU.
+  Status Run(const GraphNode& node, int device) {
     const std::string fn = node.params.function;
     switch (node.kind) {
       case KernelKind::kFill: {
         const FillArgs& f = node.fill;
         VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kIllegalAddress, "dst", f.dst, Bytes4(f.count),
-                                               Access::kReadWrite));
+                                               Access::kReadWrite, device));
         FillF32(Ptr<float>(f.dst), f.count, f.seed);
         return Status::Ok();
       }
@@ -294,11 +338,11 @@ class HostEngine final : public Engine {
         const MatmulArgs& m = node.matmul;
         const uint64_t mk = uint64_t{m.m} * m.k, kn = uint64_t{m.k} * m.n, mn = uint64_t{m.m} * m.n;
         VMM_RETURN_IF_ERROR(
-            space_.CheckAccess(fn, kIllegalAddress, "a", m.a, Bytes4(mk), Access::kRead));
+            space_.CheckAccess(fn, kIllegalAddress, "a", m.a, Bytes4(mk), Access::kRead, device));
         VMM_RETURN_IF_ERROR(
-            space_.CheckAccess(fn, kIllegalAddress, "b", m.b, Bytes4(kn), Access::kRead));
-        VMM_RETURN_IF_ERROR(
-            space_.CheckAccess(fn, kIllegalAddress, "c", m.c, Bytes4(mn), Access::kReadWrite));
+            space_.CheckAccess(fn, kIllegalAddress, "b", m.b, Bytes4(kn), Access::kRead, device));
+        VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kIllegalAddress, "c", m.c, Bytes4(mn),
+                                               Access::kReadWrite, device));
         MatmulF32(Ptr<const float>(m.a), Ptr<const float>(m.b), Ptr<float>(m.c), m.m, m.n, m.k);
         return Status::Ok();
       }
@@ -333,6 +377,8 @@ class HostEngine final : public Engine {
   HostGraph capture_;
   std::map<uint64_t, HostGraph> graphs_;  // by handle value
   std::map<uint64_t, HostGraph> execs_;   // by handle value; an exec is a copy of a graph
+  std::map<uint64_t, int> exec_devices_;  // by exec handle value: where it was instantiated
+  int current_;                           // the selected device's ordinal (SelectDevice)
 };
 
 }  // namespace
@@ -345,7 +391,17 @@ StatusOr<std::unique_ptr<Engine>> CreateHostEngine(const HostEngineOptions& opti
     return InvalidInput("host backend: granularity " + FormatBytes(granularity) +
                         " is not a power-of-two multiple of the page size " + FormatBytes(page));
   }
-  return std::unique_ptr<Engine>(std::make_unique<host::HostEngine>(granularity));
+  if (options.device_count < 1 || options.device_count > kMaxScenarioDevices) {
+    return InvalidInput("host backend: " + std::to_string(options.device_count) +
+                        " emulated devices; give 1 to " + std::to_string(kMaxScenarioDevices));
+  }
+  if (options.device < 0 || options.device >= options.device_count) {
+    return Unavailable("no host device " + std::to_string(options.device) + ": the host twin has " +
+                       std::to_string(options.device_count) + " (--host-devices " +
+                       std::to_string(options.device_count) + ")");
+  }
+  return std::unique_ptr<Engine>(
+      std::make_unique<host::HostEngine>(granularity, options.device_count, options.device));
 }
 
 }  // namespace vmm

@@ -27,6 +27,11 @@
 // they do under cudaStreamCaptureModeGlobal; EndCapture then fails with
 // CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and ends the capture.
 //
+// Devices: the twin emulates options.device_count devices (address_space.h says how memory and
+// access are kept per device). SelectDevice picks the device whose access kernels, copies and data
+// reads are judged by; an exec replays with the device it was instantiated on. All memory is host
+// memory, so peer access always works (DeviceInfo::peers lists every device).
+//
 // Graphs follow host_graph.h (capture records kernel nodes with the CUDA kernels' exact parameters;
 // update follows the programming guide's rules). Handles of all kinds come from one counter and
 // are never reused, so a stale handle is always reported as unknown.
@@ -40,17 +45,26 @@
 
 namespace vmm {
 
+// How many devices the twin emulates unless told (--host-devices): two, so every multi-device
+// scenario (`requires: {devices: 2}`) runs in CI on a machine without a GPU.
+inline constexpr int kDefaultHostDevices = 2;
+
 struct HostEngineOptions {
   // Bytes; 0 means the page size. Must be a power-of-two multiple of the page size (the CUDA
   // backend reports 2 MiB on current GPUs; scenarios pass theirs so both backends agree).
   uint64_t granularity = 0;
+  // Emulated devices (1 .. kMaxScenarioDevices) and which of them is the engine's own (--device).
+  int device_count = kDefaultHostDevices;
+  int device = 0;
 };
 
 // Creates the host engine. Fails with Code::kInvalidInput when the granularity is not a
-// power-of-two multiple of the page size. DeviceInfo: backend "host", name
-// "host CPU (<model name from /proc/cpuinfo>)", driver_version = kernel release (uname),
-// vmm_supported, granularity_min = page size, granularity_recommended = the granularity in use,
-// total_memory = physical RAM.
+// power-of-two multiple of the page size or the device count is out of range, and with
+// Code::kUnavailable when options.device is not one of the emulated devices. DeviceInfo: backend
+// "host", name "host CPU (<model name from /proc/cpuinfo>)", driver_version = kernel release
+// (uname), vmm_supported, granularity_min = page size, granularity_recommended = the granularity in
+// use, total_memory = physical RAM, ordinal = options.device, device_count = options.device_count,
+// pci_bus_id "host".
 StatusOr<std::unique_ptr<Engine>> CreateHostEngine(const HostEngineOptions& options);
 
 }  // namespace vmm

@@ -12,6 +12,8 @@ namespace {
 StatusOr<EngineChoice> MakeHost(const EngineRequest& request, std::string reason) {
   HostEngineOptions options;
   options.granularity = request.granularity;
+  options.device_count = request.host_devices;
+  options.device = request.device;
   StatusOr<std::unique_ptr<Engine>> engine = CreateHostEngine(options);
   if (!engine.ok()) return engine.status();
   return EngineChoice{std::move(engine).value(), std::move(reason)};

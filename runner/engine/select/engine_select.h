@@ -25,8 +25,9 @@ struct EngineChoice {
 
 struct EngineRequest {
   BackendKind kind = BackendKind::kAuto;
-  int device = 0;            // CUDA device ordinal
+  int device = 0;            // the engine's device ordinal (CUDA, or the host twin's)
   uint64_t granularity = 0;  // the scenario's granularity; the host backend uses it as its own
+  int host_devices = 2;      // devices the host twin emulates (HostEngineOptions::device_count)
 };
 
 // True when this binary was built with the CUDA backend.
