@@ -23,9 +23,14 @@ ctest --test-dir build-gpu --output-on-failure -j8 >"$OUT/ctest.log" 2>&1
 echo "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
 {
   for s in scenarios/*.yaml; do
-    ./build-gpu/vmm-run "$s" --backend auto --report "$OUT/reports/$(basename "$s" .yaml).json"
+    if grep -q '^sweep:' "$s"; then  # one report per point, and the sweep's table (CSV)
+      ./build-gpu/vmm-run "$s" --backend auto --report-dir "$OUT/reports"
+    else
+      ./build-gpu/vmm-run "$s" --backend auto --report "$OUT/reports/$(basename "$s" .yaml).json"
+    fi
     echo "exit $? for $s"
   done
+  ./build-gpu/vmm-run timeline "$OUT/reports/reuse.json" -o "$OUT/reports/reuse.timeline.html"
   echo "== diff against the host baselines (stable fields)"
   ./build-gpu/vmm-run diff reports/baselines/host "$OUT/reports" \
     --config reports/baselines/cross-machine.yaml --fail-on=regression,missing,ambiguous

@@ -23,6 +23,7 @@ constexpr FaultKindInfo kKinds[kFaultKindCount] = {
     {"replay", "cudaGraphLaunch", "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
     {"update", "cudaGraphExecUpdate", "CUDA_ERROR_INVALID_VALUE"},
     {"query", "cudaGraphGetNodes", "CUDA_ERROR_INVALID_VALUE"},
+    {"select", "cuCtxSetCurrent", "CUDA_ERROR_INVALID_CONTEXT"},
     {"destroy", "cudaGraphDestroy", "CUDA_ERROR_INVALID_VALUE"},
     {"synchronize", "cudaStreamSynchronize", "CUDA_ERROR_LAUNCH_FAILED"},
 };
@@ -62,8 +63,15 @@ Status FaultEngine::Release(AllocHandle handle, SyncNote* note) {
 Status FaultEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) {
   VMM_FORWARD(kMap, Map(va, size, offset, handle));
 }
-Status FaultEngine::SetAccess(DevicePtr va, uint64_t size, Access access) {
+Status FaultEngine::SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) {
   VMM_FORWARD(kSetAccess, SetAccess(va, size, access));
+}
+Status FaultEngine::GetAccess(DevicePtr va, int device, Access* out) {
+  VMM_FORWARD(kQuery, GetAccess(va, device, out));
+}
+Status FaultEngine::SelectDevice(int device) { VMM_FORWARD(kSelect, SelectDevice(device)); }
+Status FaultEngine::DescribeDevice(int ordinal, DeviceInfo* out) {
+  VMM_FORWARD(kQuery, DescribeDevice(ordinal, out));
 }
 Status FaultEngine::Unmap(DevicePtr va, uint64_t size, SyncNote* note) {
   VMM_FORWARD(kUnmap, Unmap(va, size, note));

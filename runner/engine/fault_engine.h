@@ -35,7 +35,8 @@ enum class FaultKind : uint8_t {
   kInstantiate,
   kReplay,
   kUpdate,
-  kQuery,    // KernelNodes
+  kQuery,    // KernelNodes, GetAccess, DescribeDevice
+  kSelect,   // SelectDevice
   kDestroy,  // DestroyGraph, DestroyExec
   kSynchronize,
 };
@@ -71,7 +72,11 @@ class FaultEngine final : public Engine {
   Status Create(const AllocProps& props, AllocHandle* out) override;
   Status Release(AllocHandle handle, SyncNote* note) override;
   Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) override;
-  Status SetAccess(DevicePtr va, uint64_t size, Access access) override;
+  using Engine::SetAccess;
+  Status SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) override;
+  Status GetAccess(DevicePtr va, int device, Access* out) override;
+  Status SelectDevice(int device) override;
+  Status DescribeDevice(int ordinal, DeviceInfo* out) override;
   Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override;
   Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override;
   Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
