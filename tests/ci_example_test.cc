@@ -376,12 +376,21 @@ TEST_F(CiExampleHostJob, PassesOnTheReferenceScenarios) {
   // step passes when nothing regressed, whatever it lists.
   EXPECT_NE(output.find(" 0 regressions, "), std::string::npos) << output;
   EXPECT_NE(output.find("result: pass"), std::string::npos) << output;
-  size_t reports = 0, scenarios = 0;
-  for (const auto& entry : fs::directory_iterator(repo_ / "out"))
-    reports += entry.path().extension() == ".json";
-  for (const auto& entry : fs::directory_iterator(repo_ / "scenarios"))
-    scenarios += entry.path().extension() == ".yaml";
-  EXPECT_EQ(reports, scenarios);  // one report per scenario (none of them sweeps)
+  // One report per scenario, and one per point of a sweep (named <scenario>.<axis>=<value>,...).
+  size_t reports = 0, point_reports = 0, scenarios = 0, sweeps = 0;
+  for (const auto& entry : fs::directory_iterator(repo_ / "out")) {
+    if (entry.path().extension() != ".json") continue;
+    (entry.path().filename().string().find('=') != std::string::npos ? point_reports : reports)++;
+  }
+  for (const auto& entry : fs::directory_iterator(repo_ / "scenarios")) {
+    if (entry.path().extension() != ".yaml") continue;
+    std::ifstream in(entry.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    (text.find("\nsweep:") != std::string::npos ? sweeps : scenarios)++;
+  }
+  EXPECT_EQ(reports, scenarios);
+  EXPECT_EQ(point_reports > 0, sweeps > 0);
+  EXPECT_GE(point_reports, 2 * sweeps);
   EXPECT_GE(scenarios, 6u);
   EXPECT_TRUE(fs::file_size(repo_ / "junit.xml") > 0);
   std::ifstream summary(repo_ / "summary.md");
