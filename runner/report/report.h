@@ -118,7 +118,7 @@ struct Report {
   std::string backend_reason;  // why auto picked it, e.g. "no CUDA device: ..."
   DeviceRecord device;
   // Every device the run used, by scenario device number (device 0 first: the same device as
-  // `device`). Optional in the format (reports before 1.1 have none); a run skipped before it
+  // `device`). Optional in the format (older reports have none); a run skipped before it
   // started lists the engine's device only.
   std::vector<DeviceRecord> devices;
   uint64_t granularity = 0;  // the scenario's granularity, bytes

@@ -172,7 +172,7 @@ StatusOr<std::unique_ptr<Lane>> CudaEngine::MakeLane(int ordinal) {
   StatusOr<Stream> stream = CreateStream();
   if (!stream.ok()) return stream.status();
   lane->stream = std::move(stream).value();
-  for (Event* event : {&lane->start, &lane->stop}) {
+  for (Event* event : {&lane->start, &lane->stop, &lane->fence}) {
     StatusOr<Event> e = CreateEvent();
     if (!e.ok()) return e.status();
     *event = std::move(e).value();
@@ -267,6 +267,16 @@ Status CudaEngine::WaitForStream(SyncNote* note) {
   return Status::Ok();
 }
 
+Status CudaEngine::Follow(Lane& from, Lane& to) {
+  if (!from.busy || &from == &to) return Status::Ok();
+  VMM_RETURN_IF_ERROR(BindLane(from));
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventRecord(from.fence.get(), from.stream.get())));
+  VMM_RETURN_IF_ERROR(BindLane(to));
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaStreamWaitEvent(to.stream.get(), from.fence.get(), 0)));
+  to.busy = true;  // its stream now holds the wait
+  return Status::Ok();
+}
+
 Status CudaEngine::SelectDevice(int device) {
   const int ordinal = device < 0 ? ordinal_ : device;
   if (ordinal == lane_->ordinal) return Status::Ok();
@@ -275,18 +285,19 @@ Status CudaEngine::SelectDevice(int device) {
                         "): a capture is in progress on device " + std::to_string(lane_->ordinal) +
                         " (a capture records one device's stream)");
   }
+  auto what = [&] { return "SelectDevice(" + std::to_string(ordinal) + ")"; };
+  Lane* next = nullptr;
   for (const std::unique_ptr<Lane>& lane : lanes_) {
-    if (lane->ordinal == ordinal) {
-      lane_ = lane.get();
-      return Status::Ok();
-    }
+    if (lane->ordinal == ordinal) next = lane.get();
   }
-  StatusOr<std::unique_ptr<Lane>> lane = MakeLane(ordinal);
-  if (!lane.ok()) {
-    return Annotate(lane.status(), [&] { return "SelectDevice(" + std::to_string(ordinal) + ")"; });
+  if (next == nullptr) {
+    StatusOr<std::unique_ptr<Lane>> lane = MakeLane(ordinal);
+    if (!lane.ok()) return Annotate(lane.status(), what);
+    lanes_.push_back(std::move(lane).value());
+    next = lanes_.back().get();
   }
-  lanes_.push_back(std::move(lane).value());
-  lane_ = lanes_.back().get();
+  VMM_RETURN_IF_ERROR(Annotate(Follow(*lane_, *next), what));
+  lane_ = next;
   return Status::Ok();
 }
 

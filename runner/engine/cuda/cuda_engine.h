@@ -10,12 +10,19 @@
 //
 // Behaviour beyond engine.h:
 //   - VMM calls go one to one to the driver (cuMemAddressReserve, cuMemCreate with pinned device
-//     memory on the engine's device, cuMemMap, cuMemSetAccess for this device, cuMemUnmap,
+//     memory on the engine's device or the one AllocProps names, cuMemMap, cuMemSetAccess with one
+//     descriptor per listed device in one call, cuMemGetAccess, cuMemUnmap,
 //     cuMemRelease, cuMemAddressFree); a driver error comes back as a Code::kRuntime Status
 //     naming the engine call, the driver call, the CUDA error and the source line. Ranges the
 //     engine did not create are passed to the driver too (its verdict is the ground truth); the
 //     engine's bookkeeping follows what the driver accepted.
-//   - Kernels run on one non-blocking stream. Fill and Matmul with a non-null OpTiming wait for
+//   - Devices: the engine's own device plus, on first SelectDevice of another ordinal, a lane for
+//   it
+//     (primary context, stream, events, scratch; cuda_engine_impl.h). Work runs on the selected
+//     lane; an exec replays on the lane it was instantiated on; Unmap, Release and Synchronize
+//     wait for every lane. SelectDevice during a capture is refused (a capture is one stream).
+//   - Kernels run on one non-blocking stream per device. Fill and Matmul with a non-null OpTiming
+//   wait for
 //     the kernel (event timing); with timing == nullptr they return while the kernel runs, which
 //     is how a scenario leaves work in flight for Unmap/Release to find (SyncNote::waited).
 //   - Unmap and Release wait first: when the engine enqueued work it has not waited for yet, they
@@ -34,8 +41,8 @@
 //   - Destruction ends a capture in progress, waits for the stream, then destroys execs, graphs,
 //     mappings, physical allocations and reservations, each newest first, then the scratch
 //     memory, events and stream. Failures there are logged to stderr, never thrown.
-//   - All methods make the engine's device context current first, so the engine may be driven
-//     from any one thread at a time.
+//   - All methods make the selected device's context current first (one cuCtxGetCurrent when it
+//     already is), so the engine may be driven from any one thread at a time.
 #pragma once
 
 #include <memory>

@@ -13,7 +13,9 @@
 // SelectDevice names it (so a run on one device never creates a second). `lane_` is the selected
 // one: every method binds its context (one cuCtxGetCurrent when it is already current, as before
 // lanes existed) and enqueues on its stream. An exec remembers the lane it was instantiated on and
-// always replays there.
+// always replays there. Switching lanes keeps program order: the new lane's stream waits for the
+// old lane's unfinished work (Follow), so a step on device 1 after an async kernel on device 0
+// sees its result, as it would on one stream.
 #pragma once
 
 #include <cuda.h>
@@ -54,6 +56,7 @@ struct Lane {
   KernelRegistry kernels;
   Stream stream;
   Event start, stop;
+  Event fence;  // marks the end of this lane's work for another lane to wait on (Follow)
   DeviceBuffer hash_scratch;     // Checksum: one uint64
   DeviceBuffer counts_scratch;   // Compare: one uint32 per chunk
   DeviceBuffer chunks_scratch;   // Compare: the picked chunks
@@ -130,6 +133,10 @@ class CudaEngine final : public Engine {
   // Unmap/Release: Drain every busy lane with the wall time spent, unless capturing (then nothing
   // is in flight).
   Status WaitForStream(SyncNote* note);
+  // Keeps program order across devices: when `from` may have work in flight, `to`'s stream waits
+  // for it (an event recorded on `from`, cudaStreamWaitEvent on `to`) before anything enqueued on
+  // `to` afterwards, as one stream would. Nothing when `from` is idle (no call at all).
+  Status Follow(Lane& from, Lane& to);
   // Runs `launch` (a kernel launch on the stream); when `timing` is set and no capture is in
   // progress, brackets it with events and waits for it to fill timing->gpu_us.
   template <typename Launch>

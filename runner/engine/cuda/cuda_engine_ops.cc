@@ -195,7 +195,10 @@ Status CudaEngine::Replay(ExecHandle exec, OpTiming* timing) {
   VMM_RETURN_IF_ERROR(Annotate(SyncIfCapturing(), what));
   // An exec runs on the device it was instantiated on.
   Lane& lane = *exec_lanes_[exec.value];
-  if (&lane != lane_) VMM_RETURN_IF_ERROR(BindLane(lane));
+  if (&lane != lane_) {
+    VMM_RETURN_IF_ERROR(Annotate(Follow(*lane_, lane), what));  // after the selected lane's work
+    VMM_RETURN_IF_ERROR(BindLane(lane));
+  }
   cudaStream_t s = lane.stream.get();
   const bool timed = timing != nullptr;
   if (timed) VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaEventRecord(lane.start.get(), s)), what));

@@ -101,9 +101,11 @@ TEST_F(CudaMultiDeviceTest, KernelOnDeviceOneOverStripedMemory) {
   const uint64_t count = 4 * gran_ / sizeof(float);
   ASSERT_OK(engine_->SelectDevice(1));
   OpTiming timing;
-  ASSERT_OK(engine_->Fill(va, count, 9, &timing));
+  ASSERT_OK(engine_->Fill(va, count, 8, &timing));
   EXPECT_GT(timing.gpu_us, 0);
-  ASSERT_OK(engine_->SelectDevice(-1));  // read back through device 0
+  ASSERT_OK(engine_->Fill(va, count, 9, nullptr));  // left in flight on device 1
+  // Read back through device 0: its stream must wait for device 1's fill (program order).
+  ASSERT_OK(engine_->SelectDevice(-1));
   uint64_t mismatches = 0;
   const std::string diff = DescribeMismatches(Expected(9, count), Read(va, count), &mismatches);
   EXPECT_EQ(mismatches, 0u) << diff;
