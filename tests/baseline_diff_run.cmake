@@ -39,7 +39,7 @@ foreach(scenario IN LISTS scenarios)
   execute_process(COMMAND ${VMMRUN} run ${relative} --backend host --quiet ${where}
                   WORKING_DIRECTORY ${SOURCE_DIR}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
-  file(REMOVE ${dir}/${name}.sweep.host.csv)
+  file(REMOVE ${dir}/${name}.sweep.host.csv ${dir}/${name}.sweep.host.md)
   # A failing check (1) or step (4) still writes a report, and the diff judges it against the
   # baseline (a baseline may record a known failure). No report at all is a failure here.
   file(GLOB written ${dir}/${name}.json ${dir}/${name}.*.host.json)

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -230,6 +231,30 @@ TEST_F(E2ESafety, AnAliasBombIsRefusedCheaply) {
   EXPECT_LT(f.cpu_seconds, 1.0);
   EXPECT_LT(f.seconds, 20.0);  // wall clock: only a hang fails here on a loaded machine
   EXPECT_LT(f.max_rss_kib, 256 * 1024);
+}
+
+// 100,000 steps from a loop (the scriptable-scenarios issue's bound): the expansion, the plan, the
+// run and the report of every step fit in well under 1 GB.
+TEST_F(E2ESafety, AHundredThousandStepsRunInUnderOneGigabyte) {
+  const std::string path = Write("many.yaml",
+                                 "name: many\n"
+                                 "buffers: {A: {shape: [1024]}}\n"
+                                 "steps:\n"
+                                 "  - {op: reserve, buffer: A}\n"
+                                 "  - {op: create, alloc: p, size: 2MiB}\n"
+                                 "  - {op: map, buffer: A, alloc: p}\n"
+                                 "  - for: i\n"
+                                 "    in: {range: [0, 99994]}\n"
+                                 "    steps: [{op: set_access, buffer: A}]\n"
+                                 "  - {op: unmap, buffer: A}\n"
+                                 "  - {op: release, alloc: p}\n"
+                                 "  - {op: free, buffer: A}\n");
+  Finished f = Run("run " + path + " --backend host -q --report " + Path("many.json"));
+  EXPECT_EQ(f.exit_code, 0) << f.out;
+  EXPECT_NE(f.out.find("100000 steps (100000 ok"), std::string::npos) << f.out;
+  EXPECT_LT(f.max_rss_kib, 1024 * 1024);
+  std::cout << "100,000 steps: max RSS " << f.max_rss_kib / 1024 << " MiB, " << f.cpu_seconds
+            << " s of CPU\n";
 }
 
 TEST_F(E2ESafety, DeeplyNestedReportsAreBadInputForDiff) {

@@ -311,6 +311,17 @@ TEST_F(E2E, SweepRunsEveryPointAndWritesItsTable) {
   EXPECT_EQ(header,
             "page,pages,result,reserve_us,create_us,map_us,set_access_us,unmap_us,release_us,"
             "free_us");
+  std::ifstream md(Path("a/page_sweep.sweep.host.md"));
+  std::string md_header, md_rule, md_row;
+  std::getline(md, md_header);
+  std::getline(md, md_rule);
+  std::getline(md, md_row);
+  EXPECT_EQ(
+      md_header,
+      "| page | pages | result | reserve_us | create_us | map_us | set_access_us | unmap_us | "
+      "release_us | free_us |");
+  EXPECT_EQ(md_rule, "|---|---|---|---|---|---|---|---|---|---|");
+  EXPECT_EQ(md_row.rfind("| 2MiB | 1 | pass | ", 0), 0u) << md_row;
   // A second run pairs with the first point by point.
   ASSERT_EQ(RunTool("run tests/data/expand/sweep.yaml --backend host -q --report-dir " + Path("b"))
                 .exit_code,

@@ -95,6 +95,25 @@ std::string SweepTableCsv(const std::vector<std::vector<std::string>>& rows) {
   return out;
 }
 
+std::string SweepTableMarkdown(const std::vector<std::vector<std::string>>& rows) {
+  std::string out;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    out += "|";
+    for (const std::string& cell : rows[r]) {
+      out += ' ';
+      for (char c : cell) out += c == '|' ? std::string("\\|") : std::string(1, c);
+      out += " |";
+    }
+    out += "\n";
+    if (r == 0) {
+      out += "|";
+      for (size_t i = 0; i < rows[0].size(); ++i) out += "---|";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
 Status WriteSweepSummary(const std::vector<const report::Report*>& points,
                          const std::string& csv_path, std::ostream& out) {
   const std::vector<std::vector<std::string>> rows = SweepTable(points);
@@ -102,7 +121,13 @@ Status WriteSweepSummary(const std::vector<const report::Report*>& points,
       << "': " << points.size() << " points, median wall time per op (us)\n"
       << FormatSweepTable(rows);
   Status s = report::WriteFileAtomically(csv_path, SweepTableCsv(rows));
-  out << (s.ok() ? "table: " + csv_path : "") << "\n";
+  if (!s.ok()) return s;
+  std::string md_path = csv_path;
+  if (md_path.size() > 4 && md_path.compare(md_path.size() - 4, 4, ".csv") == 0)
+    md_path.resize(md_path.size() - 4);
+  md_path += ".md";
+  s = report::WriteFileAtomically(md_path, SweepTableMarkdown(rows));
+  out << (s.ok() ? "table: " + csv_path + ", " + md_path : "") << "\n";
   return s;
 }
 

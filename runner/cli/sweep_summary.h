@@ -15,11 +15,14 @@ namespace vmm {
 // Rows of the table (the first is the header), one per report, in the order given.
 std::vector<std::vector<std::string>> SweepTable(const std::vector<const report::Report*>& points);
 
-// The table as aligned text (for the console) and as CSV (RFC 4180 quoting).
+// The table as aligned text (for the console), as CSV (RFC 4180 quoting) and as a Markdown table
+// (GitHub's pipe tables; a '|' in a cell is escaped as '\|').
 std::string FormatSweepTable(const std::vector<std::vector<std::string>>& rows);
 std::string SweepTableCsv(const std::vector<std::vector<std::string>>& rows);
+std::string SweepTableMarkdown(const std::vector<std::vector<std::string>>& rows);
 
-// Prints the table to `out` and writes the CSV to `csv_path` (atomically).
+// Prints the table to `out` and writes it as CSV to `csv_path` and as Markdown beside it (the same
+// path with .md for .csv), each atomically.
 Status WriteSweepSummary(const std::vector<const report::Report*>& points,
                          const std::string& csv_path, std::ostream& out);
 
