@@ -11,5 +11,5 @@ if(TARGET vmm-run)
                    -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
                    -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/baseline_diff
                    -P ${CMAKE_CURRENT_LIST_DIR}/baseline_diff_run.cmake)
-  set_tests_properties(baseline_diff PROPERTIES LABELS "e2e;baseline" TIMEOUT 300)
+  set_tests_properties(baseline_diff PROPERTIES LABELS "e2e;baseline" TIMEOUT 900)
 endif()
