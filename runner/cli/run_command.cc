@@ -132,7 +132,8 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
     });
     observer = &*progress;
   }
-  const std::string unmet = UnmetRequirement(scenario->requires_, info);
+  std::string unmet = UnmetRequirement(scenario->requires_, info);
+  if (unmet.empty()) unmet = UnmetCapability(scenario->requires_, engine);
   RunOutcome outcome = unmet.empty() ? RunPlan(plan, engine, observer) : SkipPlan(plan, unmet);
   choice->engine.reset();  // release everything still alive before reporting
   report.steps = std::move(outcome.steps);

@@ -20,7 +20,11 @@ RunState::RunState(const Plan& p, Engine& e)
       graphs(p.graphs.size()),
       execs(p.execs.size()),
       snapshots(p.snapshots.size()),
-      step_address(p.steps.size()) {}
+      step_address(p.steps.size()),
+      last_va(p.buffers.size(), 0),
+      marks(p.marks.size(), 0),
+      granted(p.allocs.size()),
+      granularity(p.allocs.size(), 0) {}
 
 namespace {
 
@@ -192,6 +196,8 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
           record.error = error.message();
           summary.failed_step = step.index;
           stopped = true;
+        } else if (record.check && record.check->verdict == report::Verdict::kFail) {
+          record.status = StepStatus::kFailed;  // a reserve's expect_address (never fatal)
         }
         emit(step);
       }
