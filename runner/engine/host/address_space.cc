@@ -52,6 +52,12 @@ void EraseNewestFirst(Map* objects) {
   for (auto it : order) objects->erase(it);
 }
 
+// The bytes of an allocation that count against the device's memory (cuMemGetInfo): host and
+// host-NUMA memory live in host RAM, not on the device.
+uint64_t DeviceBytes(const AllocProps& granted, uint64_t size) {
+  return granted.location == MemLocation::kDevice ? size : 0;
+}
+
 }  // namespace
 
 Status CudaError(const std::string& function, const char* error, const std::string& reason) {
@@ -158,7 +164,8 @@ Status AddressSpace::Free(DevicePtr va, uint64_t size) {
   return Status::Ok();
 }
 
-std::string AddressSpace::CheckProps(const AllocProps& props, const char** error) const {
+std::string AddressSpace::CheckProps(const AllocProps& props, bool handle_types,
+                                     const char** error) const {
   *error = kInvalidValue;
   switch (props.location) {
     case MemLocation::kDevice:
@@ -177,6 +184,7 @@ std::string AddressSpace::CheckProps(const AllocProps& props, const char** error
       break;
     }
   }
+  if (!handle_types) return "";
   if ((props.handle_types & kHandleTypeFabric) != 0) {
     *error = kNotSupported;
     return "fabric handles need an IMEX channel; the host twin has none";
@@ -193,14 +201,21 @@ Status AddressSpace::Create(const AllocProps& props, AllocHandle* out) {
   if (std::string e = CheckGranular("size", props.size, true); !e.empty())
     return CudaError(fn, kInvalidValue, e);
   const char* error = nullptr;
-  if (std::string e = CheckProps(props, &error); !e.empty()) return CudaError(fn, error, e);
+  if (std::string e = CheckProps(props, true, &error); !e.empty()) return CudaError(fn, error, e);
   const int node = props.location != MemLocation::kHostNuma ? -1
                    : props.location_id < 0                  ? 0
                                                             : props.location_id;
   const uint64_t id = ids_->Next();
   StatusOr<PhysicalMemory> memory =
       CreatePhysicalMemory(props.size, "vmm-run:alloc-" + Hex(id), node);
-  if (!memory.ok()) return CudaError(fn, kOutOfMemory, memory.status().message());
+  if (!memory.ok()) {
+    const Code code = memory.status().code();
+    return CudaError(fn,
+                     code == Code::kUnavailable    ? kNotSupported
+                     : code == Code::kInvalidInput ? kInvalidValue
+                                                   : kOutOfMemory,
+                     memory.status().message());
+  }
   // What the twin grants: the location and handle types asked for (host memory either way; a memfd
   // is a POSIX fd); never compression or the RDMA flag (hints it cannot honour).
   AllocProps granted = props;
@@ -209,7 +224,7 @@ Status AddressSpace::Create(const AllocProps& props, AllocHandle* out) {
   granted.compression = false;
   granted.gpudirect_rdma = false;
   allocations_.emplace(id, AllocationEntry{id, std::move(memory).value(), granted});
-  committed_ += props.size;
+  committed_ += DeviceBytes(granted, props.size);
   out->value = id;
   return Status::Ok();
 }
@@ -223,7 +238,7 @@ void AddressSpace::DropMapping(uint64_t id) {
   auto it = allocations_.find(id);
   if (it == allocations_.end()) return;
   if (--it->second.mappings > 0 || it->second.handles > 0) return;
-  committed_ -= it->second.memory->size;
+  committed_ -= DeviceBytes(it->second.granted, it->second.memory->size);
   allocations_.erase(it);  // closes the fd: the last reference is gone
 }
 
@@ -235,7 +250,7 @@ Status AddressSpace::Release(AllocHandle handle) {
   }
   if (--it->second.handles > 0 || it->second.mappings > 0) return Status::Ok();
   // Not mapped and no handle left: the memory goes now. While mapped it stays (as in CUDA).
-  committed_ -= it->second.memory->size;
+  committed_ -= DeviceBytes(it->second.granted, it->second.memory->size);
   allocations_.erase(it);
   return Status::Ok();
 }
@@ -287,9 +302,13 @@ Status AddressSpace::RangeOf(DevicePtr va, DevicePtr* base, uint64_t* size) cons
 Status AddressSpace::Granularity(const AllocProps& props, GranularityKind kind,
                                  uint64_t* bytes) const {
   const char* error = nullptr;
-  if (std::string e = CheckProps(props, &error); !e.empty())
+  if (std::string e = CheckProps(props, false, &error); !e.empty())
     return CudaError("cuMemGetAllocationGranularity", error, e);
-  *bytes = kind == GranularityKind::kMinimum ? PageSize() : granularity_;
+  // This engine's Create takes multiples of its configured granularity only, so that is its
+  // minimum as well as its recommendation (DeviceInfo's granularity_min, the page size, is the
+  // finest granularity a host engine can be configured with).
+  (void)kind;
+  *bytes = granularity_;
   return Status::Ok();
 }
 

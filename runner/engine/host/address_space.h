@@ -38,8 +38,9 @@
 //                        hints the twin never grants (read back false), as a device without
 //                        them does.
 //   cuMemAddressReserve  a hint is used when the range is free there, else ignored.
-// Memory accounting (cuMemGetInfo): an allocation's bytes count as used from Create until its
-// last handle is released AND its last mapping unmapped (release while mapped frees nothing).
+// Memory accounting (cuMemGetInfo): a device allocation's bytes count as used from Create until its
+// last handle is released AND its last mapping unmapped (release while mapped frees nothing);
+// host and host-NUMA allocations do not count (they are not device memory).
 // Where the driver is more lenient than its documentation, the host keeps the documented rule (and
 // the plan never issues such a call): the driver accepted a map past the end of a reservation and
 // a map of a released handle that was still mapped elsewhere (a released handle that was never
@@ -96,7 +97,7 @@ class AddressSpace {
   Status SameAllocation(AllocHandle a, AllocHandle b, bool* same) const;
   Status RangeOf(DevicePtr va, DevicePtr* base, uint64_t* size) const;  // cuMemGetAddressRange
   Status Granularity(const AllocProps& props, GranularityKind kind, uint64_t* bytes) const;
-  // free = total_memory - bytes of allocations still alive (by a handle or a mapping).
+  // free = total_memory - bytes of device allocations still alive (by a handle or a mapping).
   void MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) const;
   Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle);
   Status SetAccess(DevicePtr va, uint64_t size, Access access);
@@ -140,9 +141,9 @@ class AddressSpace {
   const AllocationEntry* FindHandle(AllocHandle handle) const;
   // Drops one mapping of allocation `id`; the allocation goes when nothing refers to it any more.
   void DropMapping(uint64_t id);
-  // Checks the location and handle types of `props` the twin can provide ("" when it can), and
-  // the CUDA error name for what it cannot.
-  std::string CheckProps(const AllocProps& props, const char** error) const;
+  // Checks that the twin can provide the location (and, with `handle_types`, the handle types) of
+  // `props`: "" when it can, else why, with the CUDA error name in *error.
+  std::string CheckProps(const AllocProps& props, bool handle_types, const char** error) const;
   // The reservation containing `va`, or nullptr.
   const ReservationEntry* FindReservation(uint64_t va) const;
   // The mapping containing `va`, or end().
@@ -154,7 +155,7 @@ class AddressSpace {
 
   uint64_t granularity_;
   uint64_t total_memory_;
-  uint64_t committed_ = 0;  // bytes of the allocations in allocations_
+  uint64_t committed_ = 0;  // bytes of the device allocations in allocations_
   IdSource* ids_;
   std::map<uint64_t, ReservationEntry> reservations_;  // by base address
   std::map<uint64_t, AllocationEntry> allocations_;    // by id (== handle value), while alive

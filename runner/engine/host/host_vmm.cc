@@ -104,22 +104,39 @@ bool NumaNodeExists(int node) {
 }
 
 namespace {
-// Commits [0, size) of `fd` with the calling thread bound to `numa_node` (when >= 0): shmem pages
-// are allocated under the task's memory policy. The previous policy is put back afterwards.
-int Commit(int fd, uint64_t size, int numa_node) {
-  if (numa_node < 0) return posix_fallocate(fd, 0, static_cast<off_t>(size));
-  constexpr unsigned long kMaxNode = 1024;
-  unsigned long old_mask[kMaxNode / (8 * sizeof(unsigned long))] = {};
-  int old_mode = MPOL_DEFAULT;
-  if (syscall(SYS_get_mempolicy, &old_mode, old_mask, kMaxNode, nullptr, 0) != 0) return errno;
-  unsigned long mask[kMaxNode / (8 * sizeof(unsigned long))] = {};
-  if (static_cast<unsigned long>(numa_node) >= kMaxNode) return EINVAL;
-  mask[numa_node / (8 * sizeof(unsigned long))] |= 1ul << (numa_node % (8 * sizeof(unsigned long)));
-  if (syscall(SYS_set_mempolicy, MPOL_BIND, mask, kMaxNode) != 0) return errno;
+constexpr unsigned long kMaxNode = 1024;
+constexpr unsigned long kWord = 8 * sizeof(unsigned long);
+
+// The calling thread's memory policy, saved so it can be put back.
+struct MemPolicy {
+  int mode = MPOL_DEFAULT;
+  unsigned long mask[kMaxNode / kWord] = {};
+};
+
+// Commits [0, size) of `fd`; with `numa_node` >= 0, under MPOL_BIND to that node (shmem pages are
+// allocated under the task's policy), putting the thread's policy back afterwards. A kernel that
+// refuses the policy (seccomp, no NUMA support) is Code::kUnavailable; a failed commit kRuntime.
+Status Commit(int fd, uint64_t size, int numa_node) {
+  if (numa_node < 0) {
+    const int err = posix_fallocate(fd, 0, static_cast<off_t>(size));
+    if (err == 0) return Status::Ok();
+    return RuntimeError("committing " + Hex(size) + " bytes failed: " + Errno(err));
+  }
+  const std::string node = "NUMA node " + std::to_string(numa_node);
+  if (static_cast<unsigned long>(numa_node) >= kMaxNode)
+    return InvalidInput(node + " is too large");
+  MemPolicy old;
+  if (syscall(SYS_get_mempolicy, &old.mode, old.mask, kMaxNode, nullptr, 0) != 0)
+    return Unavailable("reading the memory policy failed: " + Errno(errno));
+  unsigned long mask[kMaxNode / kWord] = {};
+  mask[numa_node / kWord] |= 1ul << (numa_node % kWord);
+  if (syscall(SYS_set_mempolicy, MPOL_BIND, mask, kMaxNode) != 0)
+    return Unavailable("binding to " + node + " failed: " + Errno(errno));
   const int err = posix_fallocate(fd, 0, static_cast<off_t>(size));
-  const bool had_mask = old_mode != MPOL_DEFAULT;
-  syscall(SYS_set_mempolicy, old_mode, had_mask ? old_mask : nullptr, had_mask ? kMaxNode : 0);
-  return err;
+  const bool had_mask = old.mode != MPOL_DEFAULT;
+  syscall(SYS_set_mempolicy, old.mode, had_mask ? old.mask : nullptr, had_mask ? kMaxNode : 0);
+  if (err == 0) return Status::Ok();
+  return RuntimeError("committing " + Hex(size) + " bytes on " + node + " failed: " + Errno(err));
 }
 }  // namespace
 
@@ -142,12 +159,7 @@ StatusOr<PhysicalMemory> CreatePhysicalMemory(uint64_t size, const std::string& 
   if (ftruncate(fd, static_cast<off_t>(size)) != 0)
     return RuntimeError("ftruncate to " + Hex(size) + " failed: " + Errno(errno));
   // Commit now: shmem pages that cannot be allocated later would raise SIGBUS on first touch.
-  int err = Commit(fd, size, numa_node);
-  if (err != 0) {
-    return RuntimeError("committing " + Hex(size) + " bytes" +
-                        (numa_node >= 0 ? " on NUMA node " + std::to_string(numa_node) : "") +
-                        " failed: " + Errno(err));
-  }
+  VMM_RETURN_IF_ERROR(Commit(fd, size, numa_node));
   return memory;
 }
 

@@ -73,7 +73,8 @@ using PhysicalMemory = UniqueHandle<PhysicalMemoryTraits>;
 // A memfd of `size` bytes named `name` (visible in /proc/self/fd), committed up front.
 // Fails when the memory cannot be committed. With `numa_node` >= 0 the pages are committed on that
 // node (the calling thread's memory policy is MPOL_BIND to it while they are allocated, then put
-// back); fails when the node does not exist or the kernel refuses the policy.
+// back); fails with Code::kInvalidInput when the node does not exist and Code::kUnavailable when
+// the kernel refuses the policy (no NUMA support, or seccomp without CAP_SYS_NICE).
 StatusOr<PhysicalMemory> CreatePhysicalMemory(uint64_t size, const std::string& name,
                                               int numa_node = -1);
 // Whether NUMA node `node` exists (/sys/devices/system/node/node<N>).
