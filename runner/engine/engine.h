@@ -9,6 +9,9 @@
 //   BeginCapture/EndCapture -> cudaStreamBeginCapture/EndCapture   Instantiate ->
 //   cudaGraphInstantiate Replay -> cudaGraphLaunch + sync      Update -> cudaGraphExecUpdate
 //   KernelNodes -> cudaGraphGetNodes + cudaGraphKernelNodeGetParams
+//   MemoryInfo -> cuMemGetInfo            Granularity -> cuMemGetAllocationGranularity
+//   AllocProperties -> cuMemGetAllocationPropertiesFromHandle
+//   Retain -> cuMemRetainAllocationHandle   AddressRange -> cuMemGetAddressRange
 //
 // VMM rules every backend enforces (the driver's, written here because the executor relies on
 // them):
