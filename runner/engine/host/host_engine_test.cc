@@ -324,7 +324,9 @@ TEST(HostEngineLifetime, DestroyingTheEngineReleasesEverythingStillLive) {
       ASSERT_TRUE(engine->Map(va + kG, kG, 0, h2).ok());
       ASSERT_TRUE(engine->SetAccess(va, 2 * kG, Access::kReadWrite).ok());
       ASSERT_TRUE(engine->Fill(va, 2 * kG / 4, i, nullptr).ok());
-      if (i % 2 == 1) ASSERT_TRUE(engine->Release(h, &note).ok());  // mapped but released
+      if (i % 2 == 1) {
+        ASSERT_TRUE(engine->Release(h, &note).ok());  // mapped but released
+      }
       reserved.push_back({va, va + 2 * kG});
     }
     AllocHandle unmapped;
