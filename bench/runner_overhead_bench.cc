@@ -72,7 +72,7 @@ class NullEngine final : public vmm::Engine {
     info_.granularity_min = info_.granularity_recommended = kPage;
   }
   const vmm::DeviceInfo& info() const override { return info_; }
-  vmm::Status Reserve(uint64_t, uint64_t, vmm::DevicePtr* va) override {
+  vmm::Status Reserve(uint64_t, uint64_t, vmm::DevicePtr, vmm::DevicePtr* va) override {
     *va = 0x100000000;
     return {};
   }

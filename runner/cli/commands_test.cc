@@ -192,6 +192,28 @@ TEST_F(CommandsTest, UnmetRequirementsSkipTheRunWithExitFive) {
   options.junit.clear();
   EXPECT_EQ(RunRunCommand(options, log, err_), kExitSkipped);
   EXPECT_NE(log.str().find("requires the cuda backend; this run uses host"), std::string::npos);
+
+  // A capability the host twin lacks (it never grants compression) skips, with what its trial
+  // returned; one it has (POSIX fd handles: a memfd) runs.
+  std::string compressed = kPassing;
+  compressed.replace(compressed.find("name: pass"), 10,
+                     "name: compressed\nrequires: {capabilities: [posix_fd, compression]}");
+  std::ostringstream skipped_log;
+  options.files = {Write("compressed.yaml", compressed)};
+  EXPECT_EQ(RunRunCommand(options, skipped_log, err_), kExitSkipped);
+  EXPECT_NE(skipped_log.str().find("result: SKIPPED · compressed · requires capability "
+                                   "'compression'; host CPU"),
+            std::string::npos)
+      << skipped_log.str();
+  EXPECT_NE(skipped_log.str().find("lacks it: a trial create of 2 MiB succeeded, but compression "
+                                   "was not granted (read back uncompressed)"),
+            std::string::npos)
+      << skipped_log.str();
+  std::string fd = kPassing;
+  fd.replace(fd.find("name: pass"), 10, "name: fd\nrequires: {capabilities: [posix_fd]}");
+  options.files = {Write("fd.yaml", fd)};
+  std::ostringstream ran;
+  EXPECT_EQ(RunRunCommand(options, ran, err_), kExitPass) << ran.str();
 }
 
 }  // namespace

@@ -61,4 +61,19 @@ std::string DescribeDevices(const Plan& plan, Engine& engine,
   return "";
 }
 
+std::string UnmetCapability(const Requirements& r, Engine& engine) {
+  for (const Located<std::string>& name : r.capabilities) {
+    Capability capability;
+    if (!ParseCapability(name.value, &capability)) continue;  // the schema allows only the names
+    std::string why_not;
+    Status probe = engine.ProbeCapability(capability, &why_not);
+    if (!probe.ok()) why_not = "the probe failed: " + probe.message();
+    if (!why_not.empty()) {
+      return "requires capability '" + name.value + "'; " + engine.info().name +
+             " lacks it: " + why_not;
+    }
+  }
+  return "";
+}
+
 }  // namespace vmm

@@ -25,5 +25,11 @@ report::DeviceRecord DeviceRecordOf(const DeviceInfo& info, int scenario_device)
 // plan names exists).
 std::string DescribeDevices(const Plan& plan, Engine& engine,
                             std::vector<report::DeviceRecord>* devices);
+// The first capability of `requires_.capabilities` that `engine` lacks, in words ("requires
+// capability 'compression'; NVIDIA H200 lacks it: a trial create of 2 MiB succeeded, but
+// compression was not granted (read back uncompressed)"), or "" when it has them all. Each is
+// decided by Engine::ProbeCapability (a trial create) before the run; a probe that fails in a way
+// that says nothing about the capability counts as lacking it, with its error.
+std::string UnmetCapability(const Requirements& requires_, Engine& engine);
 
 }  // namespace vmm

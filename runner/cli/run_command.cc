@@ -137,6 +137,7 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
   std::string unmet = UnmetRequirement(scenario->requires_, info);
   if (unmet.empty()) unmet = DescribeDevices(plan, engine, &report.devices);
   if (report.devices.empty()) report.devices.push_back(DeviceRecordOf(info, 0));
+  if (unmet.empty()) unmet = UnmetCapability(scenario->requires_, engine);
   RunOutcome outcome = unmet.empty() ? RunPlan(plan, engine, observer) : SkipPlan(plan, unmet);
   choice->engine.reset();  // release everything still alive before reporting
   report.steps = std::move(outcome.steps);

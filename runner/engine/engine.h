@@ -10,6 +10,9 @@
 //   BeginCapture/EndCapture -> cudaStreamBeginCapture/EndCapture   Instantiate ->
 //   cudaGraphInstantiate Replay -> cudaGraphLaunch + sync      Update -> cudaGraphExecUpdate
 //   KernelNodes -> cudaGraphGetNodes + cudaGraphKernelNodeGetParams
+//   MemoryInfo -> cuMemGetInfo            Granularity -> cuMemGetAllocationGranularity
+//   AllocProperties -> cuMemGetAllocationPropertiesFromHandle
+//   Retain -> cuMemRetainAllocationHandle   AddressRange -> cuMemGetAddressRange
 //
 // VMM rules every backend enforces (the driver's, written here because the executor relies on
 // them):
@@ -49,6 +52,7 @@
 
 #include "runner/base/status.h"
 #include "runner/vocab/access.h"
+#include "runner/vocab/alloc_props.h"
 
 namespace vmm {
 
@@ -132,36 +136,6 @@ struct KernelNodeParams {
   bool operator==(const KernelNodeParams&) const = default;
 };
 
-// Where a Create places physical memory (CUmemLocationType).
-enum class MemLocation : uint8_t {
-  kDevice,    // a GPU's memory; AllocProps::location_id is the device ordinal
-  kHost,      // host memory (CUDA 13)
-  kHostNuma,  // host memory on one NUMA node; location_id is the node
-};
-
-// Shareable handle types a Create asks for, as bits (the values of CUmemAllocationHandleType).
-inline constexpr uint32_t kHandleTypePosixFd = 0x1;
-inline constexpr uint32_t kHandleTypeFabric = 0x8;
-
-// What a Create asks for (CUmemAllocationProp). The defaults are the plain allocation every
-// scenario made before properties existed: device memory on the engine's device, not shareable,
-// not compressible, no RDMA flag. A backend that cannot grant a property refuses the Create with an
-// error that names it (never silently drops it).
-struct AllocProps {
-  uint64_t size = 0;
-  MemLocation location = MemLocation::kDevice;
-  int location_id = -1;       // -1: the engine's device for kDevice; the node for kHostNuma
-  uint32_t handle_types = 0;  // kHandleType* bits
-  bool compression = false;
-  bool gpudirect_rdma = false;
-
-  // True when nothing beyond the size and the engine's own device is asked for.
-  bool IsPlain() const {
-    return location == MemLocation::kDevice && location_id < 0 && handle_types == 0 &&
-           !compression && !gpudirect_rdma;
-  }
-};
-
 // Result of an exact (bitwise) comparison of two buffers of 32-bit elements.
 struct CompareResult {
   uint64_t mismatches = 0;
@@ -180,9 +154,17 @@ class Engine {
   virtual const DeviceInfo& info() const = 0;
 
   // --- VMM (one to one with the driver; see the table above) ---
-  // `alignment` 0 means the granularity. `*va` receives the reserved base address.
-  virtual Status Reserve(uint64_t /*size*/, uint64_t /*alignment*/, DevicePtr* /*va*/) {
+  // `alignment` 0 means the granularity. `*va` receives the reserved base address. `hint` (0: none)
+  // is the `addr` argument of cuMemAddressReserve: an address the range should start at if it is
+  // free. It is only a hint: an occupied (or unsuitable) hint yields another address, never an
+  // error, so the caller compares *va with it.
+  virtual Status Reserve(uint64_t /*size*/, uint64_t /*alignment*/, DevicePtr /*hint*/,
+                         DevicePtr* /*va*/) {
     return Refuse("Reserve");
+  }
+  // Reserve without a hint. A backend that overrides Reserve says `using Engine::Reserve;`.
+  Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) {
+    return Reserve(size, alignment, 0, va);
   }
   virtual Status Free(DevicePtr /*va*/, uint64_t /*size*/) { return Refuse("Free"); }
   virtual Status Create(const AllocProps& /*props*/, AllocHandle* /*out*/) {
@@ -306,6 +288,46 @@ class Engine {
     return Refuse("Compare");
   }
   virtual Status Synchronize() { return Refuse("Synchronize"); }
+
+  // --- Queries (each one driver call, except where said) ---
+  // The device's free and total memory, bytes (cuMemGetInfo). The count covers the whole device
+  // (other processes included); memory released while still mapped is not free yet.
+  virtual Status MemoryInfo(uint64_t* /*free_bytes*/, uint64_t* /*total_bytes*/) {
+    return Refuse("MemoryInfo");
+  }
+  // The minimum or recommended granularity for allocations with `props` (size ignored), bytes
+  // (cuMemGetAllocationGranularity).
+  virtual Status Granularity(const AllocProps& /*props*/, GranularityKind /*kind*/,
+                             uint64_t* /*bytes*/) {
+    return Refuse("Granularity");
+  }
+  // The properties `handle` was granted (cuMemGetAllocationPropertiesFromHandle); `size` is the
+  // allocation's size, known to the engine.
+  virtual Status AllocProperties(AllocHandle /*handle*/, AllocProps* /*granted*/) {
+    return Refuse("AllocProperties");
+  }
+  // A new handle to the allocation mapped at `va` (cuMemRetainAllocationHandle). It is released
+  // like any other handle; the allocation lives until every handle is released and every mapping
+  // unmapped.
+  virtual Status Retain(DevicePtr /*va*/, AllocHandle* /*out*/) { return Refuse("Retain"); }
+  // Whether `a` and `b` are handles to the same physical allocation. Not one driver call: the
+  // CUDA backend compares the handle values and, when they differ, proves it by data (see
+  // cuda_engine.h); the host twin knows which memory each handle holds.
+  virtual Status SameAllocation(AllocHandle /*a*/, AllocHandle /*b*/, bool* /*same*/) {
+    return Refuse("SameAllocation");
+  }
+  // The base and size of the address range `va` lies in (cuMemGetAddressRange).
+  virtual Status AddressRange(DevicePtr /*va*/, DevicePtr* /*base*/, uint64_t* /*size*/) {
+    return Refuse("AddressRange");
+  }
+  // Whether this device has `capability`, decided by a trial: a Create of one granule with the
+  // capability's properties, read back and released (the CUDA backend asks the device attribute
+  // first, where one exists). Ok with *why_not empty: it has it. Ok with *why_not set: it lacks it,
+  // and why ("cuMemCreate: CUDA_ERROR_NOT_PERMITTED: ..."). An error Status: the trial itself
+  // failed in a way that says nothing about the capability (e.g. its release failed).
+  virtual Status ProbeCapability(Capability /*capability*/, std::string* /*why_not*/) {
+    return Refuse("ProbeCapability");
+  }
 
  protected:
   // What every method does unless the backend overrides it: a run-time error naming the backend

@@ -50,11 +50,12 @@ bool FakeEngine::Capture(KernelNodeParams params) {
   return true;
 }
 
-Status FakeEngine::Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) {
-  const std::string line = "Reserve(size=" + Hex(size) + ", align=" + Hex(alignment) + ")";
+Status FakeEngine::Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) {
+  const std::string line = "Reserve(size=" + Hex(size) + ", align=" + Hex(alignment) +
+                           (hint != 0 ? ", hint=" + Hex(hint) : std::string()) + ")";
   VMM_RETURN_IF_ERROR(Enter("Reserve", line));
   const uint64_t align = std::max(alignment, info_.granularity_recommended);
-  *va = RoundUp(next_va_, align);
+  *va = hint >= next_va_ && hint % align == 0 ? hint : RoundUp(next_va_, align);
   next_va_ = *va + RoundUp(size, info_.granularity_recommended);
   Record(line + " -> " + Hex(*va));
   return Status::Ok();

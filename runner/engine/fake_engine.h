@@ -9,8 +9,9 @@
 //
 // Behaviour (deterministic, no validation of VMM rules: the plan proves those):
 //   - Reserve hands out VAs from 0x100000000 upwards, each aligned to max(alignment, granularity)
-//     and advanced by the size rounded up to the granularity. Create, EndCapture and Instantiate
-//     hand out handles 0x1, 0x2, ... (one counter per kind).
+//     and advanced by the size rounded up to the granularity; a hint at or above the next VA
+//     with that alignment is honoured (the next VA moves past it), any other hint is not. Create,
+//     EndCapture and Instantiate hand out handles 0x1, 0x2, ... (one counter per kind).
 //   - Fill/Matmul while capturing append a kernel node whose KernelNodeParams match the host and
 //     CUDA backends (name, launch geometry, arguments packed as the CUDA ABI lays them out);
 //     outside a capture they report gpu_us = 1. Replay reports gpu_us = 1 per node.
@@ -64,7 +65,8 @@ class FakeEngine final : public Engine {
   void SetDeviceCount(int count) { info_.device_count = count; }
 
   const DeviceInfo& info() const override { return info_; }
-  Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) override;
+  using Engine::Reserve;
+  Status Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) override;
   Status Free(DevicePtr va, uint64_t size) override;
   using Engine::Create;
   Status Create(const AllocProps& props, AllocHandle* out) override;

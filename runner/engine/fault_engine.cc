@@ -25,6 +25,11 @@ constexpr FaultKindInfo kKinds[kFaultKindCount] = {
     {"query", "cudaGraphGetNodes", "CUDA_ERROR_INVALID_VALUE"},
     {"select", "cuCtxSetCurrent", "CUDA_ERROR_INVALID_CONTEXT"},
     {"destroy", "cudaGraphDestroy", "CUDA_ERROR_INVALID_VALUE"},
+    {"retain", "cuMemRetainAllocationHandle", "CUDA_ERROR_INVALID_VALUE"},
+    {"properties", "cuMemGetAllocationGranularity", "CUDA_ERROR_INVALID_VALUE"},
+    {"memory_info", "cuMemGetInfo", "CUDA_ERROR_INVALID_CONTEXT"},
+    {"address_range", "cuMemGetAddressRange", "CUDA_ERROR_NOT_FOUND"},
+    {"same_memory", "cudaMemcpy", "CUDA_ERROR_INVALID_VALUE"},
     {"synchronize", "cudaStreamSynchronize", "CUDA_ERROR_LAUNCH_FAILED"},
 };
 
@@ -50,8 +55,8 @@ Status FaultEngine::Enter(FaultKind kind) {
     return inner_.call;                          \
   } while (false)
 
-Status FaultEngine::Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) {
-  VMM_FORWARD(kReserve, Reserve(size, alignment, va));
+Status FaultEngine::Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) {
+  VMM_FORWARD(kReserve, Reserve(size, alignment, hint, va));
 }
 Status FaultEngine::Free(DevicePtr va, uint64_t size) { VMM_FORWARD(kFree, Free(va, size)); }
 Status FaultEngine::Create(const AllocProps& props, AllocHandle* out) {
@@ -118,6 +123,28 @@ Status FaultEngine::Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t m
   VMM_FORWARD(kCheck, Compare(a, b, count, max_report, out));
 }
 Status FaultEngine::Synchronize() { VMM_FORWARD(kSynchronize, Synchronize()); }
+
+Status FaultEngine::MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) {
+  VMM_FORWARD(kMemoryInfo, MemoryInfo(free_bytes, total_bytes));
+}
+Status FaultEngine::Granularity(const AllocProps& props, GranularityKind kind, uint64_t* bytes) {
+  VMM_FORWARD(kProperties, Granularity(props, kind, bytes));
+}
+Status FaultEngine::AllocProperties(AllocHandle handle, AllocProps* granted) {
+  VMM_FORWARD(kProperties, AllocProperties(handle, granted));
+}
+Status FaultEngine::Retain(DevicePtr va, AllocHandle* out) {
+  VMM_FORWARD(kRetain, Retain(va, out));
+}
+Status FaultEngine::SameAllocation(AllocHandle a, AllocHandle b, bool* same) {
+  VMM_FORWARD(kSameMemory, SameAllocation(a, b, same));
+}
+Status FaultEngine::AddressRange(DevicePtr va, DevicePtr* base, uint64_t* size) {
+  VMM_FORWARD(kAddressRange, AddressRange(va, base, size));
+}
+Status FaultEngine::ProbeCapability(Capability capability, std::string* why_not) {
+  VMM_FORWARD(kProperties, ProbeCapability(capability, why_not));
+}
 
 #undef VMM_FORWARD
 

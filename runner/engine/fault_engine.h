@@ -35,9 +35,14 @@ enum class FaultKind : uint8_t {
   kInstantiate,
   kReplay,
   kUpdate,
-  kQuery,    // KernelNodes, GetAccess, DescribeDevice
-  kSelect,   // SelectDevice
-  kDestroy,  // DestroyGraph, DestroyExec
+  kQuery,         // KernelNodes, GetAccess, DescribeDevice
+  kSelect,        // SelectDevice
+  kDestroy,       // DestroyGraph, DestroyExec
+  kRetain,        // Retain (a new handle to mapped memory)
+  kProperties,    // AllocProperties, Granularity, ProbeCapability (what an allocation gets)
+  kMemoryInfo,    // MemoryInfo
+  kAddressRange,  // AddressRange
+  kSameMemory,    // SameAllocation (maps both and reads through them)
   kSynchronize,
 };
 inline constexpr size_t kFaultKindCount = static_cast<size_t>(FaultKind::kSynchronize) + 1;
@@ -66,7 +71,8 @@ class FaultEngine final : public Engine {
   bool injected() const { return injected_; }
 
   const DeviceInfo& info() const override { return inner_.info(); }
-  Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) override;
+  using Engine::Reserve;
+  Status Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) override;
   Status Free(DevicePtr va, uint64_t size) override;
   using Engine::Create;
   Status Create(const AllocProps& props, AllocHandle* out) override;
@@ -96,6 +102,13 @@ class FaultEngine final : public Engine {
   Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
                  CompareResult* out) override;
   Status Synchronize() override;
+  Status MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) override;
+  Status Granularity(const AllocProps& props, GranularityKind kind, uint64_t* bytes) override;
+  Status AllocProperties(AllocHandle handle, AllocProps* granted) override;
+  Status Retain(DevicePtr va, AllocHandle* out) override;
+  Status SameAllocation(AllocHandle a, AllocHandle b, bool* same) override;
+  Status AddressRange(DevicePtr va, DevicePtr* base, uint64_t* size) override;
+  Status ProbeCapability(Capability capability, std::string* why_not) override;
 
  private:
   // Counts the call; returns the injected error when this is the planned one, else ok.

@@ -21,7 +21,11 @@ RunState::RunState(const Plan& p, Engine& e)
       execs(p.execs.size()),
       snapshots(p.snapshots.size()),
       step_address(p.steps.size()),
-      device_ordinal(static_cast<size_t>(p.devices), -1) {
+      device_ordinal(static_cast<size_t>(p.devices), -1),
+      last_va(p.buffers.size(), 0),
+      marks(p.marks.size(), 0),
+      granted(p.allocs.size()),
+      granularity(p.allocs.size(), 0) {
   for (int d = 1; d < p.devices; ++d) device_ordinal[d] = ScenarioDeviceOrdinal(e.info(), d);
 }
 
@@ -204,6 +208,8 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
           record.error = error.message();
           summary.failed_step = step.index;
           stopped = true;
+        } else if (record.check && record.check->verdict == report::Verdict::kFail) {
+          record.status = StepStatus::kFailed;  // a reserve's expect_address (never fatal)
         }
         emit(step);
       }

@@ -97,7 +97,9 @@ TEST_F(ExecutorStopTest, AStopDuringTheLastStepStillMarksTheRunInterrupted) {
 class HookedEngine final : public Engine {
  public:
   const DeviceInfo& info() const override { return fake.info(); }
-  Status Reserve(uint64_t s, uint64_t a, DevicePtr* va) override { return fake.Reserve(s, a, va); }
+  Status Reserve(uint64_t s, uint64_t a, DevicePtr hint, DevicePtr* va) override {
+    return fake.Reserve(s, a, hint, va);
+  }
   Status Free(DevicePtr va, uint64_t s) override { return fake.Free(va, s); }
   Status Create(const AllocProps& p, AllocHandle* h) override { return fake.Create(p, h); }
   Status Release(AllocHandle h, SyncNote* n) override { return fake.Release(h, n); }

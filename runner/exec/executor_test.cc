@@ -254,5 +254,51 @@ steps:
             "the backend's compare found 3 differing elements, the host found 0 in the same bytes");
 }
 
+// A reserve's expect_address is judged in its burst: a failing verdict fails that step (never
+// fatal), the run goes on and ends with exit 1.
+TEST(Executor, AReserveHintVerdictFailsItsStepAndTheRunGoesOn) {
+  Planned p(R"(name: hints
+buffers: {A: {shape: [64]}, B: {shape: [64]}}
+steps:
+  - {op: reserve, buffer: A}
+  - {op: reserve, name: on A, buffer: B, address: {at: A}, expect_address: honoured}
+  - {op: free, buffer: B}
+  - {op: free, buffer: A}
+)");
+  ASSERT_EQ(p.errors, "");
+  std::unique_ptr<Engine> engine = std::move(CreateHostEngine({2 << 20})).value();
+  RunOutcome out = RunPlan(p.plan, *engine, nullptr);
+  EXPECT_EQ(out.summary.exit_code, 1);
+  EXPECT_EQ(out.summary.checks_failed, 1);
+  ASSERT_EQ(out.steps.size(), 4u);
+  EXPECT_EQ(out.steps[1].status, report::StepStatus::kFailed);
+  EXPECT_EQ(out.steps[1].check->expected, "honoured");
+  EXPECT_EQ(out.steps[1].check->actual, "moved");
+  EXPECT_EQ(out.steps[3].status, report::StepStatus::kOk) << "the run went on";
+}
+
+// The host twin's accounting is exact, so check_memory's verdicts are too.
+TEST(Executor, CheckMemoryJudgesTheChangeSinceItsMark) {
+  Planned p(R"(name: memory
+steps:
+  - {op: mark, name: start}
+  - {op: create, alloc: p, size: 4MiB}
+  - {op: check_memory, name: used, since: start, used: {about: 4MiB}}
+  - {op: check_memory, name: not freed, since: start, freed: {at_least: 0}}
+  - {op: release, alloc: p}
+  - {op: check_memory, name: back, since: start, used: {at_most: 0}}
+)");
+  ASSERT_EQ(p.errors, "");
+  std::unique_ptr<Engine> engine = std::move(CreateHostEngine({2 << 20})).value();
+  RunOutcome out = RunPlan(p.plan, *engine, nullptr);
+  EXPECT_EQ(out.summary.checks_passed, 2);
+  EXPECT_EQ(out.summary.checks_failed, 1);
+  EXPECT_EQ(out.steps[2].check->actual, "used 4 MiB");
+  EXPECT_EQ(out.steps[3].check->expected, "freed at least 0 B");
+  EXPECT_EQ(out.steps[3].check->actual, "freed -4 MiB");
+  EXPECT_EQ(out.steps[3].check->verdict, report::Verdict::kFail);
+  EXPECT_EQ(out.steps[5].check->verdict, report::Verdict::kPass);
+}
+
 }  // namespace
 }  // namespace vmm

@@ -36,6 +36,12 @@ struct RunState {
   // so a scenario on one device never calls SelectDevice.
   std::vector<int> device_ordinal;
   int current_device = 0;
+  std::vector<DevicePtr> last_va;  // by buffer slot: its latest reservation (kept after free)
+  std::vector<uint64_t> marks;     // by mark slot: the device's free bytes at the mark
+  // By alloc slot, what a create with properties found out in its burst (its record is built
+  // later): the granted properties, and the granularity its size was checked against (0: none).
+  std::vector<std::optional<AllocProps>> granted;
+  std::vector<uint64_t> granularity;
 };
 
 // The address of the first element of buffer or view `slot` (a view: its buffer's reservation
@@ -59,7 +65,10 @@ Status TimedCall(report::StepRecord& record, Call&& call) {
 struct alignas(64) HotVmmStep {
   Op op = Op::kReserve;
   Access access = Access::kReadWrite;
-  bool waited = false;  // out (unmap, release): there was in-flight work to wait for
+  bool waited = false;         // out (unmap, release): there was in-flight work to wait for
+  bool hint_honoured = false;  // out (reserve with a hint): the range starts at the hint
+  // reserve: `alloc` is the buffer slot whose reservation the hint is relative to (-1: `offset`
+  // is the hint itself, 0 for none); the call replaces `offset` with the hint it passed.
   int32_t buffer = -1, alloc = -1;
   uint64_t size = 0, offset = 0;
   uint64_t aux = 0;     // reserve: alignment; map: offset into the allocation; create: the
@@ -81,6 +90,11 @@ size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* err
 // state.step_address for check_address.
 void RecordVmmStep(const PlanStep& step, const HotVmmStep& done, bool ok, RunState& state,
                    report::StepRecord& record);
+
+// Adds what an allocation was granted (read back from the driver) to `record` as details
+// (granted_location, granted_numa_node, granted_compression, ...): device facts, which
+// `vmm-run diff` does not compare.
+void AddGrantedDetails(const AllocProps& granted, report::StepRecord& record);
 
 // A record with the step's identity (index, name, op, line) and room for its facts.
 report::StepRecord NewStepRecord(const PlanStep& step);

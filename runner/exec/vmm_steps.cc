@@ -50,8 +50,12 @@ template <>
 struct MemoryOp<Op::kReserve> {
   static Status Call(HotVmmStep& s, RunState& state) {
     DevicePtr va = 0;
-    Status status = state.engine.Reserve(s.size, s.aux, &va);
-    if (status.ok()) state.buffer_va[s.buffer] = s.result = va;
+    if (s.alloc >= 0) s.offset += state.last_va[s.alloc];  // {at: B} or {after: B}
+    Status status = state.engine.Reserve(s.size, s.aux, s.offset, &va);
+    if (status.ok()) {
+      state.buffer_va[s.buffer] = state.last_va[s.buffer] = s.result = va;
+      s.hint_honoured = s.offset != 0 && va == s.offset;
+    }
     return status;
   }
   static void Record(const PlanStep& step, const HotVmmStep& done, bool ok, RunState& state,
@@ -60,6 +64,16 @@ struct MemoryOp<Op::kReserve> {
     state.step_address[step.index] = done.result;
     record.addresses.emplace_back("va", Hex(done.result));
     record.details.emplace_back("size_bytes", static_cast<int64_t>(step.size));
+    if (done.offset == 0) return;  // no hint
+    record.addresses.emplace_back("hint", Hex(done.offset));
+    record.details.emplace_back("hint_honoured", done.hint_honoured);
+    if (step.expect != Expectation::kHonoured && step.expect != Expectation::kMoved) return;
+    report::CheckRecord check;
+    check.expected = step.expect == Expectation::kHonoured ? "honoured" : "moved";
+    check.actual = done.hint_honoured ? "honoured" : "moved";
+    check.verdict =
+        check.expected == check.actual ? report::Verdict::kPass : report::Verdict::kFail;
+    record.check = std::move(check);
   }
 };
 
@@ -73,18 +87,58 @@ struct MemoryOp<Op::kFree> {
   static void Record(const PlanStep&, const HotVmmStep&, bool, RunState&, StepRecord&) {}
 };
 
+// A create with properties checks its size against the granularity it names and reads back what
+// the driver granted, in its burst (the record is built later, when the handle may be gone).
+// `props` is spec.props with a device location resolved to the engine's ordinal.
+Status CreateWithSpec(const AllocSpec& spec, const AllocProps& props, int slot, RunState& state,
+                      AllocHandle* handle) {
+  if (spec.granularity) {
+    uint64_t g = 0;
+    VMM_RETURN_IF_ERROR(state.engine.Granularity(props, *spec.granularity, &g));
+    state.granularity[slot] = g;
+    if (g == 0 || spec.props.size % g != 0) {
+      return RuntimeError(std::string("cuMemGetAllocationGranularity: the ") +
+                          GranularityKindName(*spec.granularity) + " granularity for " +
+                          MemLocationName(spec.props.location) + " memory is " + FormatBytes(g) +
+                          "; size " + FormatBytes(spec.props.size) + " is not a multiple of it");
+    }
+  }
+  VMM_RETURN_IF_ERROR(state.engine.Create(props, handle));
+  if (!spec.read_back) return Status::Ok();
+  AllocProps granted;
+  VMM_RETURN_IF_ERROR(state.engine.AllocProperties(*handle, &granted));
+  state.granted[slot] = granted;
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddGrantedDetails(const AllocProps& g, StepRecord& record) {
+  record.details.emplace_back("granted_location", std::string(MemLocationName(g.location)));
+  if (g.location == MemLocation::kHostNuma)
+    record.details.emplace_back("granted_numa_node", static_cast<int64_t>(g.location_id));
+  record.details.emplace_back("granted_compression", g.compression);
+  record.details.emplace_back("granted_gpudirect_rdma", g.gpudirect_rdma);
+  record.details.emplace_back("granted_handle_types", Hex(g.handle_types));
+}
+
+namespace {
+
 template <>
 struct MemoryOp<Op::kCreate> {
   static Status Call(HotVmmStep& s, RunState& state) {
     AllocHandle handle;
+    const AllocSpec& spec = state.plan.alloc_specs[s.alloc];
     Status status;
-    if (s.aux == 0) {  // the scenario's device 0: the engine's own (the plain allocation)
-      status = state.engine.Create(s.size, &handle);
+    if (s.aux == 0 || spec.props.location != MemLocation::kDevice) {
+      // The scenario's device 0 is the engine's own (location_id -1); host RAM names no device.
+      status = spec.read_back ? CreateWithSpec(spec, spec.props, s.alloc, state, &handle)
+                              : state.engine.Create(spec.props, &handle);
     } else {
-      AllocProps props;
-      props.size = s.size;
+      AllocProps props = spec.props;
       props.location_id = state.device_ordinal[s.aux];
-      status = state.engine.Create(props, &handle);
+      status = spec.read_back ? CreateWithSpec(spec, props, s.alloc, state, &handle)
+                              : state.engine.Create(props, &handle);
     }
     if (status.ok()) {
       state.allocs[s.alloc] = handle;
@@ -98,6 +152,15 @@ struct MemoryOp<Op::kCreate> {
     record.addresses.emplace_back("handle", Hex(done.result));
     record.details.emplace_back("size_bytes", static_cast<int64_t>(step.size));
     if (state.plan.devices > 1) record.details.emplace_back("device", int64_t{step.device});
+    const AllocSpec& spec = state.plan.alloc_specs[step.alloc];
+    if (spec.read_back) {
+      record.details.emplace_back("location", std::string(MemLocationName(spec.props.location)));
+    }
+    if (state.granularity[step.alloc] != 0) {
+      record.details.emplace_back("granularity_bytes",
+                                  static_cast<int64_t>(state.granularity[step.alloc]));
+    }
+    if (state.granted[step.alloc]) AddGrantedDetails(*state.granted[step.alloc], record);
   }
 };
 
@@ -204,6 +267,7 @@ HotVmmStep CompileVmmStep(const PlanStep& step) {
   s.offset = step.offset;
   if (step.op == Op::kReserve) {
     s.aux = step.alignment;
+    s.alloc = step.other;  // the hint's buffer, see HotVmmStep
   } else if (step.op == Op::kCreate) {
     s.aux = static_cast<uint64_t>(step.device);
   } else if (step.op == Op::kSetAccess) {
@@ -261,16 +325,26 @@ VMM_MEMORY_RUN(kUnmap)
 
 template <>
 std::string DescribeStep<Op::kReserve>(const Plan&, const PlanStep& step, const StepRecord& r) {
-  return "va " + AddressText(r, "va") + " · " + FormatBytes(step.size);
+  std::string text = "va " + AddressText(r, "va") + " · " + FormatBytes(step.size);
+  if (DetailText(r, "hint_honoured").empty()) return text;
+  text += " · hint " + AddressText(r, "hint") + " " +
+          (DetailText(r, "hint_honoured") == "true" ? "honoured" : "moved");
+  return r.check ? VerdictText(r) + "  " + text + " (expected " + r.check->expected + ")" : text;
 }
 template <>
 std::string DescribeStep<Op::kFree>(const Plan& plan, const PlanStep& step, const StepRecord&) {
   return plan.buffers[step.buffer].name + " · " + FormatBytes(step.size);
 }
 template <>
-std::string DescribeStep<Op::kCreate>(const Plan& plan, const PlanStep& step, const StepRecord&) {
-  return plan.allocs[step.alloc] + " · " + FormatBytes(step.size) +
-         (plan.devices > 1 ? " on device " + std::to_string(step.device) : "");
+std::string DescribeStep<Op::kCreate>(const Plan& plan, const PlanStep& step, const StepRecord& r) {
+  std::string text = plan.allocs[step.alloc] + " · " + FormatBytes(step.size) +
+                     (plan.devices > 1 ? " on device " + std::to_string(step.device) : "");
+  const std::string where = DetailText(r, "granted_location");
+  if (!where.empty()) {
+    text += " · " + where + (DetailText(r, "granted_compression") == "true" ? ", compressed" : "") +
+            (DetailText(r, "granted_gpudirect_rdma") == "true" ? ", rdma" : "");
+  }
+  return text;
 }
 template <>
 std::string DescribeStep<Op::kRelease>(const Plan& plan, const PlanStep& step,

@@ -7,13 +7,16 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "runner/base/boxed.h"
 #include "runner/base/diagnostic.h"
 #include "runner/scenario/scenario.h"
 #include "runner/vocab/access.h"
+#include "runner/vocab/alloc_props.h"
 
 namespace vmm {
 
@@ -39,6 +42,50 @@ enum class Expectation {
   kIdentical,   // check_kernel_params
   kUpdateCode,  // update: see PlanStep::expect_update
   kAccess,      // check_access: PlanStep::access is the expected access
+  kHonoured,    // reserve with expect_address: the range starts at the hint
+  kMoved,       // reserve with expect_address: it does not
+  kAnswers,     // the queries: see PlanQuery (every stated answer holds)
+};
+
+// A bound on a byte count a query measures: check_memory's freed/used, check_granularity's
+// minimum/recommended, check_range's size.
+struct Bound {
+  enum class Cmp : uint8_t { kEqual, kAtLeast, kAtMost, kAbout };
+  std::string quantity;  // what is measured, as the report says it: "freed", "minimum", "size"
+  Cmp cmp = Cmp::kEqual;
+  uint64_t value = 0;
+  uint64_t tolerance = 0;  // kAbout: |observed - value| <= tolerance
+  bool Holds(int64_t observed) const;
+  // "freed at least 4 MiB", "minimum at most 2 MiB", "size 2 MiB", "used about 4 MiB ± 1 MiB".
+  std::string Text() const;
+};
+
+// Which granted properties check_properties compares (bits of PlanQuery::asserted).
+enum PropCheck : uint32_t {
+  kCheckLocation = 1u << 0,
+  kCheckNumaNode = 1u << 1,
+  kCheckCompression = 1u << 2,
+  kCheckGpuDirectRdma = 1u << 3,
+};
+
+// What a query step asks and expects (the queries of ops.def's kQuery family).
+struct PlanQuery {
+  int mark = -1;     // mark: its slot; check_memory: the slot of the mark named by `since`
+  int same_as = -1;  // retain: the alloc slot the retained handle must be the memory of, or -1
+  int base = -1;     // check_range: the buffer or view the range must start at, or -1
+  uint64_t base_offset = 0;  // check_range: bytes after `base`
+  AllocProps props;          // check_granularity: the properties asked about; check_properties: the
+                             // expected values of the `asserted` ones
+  uint32_t asserted = 0;     // check_properties: PropCheck bits
+  std::vector<Bound> bounds;  // check_memory, check_granularity, check_range (size)
+};
+
+// How a create makes its allocation: the properties asked for, and what to check or read back.
+struct AllocSpec {
+  AllocProps props;  // size included
+  // `granularity:` on the create: size must be a multiple of this granularity of the properties.
+  std::optional<GranularityKind> granularity;
+  bool read_back = false;  // record the granted properties (any property key was given)
 };
 
 // Field order matters: what a VMM step needs (to run and to be reported) comes first, so it
@@ -78,6 +125,9 @@ struct PlanStep {
   Expectation expect = Expectation::kNone;
   UpdateCode expect_update = UpdateCode::kSuccess;
   bool async = false;  // fill/matmul: leave the kernel in flight (no OpTiming)
+  // reserve: the address hint is `offset` bytes after the (current or last) reservation of buffer
+  // `other`; with `other` -1, `offset` is the hint itself (0: none).
+  Boxed<PlanQuery> query;  // the queries (kQuery ops)
 
   std::vector<PlanStep> body;  // capture
 };
@@ -102,7 +152,9 @@ struct Plan {
   std::vector<PlanBuffer> buffers;
   std::vector<std::string> allocs, graphs, execs, snapshots;  // slot -> name
   std::vector<uint64_t> alloc_sizes;                          // slot -> bytes
-  std::vector<int> alloc_devices;                             // slot -> scenario device
+  std::vector<int> alloc_devices;      // slot -> scenario device whose memory it is (-1: host RAM)
+  std::vector<AllocSpec> alloc_specs;  // slot -> how create makes it (retain: the size only)
+  std::vector<std::string> marks;      // slot -> the mark step's name
   std::vector<PlanStep> steps;
   // The devices the scenario may name: `requires: devices`, else 1. Every step's device is below.
   int devices = 1;

@@ -78,6 +78,7 @@ void PlanBuilder::DeclareBuffers() {
   reservations_.resize(plan_.buffers.size());
   reserved_by_.resize(plan_.buffers.size());
   freed_line_.resize(plan_.buffers.size(), 0);
+  last_reserved_size_.resize(plan_.buffers.size(), 0);
 }
 
 int PlanBuilder::DeclareTensor(const BufferDecl& b, const char* kind) {

@@ -72,6 +72,20 @@ class PlanBuilder {
   void CheckAddress(const Step& step, PlanStep* p);
   void CheckKernelParams(const Step& step, PlanStep* p);
 
+  // plan_queries.cc: the queries, and the keys they share with create and reserve.
+  // The properties named by `location`, `numa_node`, `compression`, `gpudirect_rdma` (create,
+  // check_granularity); *any is set when one of them was written.
+  AllocProps PropsFromKeys(const Step& step, bool* any);
+  // The size written as map entry `e` ("2MiB", 4096); false (with an error) when it overflows.
+  bool EntrySize(const StepMapEntry& e, uint64_t* bytes);
+  // check_memory's `freed` or `used`: exactly one of at_least, at_most, about (+ tolerance).
+  bool ReadBound(const StepMap& map, const char* quantity, const Step& step, Bound* out);
+  // reserve's `address` and `expect_address` into p->other / p->offset / p->expect.
+  void AddressHint(const Step& step, PlanStep* p);
+  // The offset in its buffer's reservation of `offset` bytes into buffer or view `slot`, and the
+  // live mapping there; nullptr (with an error naming `op`) when nothing is mapped there.
+  const MappingRecord* MappedAt(int slot, uint64_t offset, const Step& step, uint64_t* at);
+
   // plan_memory.cc: reserve, free, create, release, map, set_access, unmap; access checks.
   void Reserve(const Step& step, PlanStep* p);
   void Free(const Step& step, PlanStep* p);
@@ -116,6 +130,8 @@ class PlanBuilder {
   std::vector<ReservationState> reservations_;            // by buffer slot
   std::vector<std::pair<std::string, int>> reserved_by_;  // by buffer slot: step label, line
   std::vector<int> freed_line_;                           // by buffer slot, 0 = never freed
+  std::vector<uint64_t> last_reserved_size_;    // by buffer slot: its latest reservation, 0 = none
+  std::unordered_map<std::string, int> marks_;  // mark step name -> mark slot, as they come
 
   NameTable allocs_, graphs_, execs_;
   std::vector<BufferUses> graph_uses_, exec_uses_;  // by graph / exec slot

@@ -300,5 +300,62 @@ TEST(BuildPlanTest, GraphsBelongToTheDeviceTheirKernelsWereCapturedOn) {
   EXPECT_EQ(plan.steps[6].device, 1);
 }
 
+TEST(BuildPlanTest, CreatePropertiesAndQueriesResolveIntoThePlan) {
+  Plan plan;
+  ASSERT_EQ(
+      PlanErrors("  - {op: reserve, buffer: A, size: 4MiB}\n"
+                 "  - {op: create, alloc: p, size: 2MiB}\n"
+                 "  - {op: create, alloc: h, size: 2MiB, location: host_numa, numa_node: 3,"
+                 " compression: true, granularity: recommended}\n"
+                 "  - {op: map, buffer: A, alloc: p}\n"
+                 "  - {op: map, buffer: A, alloc: h, offset: 2MiB}\n"
+                 "  - {op: mark, name: m}\n"
+                 "  - {op: retain, alloc: r, buffer: A, offset: 3MiB, expect: {same_as: h}}\n"
+                 "  - {op: check_memory, since: m, used: {about: 4MiB, tolerance: 1MiB}}\n"
+                 "  - {op: reserve, buffer: B, address: {after: A}, expect_address: moved}\n"
+                 "  - {op: check_granularity, location: host, expect: {minimum_at_most: 2MiB}}\n",
+                 &plan),
+      "");
+  ASSERT_EQ(plan.alloc_specs.size(), 3u);
+  EXPECT_TRUE(plan.alloc_specs[0].props.IsPlain());
+  EXPECT_FALSE(plan.alloc_specs[0].read_back) << "a plain create stays one driver call";
+  const AllocSpec& h = plan.alloc_specs[1];
+  EXPECT_EQ(h.props.location, MemLocation::kHostNuma);
+  EXPECT_EQ(h.props.location_id, 3);
+  EXPECT_TRUE(h.props.compression);
+  EXPECT_EQ(h.props.size, 2u << 20);
+  EXPECT_EQ(h.granularity, GranularityKind::kRecommended);
+  EXPECT_TRUE(h.read_back);
+  // The retained handle is the allocation mapped at A + 3 MiB: h, 2 MiB.
+  EXPECT_EQ(plan.alloc_sizes[2], 2u << 20);
+  const PlanStep& retain = plan.steps[6];
+  EXPECT_EQ(retain.alloc, 2);
+  EXPECT_EQ(retain.query->same_as, 1);
+  EXPECT_EQ(plan.marks, std::vector<std::string>{"m"});
+  const Bound& used = plan.steps[7].query->bounds.at(0);
+  EXPECT_EQ(used.Text(), "used about 4 MiB ± 1 MiB");
+  EXPECT_TRUE(used.Holds(5 << 20));
+  EXPECT_FALSE(used.Holds((5 << 20) + 1));
+  const PlanStep& reserve = plan.steps[8];
+  EXPECT_EQ(reserve.other, 0) << "the hint is relative to A";
+  EXPECT_EQ(reserve.offset, 4u << 20) << "after A's 4 MiB";
+  EXPECT_EQ(reserve.expect, Expectation::kMoved);
+  EXPECT_EQ(plan.steps[9].query->props.location, MemLocation::kHost);
+  EXPECT_EQ(plan.steps[9].query->bounds.at(0).Text(), "minimum at most 2 MiB");
+}
+
+TEST(BuildPlanTest, ARetainedHandleIsReleasedAndMappedLikeAnyOther) {
+  EXPECT_EQ(PlanErrors("  - {op: reserve, buffer: A}\n"
+                       "  - {op: reserve, buffer: B}\n"
+                       "  - {op: create, alloc: p, size: 2MiB}\n"
+                       "  - {op: map, buffer: A, alloc: p}\n"
+                       "  - {op: retain, alloc: r, buffer: A}\n"
+                       "  - {op: release, alloc: p}\n"
+                       "  - {op: map, buffer: B, alloc: r}\n"
+                       "  - {op: release, alloc: r}\n"
+                       "  - {op: release, alloc: r}\n"),
+            "t.yaml:15:26: error: alloc 'r' is not live: it was released at line 14\n");
+}
+
 }  // namespace
 }  // namespace vmm

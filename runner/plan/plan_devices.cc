@@ -68,7 +68,8 @@ void PlanBuilder::ApplyAccess(ReservationState& r, const ByteRange& range, uint6
     if (access == Access::kNone) return;
     for (const MappingRecord& m : r.mappings()) {
       if (!m.range.Overlaps(range) || m.alloc_slot < 0 ||
-          static_cast<size_t>(m.alloc_slot) >= plan_.alloc_devices.size()) {
+          static_cast<size_t>(m.alloc_slot) >= plan_.alloc_devices.size() ||
+          plan_.alloc_devices[m.alloc_slot] < 0) {
         continue;
       }
       const std::pair<int, int> pair{device, plan_.alloc_devices[m.alloc_slot]};
@@ -86,7 +87,8 @@ uint32_t PlanBuilder::MemoryDevices(int buffer) const {
   uint32_t bits = 0;
   for (const MappingRecord& m : r.mappings()) {
     if (m.range.Overlaps(range) && m.alloc_slot >= 0 &&
-        static_cast<size_t>(m.alloc_slot) < plan_.alloc_devices.size()) {
+        static_cast<size_t>(m.alloc_slot) < plan_.alloc_devices.size() &&
+        plan_.alloc_devices[m.alloc_slot] >= 0) {
       bits |= uint32_t{1} << plan_.alloc_devices[m.alloc_slot];
     }
   }

@@ -61,8 +61,10 @@ void PlanBuilder::Reserve(const Step& step, PlanStep* p) {
     return;
   }
   if (buffer.reservation_size == 0) buffer.reservation_size = p->size;
+  AddressHint(step, p);  // before this reservation counts: a hint may name the buffer's last one
   r.Reserve(p->size);
   reserved_by_[p->buffer] = {p->label, step.loc.line};
+  last_reserved_size_[p->buffer] = p->size;
 }
 
 int PlanBuilder::ReservedBuffer(const Step& step) {
@@ -99,11 +101,21 @@ void PlanBuilder::Create(const Step& step, PlanStep* p) {
   } else {
     Aligned(step.size, "size", p->size, step);
   }
+  AllocSpec spec;
+  spec.props = PropsFromKeys(step, &spec.read_back);
+  spec.props.size = p->size;
+  if (step.granularity.set) {
+    spec.granularity = step.granularity.value == "recommended" ? GranularityKind::kRecommended
+                                                               : GranularityKind::kMinimum;
+    spec.read_back = true;
+  }
   std::string error;
   p->alloc = allocs_.Create(step.alloc.value, step.loc.line, &error);
   if (!error.empty()) return Error(At(step.alloc, step), error);
   plan_.alloc_sizes.push_back(p->size);
-  plan_.alloc_devices.push_back(p->device);  // Visit resolved the step's `device`
+  // Visit resolved the step's `device`; memory in host RAM belongs to no device (-1).
+  plan_.alloc_devices.push_back(spec.props.location == MemLocation::kDevice ? p->device : -1);
+  plan_.alloc_specs.push_back(spec);
 }
 
 void PlanBuilder::Release(const Step& step, PlanStep* p) {

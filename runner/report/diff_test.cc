@@ -49,6 +49,39 @@ TEST(DiffTest, ReportDiffedWithItselfIsClean) {
   EXPECT_FALSE(DiffFails(r, DefaultFailOn()));
 }
 
+// A query's raw answers are device facts: the H200 and the host twin report different granted
+// properties, granularities and free bytes for the same scenario. Only the verdict and the
+// expectation (from the scenario) are compared; the actual of a query op is not.
+TEST(DiffTest, QueryAnswersAreDeviceFactsNotCompared) {
+  auto query = [](const std::string& op, const std::string& actual, Details details) {
+    Report r = SampleReport();
+    StepRecord s;
+    s.index = 99;
+    s.name = "the query";
+    s.named = true;
+    s.op = op;
+    s.details = std::move(details);
+    CheckRecord c;
+    c.expected = "used at least 4 MiB";
+    c.actual = actual;
+    c.verdict = Verdict::kPass;
+    s.check = c;
+    r.steps.push_back(s);
+    return r;
+  };
+  for (const char* op : {"check_memory", "check_granularity", "check_properties", "check_range"}) {
+    const Report h200 = query(
+        op, "used 6 MiB", {{"free_now_bytes", int64_t{1} << 37}, {"granted_compression", true}});
+    const Report host = query(
+        op, "used 4 MiB", {{"free_now_bytes", int64_t{1} << 34}, {"granted_compression", false}});
+    EXPECT_EQ(Rows(Diff(h200, host)), Lines{}) << op;
+  }
+  Report failing = query("check_memory", "used 0 B", {});
+  failing.steps.back().check->verdict = Verdict::kFail;
+  EXPECT_EQ(Rows(Diff(query("check_memory", "used 4 MiB", {}), failing)).size(), 1u)
+      << "a flipped verdict is still a row";
+}
+
 TEST(DiffTest, VolatileFieldsAreIgnored) {
   Report now = SampleReport();
   now.started_at = "2030-01-01T00:00:00Z";

@@ -177,7 +177,10 @@ TEST(DescribeStepTest, GeneratedFromSchema) {
   const std::string reserve = DescribeStep("reserve", &error);
   EXPECT_EQ(error, "");
   EXPECT_NE(reserve.find("reserve: Reserve a virtual address range"), std::string::npos);
-  EXPECT_NE(reserve.find("  alignment  size, default 0\n"), std::string::npos) << reserve;
+  const size_t alignment = reserve.find("\n  alignment ");
+  ASSERT_NE(alignment, std::string::npos) << reserve;
+  EXPECT_EQ(reserve.find("size, default 0\n", alignment), reserve.find('\n', alignment + 1) - 15)
+      << reserve;
   EXPECT_NE(DescribeStep("set_access", &error)
                 .find("read_write | read | none, or a map device -> access, default read_write"),
             std::string::npos);

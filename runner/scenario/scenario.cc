@@ -8,4 +8,10 @@ uint64_t BufferDecl::elements() const {
   return n;
 }
 
+const StepMapEntry* StepMap::Find(std::string_view key) const {
+  for (const StepMapEntry& e : entries)
+    if (e.key == key) return &e;
+  return nullptr;
+}
+
 }  // namespace vmm

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -23,6 +24,21 @@ struct Located {
   T value{};
   SourceLoc loc;
   bool set = false;
+};
+
+// A map of scalars written as a step's value (`expect: {location: host}`, `freed: {at_least:
+// 4MiB}`, `address: {after: K}`), each value with its location. The schema checked keys and
+// types; the planner reads the values (sizes, names, words) and judges them.
+struct StepMapEntry {
+  std::string key;
+  Located<std::string> value;
+};
+struct StepMap {
+  std::vector<StepMapEntry> entries;  // in file order
+  SourceLoc loc;                      // where the map starts
+  bool set = false;
+  // The entry `key`, or nullptr.
+  const StepMapEntry* Find(std::string_view key) const;
 };
 
 // One step. Which fields are meaningful depends on `op` (see the enum); the others stay unset.
@@ -56,6 +72,19 @@ struct Step {
   Located<bool> fatal;          // a failed check stops the run
   Located<bool> async;          // fill/matmul: enqueue and do not wait (no device time)
 
+  // Allocation properties (create, check_granularity).
+  Located<std::string> location;  // "device" | "host" | "host_numa"
+  Located<uint64_t> numa_node;    // host_numa: the node
+  Located<bool> compression, gpudirect_rdma;
+  Located<std::string> granularity;  // create: "minimum" | "recommended"
+  // Queries.
+  Located<std::string> since;           // check_memory: the name of a mark step
+  StepMap freed, used;                  // check_memory: {at_least | at_most | about, tolerance}
+  StepMap expect_map;                   // `expect` written as a map (check_properties, ...)
+  Located<uint64_t> address;            // reserve: a literal address hint
+  StepMap address_map;                  // reserve: {at: BUFFER} or {after: BUFFER}
+  Located<std::string> expect_address;  // reserve: "honoured" | "moved" | "any"
+
   std::vector<Step> steps;  // capture body
 };
 
@@ -67,11 +96,24 @@ struct StepTextField {
   Located<std::string> Step::*field;
 };
 inline constexpr StepTextField kStepTextFields[] = {
-    {"name", &Step::name},   {"buffer", &Step::buffer}, {"alloc", &Step::alloc},
-    {"graph", &Step::graph}, {"exec", &Step::exec},     {"snapshot", &Step::snapshot},
-    {"other", &Step::other}, {"a", &Step::a},           {"b", &Step::b},
-    {"c", &Step::c},         {"access", &Step::access}, {"expect", &Step::expect},
-    {"from", &Step::from},   {"to", &Step::to},
+    {"name", &Step::name},
+    {"buffer", &Step::buffer},
+    {"alloc", &Step::alloc},
+    {"graph", &Step::graph},
+    {"exec", &Step::exec},
+    {"snapshot", &Step::snapshot},
+    {"other", &Step::other},
+    {"a", &Step::a},
+    {"b", &Step::b},
+    {"c", &Step::c},
+    {"access", &Step::access},
+    {"expect", &Step::expect},
+    {"from", &Step::from},
+    {"to", &Step::to},
+    {"location", &Step::location},
+    {"granularity", &Step::granularity},
+    {"since", &Step::since},
+    {"expect_address", &Step::expect_address},
 };
 struct StepSizeField {  // sizes with units ("2MiB"), converted to bytes
   const char* key;
@@ -85,22 +127,33 @@ struct StepIntegerField {
   const char* key;
   Located<uint64_t> Step::*field;
 };
-inline constexpr StepIntegerField kStepIntegerFields[] = {{"seed", &Step::seed},
-                                                          {"repeat", &Step::repeat},
-                                                          {"value", &Step::value},
-                                                          {"byte", &Step::byte},
-                                                          {"device", &Step::device}};
+inline constexpr StepIntegerField kStepIntegerFields[] = {
+    {"seed", &Step::seed},      {"repeat", &Step::repeat}, {"value", &Step::value},
+    {"byte", &Step::byte},      {"device", &Step::device}, {"numa_node", &Step::numa_node},
+    {"address", &Step::address}};
 struct StepFlagField {
   const char* key;
   Located<bool> Step::*field;
 };
 inline constexpr StepFlagField kStepFlagFields[] = {{"fatal", &Step::fatal},
-                                                    {"async", &Step::async}};
+                                                    {"async", &Step::async},
+                                                    {"compression", &Step::compression},
+                                                    {"gpudirect_rdma", &Step::gpudirect_rdma}};
 struct StepListField {  // lists of names
   const char* key;
   std::vector<Located<std::string>> Step::*field;
 };
 inline constexpr StepListField kStepListFields[] = {{"of", &Step::of}, {"graphs", &Step::graphs}};
+// Keys whose value is a map of scalars. A key may also be in a table above (`expect`, `address`):
+// the value's form, scalar or map, says which field it fills.
+struct StepMapField {
+  const char* key;
+  StepMap Step::*field;
+};
+inline constexpr StepMapField kStepMapFields[] = {{"expect", &Step::expect_map},
+                                                  {"freed", &Step::freed},
+                                                  {"used", &Step::used},
+                                                  {"address", &Step::address_map}};
 
 // A named fp32 tensor. A buffer lives at the start of the reservation of the same name; a view
 // (declared under `views:`) lives `offset` bytes into the reservation of buffer `of` — PyTorch's
@@ -119,9 +172,10 @@ struct BufferDecl {
 // What a scenario needs from the machine (`requires:`). A run on a device or backend that lacks
 // any of it ends as *skipped* (exit 5), never as a pass or a failure. Unset fields ask nothing.
 struct Requirements {
-  Located<std::string> backend;     // "host" or "cuda"
-  Located<uint64_t> devices;        // at least this many devices of the backend
-  Located<uint64_t> device_memory;  // at least this much memory on the device, bytes
+  Located<std::string> backend;                    // "host" or "cuda"
+  Located<uint64_t> devices;                       // at least this many devices of the backend
+  Located<uint64_t> device_memory;                 // at least this much memory on the device, bytes
+  std::vector<Located<std::string>> capabilities;  // alloc_props.h CapabilityName spellings
 };
 
 struct Scenario {

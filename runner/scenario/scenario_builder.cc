@@ -36,6 +36,9 @@ class Builder {
         s.requires_.devices = {static_cast<uint64_t>(Integer(*v)), Loc(*v), true};
       if (const YamlValue* v = req->Find("device_memory"))
         s.requires_.device_memory = {Size(*v, "device_memory"), Loc(*v), true};
+      if (const YamlValue* v = req->Find("capabilities"))
+        for (const YamlValue& c : v->items)
+          s.requires_.capabilities.push_back({c.scalar, Loc(c), true});
     }
     if (const YamlValue* views = doc.Find("views")) {
       for (const YamlMember& m : views->members) {
@@ -164,6 +167,20 @@ class Builder {
         step->device_access.push_back(std::move(e));
       }
       return;
+    }
+    if (v.IsMap()) {
+      for (const StepMapField& f : kStepMapFields) {
+        if (key != f.key) continue;
+        StepMap& map = step->*f.field;
+        map.loc = loc;
+        map.set = set;
+        for (const YamlMember& m : v.members)
+          map.entries.push_back(
+              {m.key,
+               {m.value.scalar, LocationOf(file_, m.value.origin, m.value.line, m.value.column),
+                true}});
+        return;
+      }
     }
     for (const StepTextField& f : kStepTextFields)
       if (key == f.key) return Put(&(step->*f.field), v.scalar, loc, set);

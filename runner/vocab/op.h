@@ -24,7 +24,9 @@ enum class OpFamily : uint8_t {
   kKernel,  // fill, matmul: work on the stream
   kGraph,   // capture, instantiate, replay, update, destroy_*
   kData,    // copy, snapshot
-  kCheck,   // check_*
+  kCheck,   // check_* of data, addresses and graphs
+  kQuery,   // retain, mark and the check_* that ask the driver (properties, range, granularity,
+            // memory)
   kWait,    // synchronize
 };
 

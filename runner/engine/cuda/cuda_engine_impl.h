@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "runner/base/slot_map.h"
@@ -78,7 +79,8 @@ class CudaEngine final : public Engine {
 
   const DeviceInfo& info() const override { return info_; }
 
-  Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) override;
+  using Engine::Reserve;
+  Status Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) override;
   Status Free(DevicePtr va, uint64_t size) override;
   using Engine::Create;
   Status Create(const AllocProps& props, AllocHandle* out) override;
@@ -111,6 +113,21 @@ class CudaEngine final : public Engine {
   Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
                  CompareResult* out) override;
   Status Synchronize() override;
+
+  Status MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) override;
+  Status Granularity(const AllocProps& props, GranularityKind kind, uint64_t* bytes) override;
+  Status AllocProperties(AllocHandle handle, AllocProps* granted) override;
+  Status Retain(DevicePtr va, AllocHandle* out) override;
+  // Equal handle values are the same allocation. Different values of the same size are mapped
+  // side by side in a scratch reservation; the first word of `a` is flipped and read through `b`,
+  // then put back (after draining the stream, so nothing else touches it meanwhile): the same
+  // physical memory shows the change, another does not.
+  Status SameAllocation(AllocHandle a, AllocHandle b, bool* same) override;
+  Status AddressRange(DevicePtr va, DevicePtr* base, uint64_t* size) override;
+  // The device attribute first (CU_DEVICE_ATTRIBUTE_*_SUPPORTED, where one exists: 0 means no),
+  // then the trial (capability_probe.h), which decides: on the H200 the fabric attribute says
+  // yes but cuMemCreate returns CUDA_ERROR_NOT_PERMITTED without an IMEX channel.
+  Status ProbeCapability(Capability capability, std::string* why_not) override;
 
  private:
   cudaStream_t stream() const { return lane_->stream.get(); }

@@ -41,6 +41,10 @@ inline constexpr unsigned kDriverAbiVersion = 12000;
   X(cuMemSetAccess, v10020, kDriverAbiVersion, true)                                \
   X(cuMemGetAccess, v10020, kDriverAbiVersion, true)                                \
   X(cuMemsetD32Async, v3020, kDriverAbiVersion, true)                               \
+  X(cuMemGetInfo, v3020, kDriverAbiVersion, true)                                   \
+  X(cuMemGetAddressRange, v3020, kDriverAbiVersion, true)                           \
+  X(cuMemGetAllocationPropertiesFromHandle, v10020, kDriverAbiVersion, true)        \
+  X(cuMemRetainAllocationHandle, v11000, kDriverAbiVersion, true)                   \
   /* Optional: null on drivers older than CUDA 12.4 (only KernelNodes needs it). */ \
   X(cuFuncGetParamInfo, v12040, 12040, false)
 

@@ -35,6 +35,29 @@ CUmemAllocationProp AllocationProp(const AllocProps& props, int engine_ordinal) 
   return prop;
 }
 
+AllocProps GrantedProps(const CUmemAllocationProp& prop) {
+  AllocProps granted;
+  switch (prop.location.type) {
+    case CU_MEM_LOCATION_TYPE_HOST:
+      granted.location = MemLocation::kHost;
+      granted.location_id = -1;
+      break;
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT:
+      granted.location = MemLocation::kHostNuma;
+      granted.location_id = prop.location.id;
+      break;
+    default:
+      granted.location = MemLocation::kDevice;
+      granted.location_id = prop.location.id;
+      break;
+  }
+  granted.handle_types = static_cast<uint32_t>(prop.requestedHandleTypes);
+  granted.compression = prop.allocFlags.compressionType == CU_MEM_ALLOCATION_COMP_GENERIC;
+  granted.gpudirect_rdma = prop.allocFlags.gpuDirectRDMACapable != 0;
+  return granted;
+}
+
 // --- Reservation ---
 
 void ReservationTraits::Release(const Value& v) noexcept {
@@ -42,9 +65,10 @@ void ReservationTraits::Release(const Value& v) noexcept {
   CU_CALL_NOTHROW(*api, cuMemAddressFree(va, size));
 }
 
-StatusOr<Reservation> CreateReservation(const DriverApi& api, uint64_t size, uint64_t alignment) {
+StatusOr<Reservation> CreateReservation(const DriverApi& api, uint64_t size, uint64_t alignment,
+                                        CUdeviceptr hint) {
   CUdeviceptr va = 0;
-  VMM_RETURN_IF_ERROR(CU_CALL(api, cuMemAddressReserve(&va, size, alignment, 0, 0)));
+  VMM_RETURN_IF_ERROR(CU_CALL(api, cuMemAddressReserve(&va, size, alignment, hint, 0)));
   return Reservation(ReservedRange{&api, va, size});
 }
 
@@ -67,6 +91,13 @@ StatusOr<PhysicalAlloc> CreatePhysicalAlloc(const DriverApi& api, const CUmemAll
                                             uint64_t size) {
   CUmemGenericAllocationHandle handle = 0;
   VMM_RETURN_IF_ERROR(CU_CALL(api, cuMemCreate(&handle, size, &prop, 0)));
+  return PhysicalAlloc(PhysicalMemory{&api, handle, size});
+}
+
+StatusOr<PhysicalAlloc> RetainPhysicalAlloc(const DriverApi& api, CUdeviceptr va, uint64_t size) {
+  CUmemGenericAllocationHandle handle = 0;
+  void* addr = reinterpret_cast<void*>(static_cast<uintptr_t>(va));
+  VMM_RETURN_IF_ERROR(CU_CALL(api, cuMemRetainAllocationHandle(&handle, addr)));
   return PhysicalAlloc(PhysicalMemory{&api, handle, size});
 }
 

@@ -31,6 +31,10 @@ CUmemAllocationProp DeviceAllocationProp(int ordinal);
 // `engine_ordinal` is the device used when the props name none.
 CUmemAllocationProp AllocationProp(const AllocProps& props, int engine_ordinal);
 
+// What a property struct read back with cuMemGetAllocationPropertiesFromHandle says, in the
+// engine's words (size left 0: the caller knows it).
+AllocProps GrantedProps(const CUmemAllocationProp& prop);
+
 // --- Reservation: a virtual address range from cuMemAddressReserve, freed with cuMemAddressFree.
 
 struct ReservedRange {
@@ -46,8 +50,10 @@ struct ReservationTraits {
 };
 using Reservation = UniqueHandle<ReservationTraits>;
 
-// `alignment` is passed to the driver as is (0 = the driver's default).
-StatusOr<Reservation> CreateReservation(const DriverApi& api, uint64_t size, uint64_t alignment);
+// `alignment` is passed to the driver as is (0 = the driver's default); so is `hint`, the
+// address the range should start at if it is free there (0: none; the driver may ignore it).
+StatusOr<Reservation> CreateReservation(const DriverApi& api, uint64_t size, uint64_t alignment,
+                                        CUdeviceptr hint = 0);
 // Frees the range now. On success the handle is empty; on failure it still owns the range.
 Status FreeReservation(Reservation* reservation);
 
@@ -68,6 +74,10 @@ using PhysicalAlloc = UniqueHandle<PhysicalAllocTraits>;
 
 StatusOr<PhysicalAlloc> CreatePhysicalAlloc(const DriverApi& api, const CUmemAllocationProp& prop,
                                             uint64_t size);
+// One more handle to the allocation mapped at `va` (cuMemRetainAllocationHandle), owned like one
+// from cuMemCreate; `size` is the allocation's size as the caller knows it (the driver's
+// cuMemGetAddressRange cannot be trusted to say it for VMM memory).
+StatusOr<PhysicalAlloc> RetainPhysicalAlloc(const DriverApi& api, CUdeviceptr va, uint64_t size);
 // Releases the handle now. On success the PhysicalAlloc is empty; on failure it still owns it.
 Status ReleasePhysicalAlloc(PhysicalAlloc* alloc);
 

@@ -61,6 +61,12 @@ void EraseNewestFirst(Map* objects) {
   for (auto it : order) objects->erase(it);
 }
 
+// The bytes of an allocation that count against the device's memory (cuMemGetInfo): host and
+// host-NUMA memory live in host RAM, not on the device.
+uint64_t DeviceBytes(const AllocProps& granted, uint64_t size) {
+  return granted.location == MemLocation::kDevice ? size : 0;
+}
+
 }  // namespace
 
 Status CudaError(const std::string& function, const char* error, const std::string& reason) {
@@ -120,13 +126,13 @@ std::string AddressSpace::CheckWholeMappings(uint64_t va, uint64_t end, const ch
   return Range(va, size) + where + "; " + call + " takes whole mappings only";
 }
 
-Status AddressSpace::Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) {
+Status AddressSpace::Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) {
   const char* fn = "cuMemAddressReserve";
   if (std::string e = CheckGranular("size", size, true); !e.empty())
     return CudaError(fn, kInvalidValue, e);
   if ((alignment & (alignment - 1)) != 0)
     return CudaError(fn, kInvalidValue, "alignment " + Hex(alignment) + " is not a power of two");
-  StatusOr<Reservation> range = CreateReservation(size, std::max(alignment, granularity_));
+  StatusOr<Reservation> range = CreateReservation(size, std::max(alignment, granularity_), hint);
   if (!range.ok()) return CudaError(fn, kOutOfMemory, range.status().message());
   const uint64_t base = range->get().va;
   reservations_.emplace(base, ReservationEntry{ids_->Next(), std::move(range).value()});
@@ -174,28 +180,161 @@ std::string AddressSpace::CheckDevice(int device) const {
          " (--host-devices)";
 }
 
-Status AddressSpace::Create(uint64_t size, int device, AllocHandle* out) {
+std::string AddressSpace::CheckProps(const AllocProps& props, bool handle_types,
+                                     const char** error) const {
+  *error = kInvalidValue;
+  switch (props.location) {
+    case MemLocation::kDevice:
+      if (std::string e = CheckDevice(props.location_id < 0 ? 0 : props.location_id); !e.empty()) {
+        *error = kInvalidDevice;
+        return e;
+      }
+      break;
+    case MemLocation::kHost:
+      break;
+    case MemLocation::kHostNuma: {
+      const int node = props.location_id < 0 ? 0 : props.location_id;
+      if (!NumaNodeExists(node))
+        return "host NUMA node " + std::to_string(node) + " does not exist";
+      break;
+    }
+  }
+  if (!handle_types) return "";
+  if ((props.handle_types & kHandleTypeFabric) != 0) {
+    *error = kNotSupported;
+    return "fabric handles need an IMEX channel; the host twin has none";
+  }
+  if ((props.handle_types & ~(kHandleTypePosixFd | kHandleTypeFabric)) != 0) {
+    *error = kNotSupported;
+    return "handle types " + Hex(props.handle_types) + " are not supported";
+  }
+  return "";
+}
+
+Status AddressSpace::Create(const AllocProps& props, AllocHandle* out) {
   const char* fn = "cuMemCreate";
-  if (std::string e = CheckDevice(device); !e.empty()) return CudaError(fn, kInvalidDevice, e);
-  if (std::string e = CheckGranular("size", size, true); !e.empty())
+  if (std::string e = CheckGranular("size", props.size, true); !e.empty())
     return CudaError(fn, kInvalidValue, e);
+  const char* error = nullptr;
+  if (std::string e = CheckProps(props, true, &error); !e.empty()) return CudaError(fn, error, e);
+  const int node = props.location != MemLocation::kHostNuma ? -1
+                   : props.location_id < 0                  ? 0
+                                                            : props.location_id;
+  // The device whose memory counts it (cuMemGetInfo): its own for device memory, else device 0's
+  // (host memory counts nothing, see DeviceBytes).
+  const int device =
+      props.location == MemLocation::kDevice && props.location_id > 0 ? props.location_id : 0;
   const uint64_t id = ids_->Next();
-  StatusOr<PhysicalMemory> memory =
-      CreatePhysicalMemory(size, "vmm-run:alloc-" + Hex(id) + "-dev" + std::to_string(device));
-  if (!memory.ok()) return CudaError(fn, kOutOfMemory, memory.status().message());
-  allocations_.emplace(id, AllocationEntry{id, device, std::move(memory).value()});
+  StatusOr<PhysicalMemory> memory = CreatePhysicalMemory(
+      props.size, "vmm-run:alloc-" + Hex(id) + "-dev" + std::to_string(device), node);
+  if (!memory.ok()) {
+    const Code code = memory.status().code();
+    return CudaError(fn,
+                     code == Code::kUnavailable    ? kNotSupported
+                     : code == Code::kInvalidInput ? kInvalidValue
+                                                   : kOutOfMemory,
+                     memory.status().message());
+  }
+  // What the twin grants: the location and handle types asked for (host memory either way; a memfd
+  // is a POSIX fd); never compression or the RDMA flag (hints it cannot honour).
+  AllocProps granted = props;
+  granted.location_id = props.location == MemLocation::kDevice ? device : node;
+  if (props.location == MemLocation::kHost) granted.location_id = -1;
+  granted.compression = false;
+  granted.gpudirect_rdma = false;
+  allocations_.emplace(id, AllocationEntry{id, device, std::move(memory).value(), granted});
+  committed_[device] += DeviceBytes(granted, props.size);
   out->value = id;
   return Status::Ok();
 }
 
+const AddressSpace::AllocationEntry* AddressSpace::FindHandle(AllocHandle handle) const {
+  auto it = allocations_.find(handle.value);
+  return it == allocations_.end() || it->second.handles <= 0 ? nullptr : &it->second;
+}
+
+void AddressSpace::DropMapping(uint64_t id) {
+  auto it = allocations_.find(id);
+  if (it == allocations_.end()) return;
+  if (--it->second.mappings > 0 || it->second.handles > 0) return;
+  committed_[it->second.device] -= DeviceBytes(it->second.granted, it->second.memory->size);
+  allocations_.erase(it);  // closes the fd: the last reference is gone
+}
+
 Status AddressSpace::Release(AllocHandle handle) {
   auto it = allocations_.find(handle.value);
-  if (it == allocations_.end()) {
+  if (it == allocations_.end() || it->second.handles <= 0) {
     return CudaError("cuMemRelease", kInvalidValue,
                      "unknown or released handle " + Hex(handle.value));
   }
-  allocations_.erase(it);  // closes the fd; mappings of it keep the memory (as in CUDA)
+  if (--it->second.handles > 0 || it->second.mappings > 0) return Status::Ok();
+  // Not mapped and no handle left: the memory goes now. While mapped it stays (as in CUDA).
+  committed_[it->second.device] -= DeviceBytes(it->second.granted, it->second.memory->size);
+  allocations_.erase(it);
   return Status::Ok();
+}
+
+Status AddressSpace::Retain(DevicePtr va, AllocHandle* out) {
+  auto m = FindMapping(va);
+  if (m == mappings_.end()) {
+    return CudaError("cuMemRetainAllocationHandle", kInvalidValue,
+                     Hex(va) + " is not in a mapped range");
+  }
+  auto it = allocations_.find(m->second.handle);
+  if (it == allocations_.end()) return InternalError("a mapping outlived its allocation");
+  ++it->second.handles;
+  out->value = it->first;
+  return Status::Ok();
+}
+
+Status AddressSpace::AllocProperties(AllocHandle handle, AllocProps* granted) const {
+  const AllocationEntry* a = FindHandle(handle);
+  if (a == nullptr) {
+    return CudaError("cuMemGetAllocationPropertiesFromHandle", kInvalidValue,
+                     "unknown or released handle " + Hex(handle.value));
+  }
+  *granted = a->granted;
+  return Status::Ok();
+}
+
+Status AddressSpace::SameAllocation(AllocHandle a, AllocHandle b, bool* same) const {
+  for (AllocHandle h : {a, b}) {
+    if (FindHandle(h) == nullptr)
+      return CudaError("SameAllocation", kInvalidValue,
+                       "unknown or released handle " + Hex(h.value));
+  }
+  *same = a.value == b.value;  // a handle value names one allocation for the engine's life
+  return Status::Ok();
+}
+
+Status AddressSpace::RangeOf(DevicePtr va, DevicePtr* base, uint64_t* size) const {
+  auto m = FindMapping(va);
+  if (m == mappings_.end()) {
+    return CudaError("cuMemGetAddressRange", "CUDA_ERROR_NOT_FOUND",
+                     Hex(va) + " is not in a mapped range");
+  }
+  *base = m->first;
+  *size = m->second.range->size;
+  return Status::Ok();
+}
+
+Status AddressSpace::Granularity(const AllocProps& props, GranularityKind kind,
+                                 uint64_t* bytes) const {
+  const char* error = nullptr;
+  if (std::string e = CheckProps(props, false, &error); !e.empty())
+    return CudaError("cuMemGetAllocationGranularity", error, e);
+  // This engine's Create takes multiples of its configured granularity only, so that is its
+  // minimum as well as its recommendation (DeviceInfo's granularity_min, the page size, is the
+  // finest granularity a host engine can be configured with).
+  (void)kind;
+  *bytes = granularity_;
+  return Status::Ok();
+}
+
+void AddressSpace::MemoryInfo(int device, uint64_t* free_bytes, uint64_t* total_bytes) const {
+  const uint64_t committed = device >= 0 && device < device_count_ ? committed_[device] : 0;
+  *total_bytes = total_memory_;
+  *free_bytes = committed < total_memory_ ? total_memory_ - committed : 0;
 }
 
 Status AddressSpace::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) {
@@ -208,7 +347,7 @@ Status AddressSpace::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHand
     if (!e.empty()) return CudaError(fn, kNotSupported, e);
   }
   auto alloc = allocations_.find(handle.value);
-  if (alloc == allocations_.end())
+  if (alloc == allocations_.end() || alloc->second.handles <= 0)
     return CudaError(fn, kInvalidValue, "unknown or released handle " + Hex(handle.value));
   const uint64_t alloc_size = alloc->second.memory->size;
   if (offset > alloc_size || size > alloc_size - offset) {
@@ -245,6 +384,7 @@ Status AddressSpace::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHand
   // A new mapping has no access until cuMemSetAccess.
   mappings_.emplace(va, MappingEntry{ids_->Next(), handle.value, DeviceAccessArray{},
                                      std::move(mapping).value()});
+  ++alloc->second.mappings;
   return Status::Ok();
 }
 
@@ -302,7 +442,9 @@ Status AddressSpace::Unmap(DevicePtr va, uint64_t size) {
   for (auto m = mappings_.lower_bound(va); m != mappings_.end() && m->first < end;) {
     if (Status s = UnmapMapping(&m->second.range); !s.ok())
       return CudaError(fn, kOutOfMemory, s.message());
+    const uint64_t id = m->second.handle;
     m = mappings_.erase(m);
+    DropMapping(id);
   }
   return Status::Ok();
 }

@@ -28,6 +28,19 @@
 //                        INVALID_VALUE.
 //   cuMemRelease         unknown or already released handle -> INVALID_VALUE; a mapped handle
 //                        may be released, its mappings keep the memory until they are unmapped.
+//   cuMemRetainAllocationHandle  an address no mapping covers -> INVALID_VALUE; otherwise one
+//                        more handle to the mapped allocation (the same value: a handle names
+//                        the allocation), released like any other.
+//   cuMemCreate props    host and host_numa memory are host memory here (host_numa bound to
+//                        the node, which must exist: INVALID_VALUE); a device other than 0 ->
+//                        INVALID_DEVICE; fabric handles -> NOT_SUPPORTED; POSIX fd handles are
+//                        granted (the memory is a memfd); compression and the RDMA flag are
+//                        hints the twin never grants (read back false), as a device without
+//                        them does.
+//   cuMemAddressReserve  a hint is used when the range is free there, else ignored.
+// Memory accounting (cuMemGetInfo): a device allocation's bytes count as used from Create until its
+// last handle is released AND its last mapping unmapped (release while mapped frees nothing);
+// host and host-NUMA allocations do not count (they are not device memory).
 // Where the driver is more lenient than its documentation, the host keeps the documented rule (and
 // the plan never issues such a call): the driver accepted a map past the end of a reservation and
 // a map of a released handle that was still mapped elsewhere (a released handle that was never
@@ -74,9 +87,13 @@ Status CudaError(const std::string& function, const char* error, const std::stri
 class AddressSpace {
  public:
   // `granularity` is a power-of-two multiple of the page size; `ids` must outlive this object;
-  // 1 <= device_count <= kMaxScenarioDevices.
-  AddressSpace(uint64_t granularity, IdSource* ids, int device_count = 1)
-      : granularity_(granularity), ids_(ids), device_count_(device_count) {}
+  // 1 <= device_count <= kMaxScenarioDevices. `total_memory` is each emulated device's memory for
+  // MemoryInfo (bytes).
+  AddressSpace(uint64_t granularity, uint64_t total_memory, IdSource* ids, int device_count = 1)
+      : granularity_(granularity),
+        total_memory_(total_memory),
+        ids_(ids),
+        device_count_(device_count) {}
   AddressSpace(const AddressSpace&) = delete;
   AddressSpace& operator=(const AddressSpace&) = delete;
   ~AddressSpace();
@@ -84,11 +101,20 @@ class AddressSpace {
   uint64_t granularity() const { return granularity_; }
 
   // The Engine's VMM calls (see engine.h), with the same contracts.
-  Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va);
+  Status Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va);
   Status Free(DevicePtr va, uint64_t size);
-  // Physical memory on device `device` (an ordinal).
-  Status Create(uint64_t size, int device, AllocHandle* out);
+  // Physical memory where `props` says; a device location's location_id is an ordinal of this
+  // twin (-1: device 0).
+  Status Create(const AllocProps& props, AllocHandle* out);
   Status Release(AllocHandle handle);
+  Status Retain(DevicePtr va, AllocHandle* out);
+  Status AllocProperties(AllocHandle handle, AllocProps* granted) const;
+  Status SameAllocation(AllocHandle a, AllocHandle b, bool* same) const;
+  Status RangeOf(DevicePtr va, DevicePtr* base, uint64_t* size) const;  // cuMemGetAddressRange
+  Status Granularity(const AllocProps& props, GranularityKind kind, uint64_t* bytes) const;
+  // free = total_memory - bytes of device `device`'s allocations still alive (by a handle or a
+  // mapping).
+  void MemoryInfo(int device, uint64_t* free_bytes, uint64_t* total_bytes) const;
   Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle);
   // Every entry's device is an ordinal (the engine resolved -1).
   Status SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access);
@@ -110,7 +136,7 @@ class AddressSpace {
 
   // Live object counts (for tests and diagnostics).
   size_t reservation_count() const { return reservations_.size(); }
-  size_t allocation_count() const { return allocations_.size(); }
+  size_t allocation_count() const { return allocations_.size(); }  // alive, released or not
   size_t mapping_count() const { return mappings_.size(); }
 
  private:
@@ -118,21 +144,32 @@ class AddressSpace {
     uint64_t id;
     Reservation range;
   };
+  // An allocation lives while it has a handle or a mapping; its handle value is its id.
   struct AllocationEntry {
     uint64_t id;
-    int device;  // the device the memory "lives on"
+    int device;  // the device whose memory it counts as (0 for host locations)
     PhysicalMemory memory;
+    AllocProps granted;
+    int handles = 1;   // Create and each Retain add one, Release takes one
+    int mappings = 0;  // live mappings of it
   };
   using DeviceAccessArray = std::array<Access, kMaxScenarioDevices>;
   struct MappingEntry {
     uint64_t id;
-    uint64_t handle;           // for diagnostics only: the handle may be released while mapped
+    uint64_t handle;           // the allocation's id (its handle may be released while mapped)
     DeviceAccessArray access;  // by device ordinal; all kNone until SetAccess
     Mapping range;
   };
 
   // "" when `value` is a non-zero (for sizes) multiple of the granularity, else the reason.
   std::string CheckGranular(const char* what, uint64_t value, bool nonzero) const;
+  // The allocation of a live handle (one not released as often as it was made), or nullptr.
+  const AllocationEntry* FindHandle(AllocHandle handle) const;
+  // Drops one mapping of allocation `id`; the allocation goes when nothing refers to it any more.
+  void DropMapping(uint64_t id);
+  // Checks that the twin can provide the location (and, with `handle_types`, the handle types) of
+  // `props`: "" when it can, else why, with the CUDA error name in *error.
+  std::string CheckProps(const AllocProps& props, bool handle_types, const char** error) const;
   // The reservation containing `va`, or nullptr.
   const ReservationEntry* FindReservation(uint64_t va) const;
   // The mapping containing `va`, or end().
@@ -143,10 +180,13 @@ class AddressSpace {
   std::string CheckWholeMappings(uint64_t va, uint64_t end, const char* call) const;
 
   uint64_t granularity_;
+  uint64_t total_memory_;
+  // By device ordinal: bytes of that device's allocations in allocations_.
+  std::array<uint64_t, kMaxScenarioDevices> committed_{};
   IdSource* ids_;
   int device_count_;
   std::map<uint64_t, ReservationEntry> reservations_;  // by base address
-  std::map<uint64_t, AllocationEntry> allocations_;    // by handle value (== id)
+  std::map<uint64_t, AllocationEntry> allocations_;    // by id (== handle value), while alive
   std::map<uint64_t, MappingEntry> mappings_;          // by start address
 };
 

@@ -12,6 +12,7 @@
 #include "kernels/launch_config.h"
 #include "runner/base/format.h"
 #include "runner/base/stopwatch.h"
+#include "runner/engine/capability_probe.h"
 #include "runner/engine/host/address_space.h"
 #include "runner/engine/host/cpu_kernels.h"
 #include "runner/engine/host/host_graph.h"
@@ -73,7 +74,7 @@ class HostEngine final : public Engine {
  public:
   HostEngine(uint64_t granularity, int device_count, int device)
       : info_(HostInfo(granularity, device_count, device)),
-        space_(granularity, &ids_, device_count),
+        space_(granularity, info_.total_memory, &ids_, device_count),
         current_(device) {}
   // Members go in reverse order of declaration: execs, graphs, then the address space (mappings,
   // handles, reservations, each newest first).
@@ -81,20 +82,16 @@ class HostEngine final : public Engine {
 
   const DeviceInfo& info() const override { return info_; }
 
-  Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) override {
-    return space_.Reserve(size, alignment, va);
+  using Engine::Reserve;
+  Status Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) override {
+    return space_.Reserve(size, alignment, hint, va);
   }
   Status Free(DevicePtr va, uint64_t size) override { return space_.Free(va, size); }
   using Engine::Create;
   Status Create(const AllocProps& props, AllocHandle* out) override {
-    AllocProps plain = props;  // a device location is what the twin emulates
-    plain.location_id = -1;
-    if (props.location != MemLocation::kDevice || !plain.IsPlain()) {
-      return RuntimeError(
-          "the host backend does not implement allocation properties (location, handle types, "
-          "compression, RDMA) yet");
-    }
-    return space_.Create(props.size, Ordinal(props.location_id), out);
+    AllocProps resolved = props;  // a device location names an ordinal of the twin
+    if (props.location == MemLocation::kDevice) resolved.location_id = Ordinal(props.location_id);
+    return space_.Create(resolved, out);
   }
   Status Release(AllocHandle handle, SyncNote* note) override {
     if (note != nullptr) *note = SyncNote{};  // kernels are synchronous: nothing is in flight
@@ -305,6 +302,29 @@ class HostEngine final : public Engine {
   }
 
   Status Synchronize() override { return SyncPoint("cuStreamSynchronize"); }
+
+  Status MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) override {
+    space_.MemoryInfo(current_, free_bytes, total_bytes);
+    return Status::Ok();
+  }
+  Status Granularity(const AllocProps& props, GranularityKind kind, uint64_t* bytes) override {
+    return space_.Granularity(props, kind, bytes);
+  }
+  Status AllocProperties(AllocHandle handle, AllocProps* granted) override {
+    return space_.AllocProperties(handle, granted);
+  }
+  Status Retain(DevicePtr va, AllocHandle* out) override { return space_.Retain(va, out); }
+  Status SameAllocation(AllocHandle a, AllocHandle b, bool* same) override {
+    return space_.SameAllocation(a, b, same);
+  }
+  Status AddressRange(DevicePtr va, DevicePtr* base, uint64_t* size) override {
+    return space_.RangeOf(va, base, size);
+  }
+  // No device attributes: the trial alone decides (memfd handles are POSIX fds; host and NUMA
+  // node 0 memory exist where the kernel has them; compression, RDMA and fabric never).
+  Status ProbeCapability(Capability capability, std::string* why_not) override {
+    return ProbeByTrial(*this, capability, why_not);
+  }
 
  private:
   // Records `node` while capturing, else runs it now and times it.

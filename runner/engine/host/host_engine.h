@@ -6,6 +6,13 @@
 //   SetAccess = mprotect          Unmap   = re-reserve the range (anonymous PROT_NONE, MAP_FIXED)
 //   Release   = close the fd (a live mapping keeps the memory, as in CUDA)
 //   Free      = munmap
+//   Reserve with a hint = mmap(hint) without MAP_FIXED first (used when the range is free there)
+//   Create with props   = host memory either way; host_numa committed under MPOL_BIND to its node;
+//                         POSIX fd handles granted (a memfd), fabric refused, compression and the
+//                         RDMA flag never granted (address_space.h has the rules)
+//   Queries   = MemoryInfo (RAM total minus live device allocations), Granularity (the configured
+//               granularity), AllocProperties, Retain, SameAllocation, AddressRange (the mapping),
+//               ProbeCapability (the trial of capability_probe.h)
 //
 // Every driver rule is enforced (address_space.h lists them, with what an H200 driver returned) and
 // reported as a Code::kRuntime Status in the CUDA backend's words,

@@ -1,7 +1,10 @@
 #include "runner/engine/host/host_vmm.h"
 
 #include <fcntl.h>
+#include <linux/mempolicy.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -37,13 +40,22 @@ uint64_t PageSize() { return static_cast<uint64_t>(sysconf(_SC_PAGESIZE)); }
 
 void ReservationTraits::Release(const Value& v) noexcept { munmap(Addr(v.va), v.size); }
 
-StatusOr<Reservation> CreateReservation(uint64_t size, uint64_t alignment) {
+StatusOr<Reservation> CreateReservation(uint64_t size, uint64_t alignment, uint64_t hint) {
   const uint64_t page = PageSize();
   if (size == 0 || size % page != 0)
     return InternalError("reservation size " + Hex(size) + " is not a multiple of the page size");
   if (alignment < page) alignment = page;
   if ((alignment & (alignment - 1)) != 0)
     return InternalError("reservation alignment " + Hex(alignment) + " is not a power of two");
+  if (hint != 0 && hint % alignment == 0) {
+    // Without MAP_FIXED the kernel takes the hint only when the whole range is free there, and
+    // otherwise places the range elsewhere: the driver's semantics for its `addr` argument.
+    void* p = mmap(Addr(hint), size, PROT_NONE, kReserveFlags, -1, 0);
+    if (p != MAP_FAILED) {
+      if (reinterpret_cast<uint64_t>(p) == hint) return Reservation(AddressRange{hint, size});
+      munmap(p, size);  // placed elsewhere: fall through to an aligned placement
+    }
+  }
   // Over-reserve by alignment - page so that an aligned start exists, then trim both ends.
   const uint64_t slack = alignment - page;
   if (size > UINT64_MAX - slack)
@@ -84,7 +96,54 @@ uint64_t AvailableMemory() {
 
 void PhysicalMemoryTraits::Release(const Value& v) noexcept { close(v.fd); }
 
-StatusOr<PhysicalMemory> CreatePhysicalMemory(uint64_t size, const std::string& name) {
+bool NumaNodeExists(int node) {
+  if (node < 0) return false;
+  const std::string dir = "/sys/devices/system/node/node" + std::to_string(node);
+  struct stat st;
+  return stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+namespace {
+constexpr unsigned long kMaxNode = 1024;
+constexpr unsigned long kWord = 8 * sizeof(unsigned long);
+
+// The calling thread's memory policy, saved so it can be put back.
+struct MemPolicy {
+  int mode = MPOL_DEFAULT;
+  unsigned long mask[kMaxNode / kWord] = {};
+};
+
+// Commits [0, size) of `fd`; with `numa_node` >= 0, under MPOL_BIND to that node (shmem pages are
+// allocated under the task's policy), putting the thread's policy back afterwards. A kernel that
+// refuses the policy (seccomp, no NUMA support) is Code::kUnavailable; a failed commit kRuntime.
+Status Commit(int fd, uint64_t size, int numa_node) {
+  if (numa_node < 0) {
+    const int err = posix_fallocate(fd, 0, static_cast<off_t>(size));
+    if (err == 0) return Status::Ok();
+    return RuntimeError("committing " + Hex(size) + " bytes failed: " + Errno(err));
+  }
+  const std::string node = "NUMA node " + std::to_string(numa_node);
+  if (static_cast<unsigned long>(numa_node) >= kMaxNode)
+    return InvalidInput(node + " is too large");
+  MemPolicy old;
+  if (syscall(SYS_get_mempolicy, &old.mode, old.mask, kMaxNode, nullptr, 0) != 0)
+    return Unavailable("reading the memory policy failed: " + Errno(errno));
+  unsigned long mask[kMaxNode / kWord] = {};
+  mask[numa_node / kWord] |= 1ul << (numa_node % kWord);
+  if (syscall(SYS_set_mempolicy, MPOL_BIND, mask, kMaxNode) != 0)
+    return Unavailable("binding to " + node + " failed: " + Errno(errno));
+  const int err = posix_fallocate(fd, 0, static_cast<off_t>(size));
+  const bool had_mask = old.mode != MPOL_DEFAULT;
+  syscall(SYS_set_mempolicy, old.mode, had_mask ? old.mask : nullptr, had_mask ? kMaxNode : 0);
+  if (err == 0) return Status::Ok();
+  return RuntimeError("committing " + Hex(size) + " bytes on " + node + " failed: " + Errno(err));
+}
+}  // namespace
+
+StatusOr<PhysicalMemory> CreatePhysicalMemory(uint64_t size, const std::string& name,
+                                              int numa_node) {
+  if (numa_node >= 0 && !NumaNodeExists(numa_node))
+    return InvalidInput("NUMA node " + std::to_string(numa_node) + " does not exist");
   if (size > static_cast<uint64_t>(INT64_MAX))
     return RuntimeError("size " + Hex(size) + " is too large for a memfd");
   // A device refuses an allocation larger than its free memory at once; committing it here with
@@ -100,10 +159,7 @@ StatusOr<PhysicalMemory> CreatePhysicalMemory(uint64_t size, const std::string& 
   if (ftruncate(fd, static_cast<off_t>(size)) != 0)
     return RuntimeError("ftruncate to " + Hex(size) + " failed: " + Errno(errno));
   // Commit now: shmem pages that cannot be allocated later would raise SIGBUS on first touch.
-  int err = posix_fallocate(fd, 0, static_cast<off_t>(size));
-  if (err != 0) {
-    return RuntimeError("committing " + Hex(size) + " bytes failed: " + Errno(err));
-  }
+  VMM_RETURN_IF_ERROR(Commit(fd, size, numa_node));
   return memory;
 }
 

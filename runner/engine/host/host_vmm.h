@@ -50,7 +50,11 @@ using Reservation = UniqueHandle<ReservationTraits>;
 
 // Reserves `size` bytes at an address that is a multiple of `alignment` (a power of two; values
 // below the page size mean the page size). `size` must be a non-zero multiple of the page size.
-StatusOr<Reservation> CreateReservation(uint64_t size, uint64_t alignment);
+// A non-zero `hint` is tried first, as mmap's (not MAP_FIXED) address hint, the way
+// cuMemAddressReserve treats its `addr`: when [hint, hint+size) is free and hint is aligned the
+// range starts there; otherwise the range goes wherever it fits, never an error and never over
+// an existing mapping.
+StatusOr<Reservation> CreateReservation(uint64_t size, uint64_t alignment, uint64_t hint = 0);
 
 // --- PhysicalMemory ---
 
@@ -67,8 +71,14 @@ struct PhysicalMemoryTraits {
 using PhysicalMemory = UniqueHandle<PhysicalMemoryTraits>;
 
 // A memfd of `size` bytes named `name` (visible in /proc/self/fd), committed up front.
-// Fails when the memory cannot be committed.
-StatusOr<PhysicalMemory> CreatePhysicalMemory(uint64_t size, const std::string& name);
+// Fails when the memory cannot be committed. With `numa_node` >= 0 the pages are committed on that
+// node (the calling thread's memory policy is MPOL_BIND to it while they are allocated, then put
+// back); fails with Code::kInvalidInput when the node does not exist and Code::kUnavailable when
+// the kernel refuses the policy (no NUMA support, or seccomp without CAP_SYS_NICE).
+StatusOr<PhysicalMemory> CreatePhysicalMemory(uint64_t size, const std::string& name,
+                                              int numa_node = -1);
+// Whether NUMA node `node` exists (/sys/devices/system/node/node<N>).
+bool NumaNodeExists(int node);
 
 // --- Mapping ---
 
