@@ -239,7 +239,12 @@ Status AddressSpace::Create(const AllocProps& props, AllocHandle* out) {
   // is a POSIX fd); never compression or the RDMA flag (hints it cannot honour).
   AllocProps granted = props;
   granted.location_id = props.location == MemLocation::kDevice ? device : node;
-  if (props.location == MemLocation::kHost) granted.location_id = -1;
+  // The H200's driver (580) reads a HOST allocation back as HOST_NUMA node 0
+  // (reports/h200/lang-merge/queries_gpu.log); the twin answers the same.
+  if (props.location == MemLocation::kHost) {
+    granted.location = MemLocation::kHostNuma;
+    granted.location_id = 0;
+  }
   granted.compression = false;
   granted.gpudirect_rdma = false;
   allocations_.emplace(id, AllocationEntry{id, device, std::move(memory).value(), granted});
