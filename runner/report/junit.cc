@@ -3,53 +3,14 @@
 #include <cstdio>
 
 #include "runner/base/stop_signal.h"
+#include "runner/base/xml_escape.h"
 #include "runner/report/atomic_file.h"
 
 namespace vmm::report {
 namespace {
 
-// Escapes `text` for XML 1.0 content or (with `attribute`) a double-quoted attribute value.
-std::string Escape(const std::string& text, bool attribute) {
-  std::string out;
-  out.reserve(text.size());
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += attribute ? "&quot;" : "\"";
-        break;
-      case '\n':
-        out += attribute ? "&#10;" : "\n";
-        break;
-      case '\t':
-        out += attribute ? "&#9;" : "\t";
-        break;
-      case '\r':
-        out += "&#13;";
-        break;
-      default:
-        // XML 1.0 cannot carry other C0 controls, not even as character references.
-        if (c < 0x20 || c == 0x7f) {
-          out += "\xEF\xBF\xBD";  // U+FFFD
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out;
-}
-
 std::string Attr(const char* name, const std::string& value) {
-  return std::string(" ") + name + "=\"" + Escape(value, true) + "\"";
+  return std::string(" ") + name + "=\"" + XmlEscape(value, true) + "\"";
 }
 
 std::string Seconds(double us) {
@@ -103,12 +64,12 @@ std::string TestCase(const Report& r, const StepRecord& s, Counts* counts) {
       }
     }
     out += ">\n      <failure" + Attr("message", "expected " + c.expected + ", got " + c.actual) +
-           Attr("type", s.op) + ">" + Escape(body, false) + "</failure>\n    </testcase>\n";
+           Attr("type", s.op) + ">" + XmlEscape(body, false) + "</failure>\n    </testcase>\n";
   } else if (run_failed) {
     ++counts->errors;
     const std::string message = s.error.empty() ? "step failed" : s.error;
     out += ">\n      <error" + Attr("message", message) + Attr("type", s.op) + ">" +
-           Escape(where + ": " + s.name + "\n" + message + "\n", false) +
+           XmlEscape(where + ": " + s.name + "\n" + message + "\n", false) +
            "</error>\n    </testcase>\n";
   } else if (s.status == StepStatus::kSkipped || s.status == StepStatus::kUnchecked) {
     ++counts->skipped;
@@ -132,7 +93,7 @@ std::string InterruptedCase(const Report& r, Counts* counts) {
   return "    <testcase" + Attr("classname", r.scenario_name) + Attr("name", "interrupted") +
          Attr("file", r.scenario_path) + Attr("time", Seconds(0)) + ">\n      <error" +
          Attr("message", message) + Attr("type", "interrupted") + ">" +
-         Escape(r.scenario_path + ": " + message + "\n", false) + "</error>\n    </testcase>\n";
+         XmlEscape(r.scenario_path + ": " + message + "\n", false) + "</error>\n    </testcase>\n";
 }
 
 std::string TestSuite(const Report& r, Counts* total) {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "runner/base/format.h"
+#include "runner/base/xml_escape.h"
 
 namespace vmm::timeline {
 namespace {
@@ -15,33 +16,8 @@ constexpr double kLaneHeight = 64;
 constexpr double kLaneGap = 18;
 constexpr double kMinColumn = 6, kMaxColumn = 28, kTargetWidth = 1200;
 
-// Text for XML content and attribute values: names come from user files.
-std::string Escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+// Names come from user files: escaped for attributes and content alike.
+std::string Escape(const std::string& s) { return XmlEscape(s, true); }
 
 std::string Num(double v) {
   char buf[32];
