@@ -20,6 +20,7 @@
 #include "runner/cli/sweep_summary.h"
 #include "runner/engine/select/engine_select.h"
 #include "runner/exec/executor.h"
+#include "runner/exec/fold_steps.h"
 #include "runner/exec/step_targets.h"
 #include "runner/plan/plan.h"
 #include "runner/report/atomic_file.h"
@@ -41,6 +42,17 @@ std::string DefaultReportPath(const RunOptions& options, const report::Report& r
       report.scenario_name + (point != nullptr ? "." + SweepPointText(*point) : "");
   return (fs::path(options.report_dir) / report::DefaultReportFileName(name, report.backend))
       .string();
+}
+
+// Where each top-level step was written (file:line:column): the steps a loop or fragment made
+// share their template's place (exec/fold_steps.h).
+std::vector<std::string> TemplatesOf(const Scenario& scenario) {
+  std::vector<std::string> out;
+  out.reserve(scenario.steps.size());
+  for (const Step& s : scenario.steps)
+    out.push_back(s.loc.file + ":" + std::to_string(s.loc.line) + ":" +
+                  std::to_string(s.loc.column));
+  return out;
 }
 
 // The report paths claimed so far in this run (lexically normalised) and the scenario file that
@@ -143,6 +155,7 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
   report.steps = std::move(outcome.steps);
   report.buffers = BufferTable(plan);
   AddTargets(plan, &report.steps);
+  if (scenario->fold_loops) FoldRepeatedSteps(TemplatesOf(*scenario), &report.steps);
   report.vars = scenario->vars;
   if (point != nullptr)
     for (const VarOverride& v : *point) report.sweep_point.emplace_back(v.name, v.value);

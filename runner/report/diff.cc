@@ -223,6 +223,7 @@ class ScenarioDiff {
           StepStatusName(b.status), StepStatusName(n.status), std::move(reason));
     }
     CompareCheck(b, n, display, status_changed);
+    CompareFolds(b, n, display);
     CompareHashes(b, n, display);
     if (b.status == StepStatus::kOk && n.status == StepStatus::kOk) CompareTimings(b, n, display);
     CompareLists(b.body, n.body, display + " / ");
@@ -266,6 +267,16 @@ class ScenarioDiff {
           std::to_string(bc.mismatch_count), std::to_string(nc.mismatch_count),
           std::string(fewer ? "fewer" : "more") + " elements differ from the reference");
     }
+  }
+
+  // Folded records (report: {fold_loops: true}) stand for a number of runs: a different number
+  // means a loop ran a different number of times with that status.
+  void CompareFolds(const StepRecord& b, const StepRecord& n, const std::string& display) {
+    const uint64_t bc = b.folded ? b.folded->count : 1, nc = n.folded ? n.folded->count : 1;
+    if (bc == nc) return;
+    Row(RowKind::kRegression, display, "folded count", std::to_string(bc), std::to_string(nc),
+        "the record stands for " + std::to_string(bc) + " runs in BASE and " + std::to_string(nc) +
+            " in NEW");
   }
 
   void CompareHashes(const StepRecord& b, const StepRecord& n, const std::string& display) {

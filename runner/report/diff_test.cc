@@ -232,6 +232,17 @@ TEST(DiffTest, RepeatedStepsCompareMediansWithTheirSpread) {
             "25% and +8.8 µs > 5 µs floor and > 8.4 µs (3 × p99-median spread 2.8 µs)"});
 }
 
+TEST(DiffTest, FoldedRecordsCompareTheirCounts) {
+  Report base = SampleReport(), now = SampleReport();
+  At(base, "replay g1").folded = FoldRecord{10000, 90, "replay g1 (cycle 9999)", {}};
+  At(now, "replay g1").folded = FoldRecord{10000, 90, "replay g1 (cycle 9999)", {}};
+  EXPECT_EQ(Rows(Diff(base, now)), Lines{});
+  At(now, "replay g1").folded->count = 9999;
+  EXPECT_EQ(Rows(Diff(base, now)),
+            Lines{"regression|replay g1|folded count|10000|9999|the record stands for 10000 "
+                  "runs in BASE and 9999 in NEW"});
+}
+
 TEST(DiffTest, ImprovementsAreReportedAndPass) {
   Report base = SampleReport(), now = SampleReport();
   At(now, "replay g1").gpu_stats->median_us = 5.0;

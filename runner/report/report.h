@@ -53,6 +53,16 @@ struct TimingStats {
   double min_us = 0, median_us = 0, p99_us = 0, max_us = 0;
 };
 
+// A record that stands for many runs of one step template (`report: {fold_loops: true}`,
+// exec/fold_steps.h): the record's index and name are the first run's.
+struct FoldRecord {
+  uint64_t count = 0;  // runs folded (at least 2)
+  int last_index = 0;
+  std::string last_name;
+  // Values that differed between runs and were dropped, as "details.wait_us", "addresses.va".
+  std::vector<std::string> varying;
+};
+
 struct StepRecord {
   // User-provided, so that value-initialization (vector::emplace_back()) initializes the members
   // and does not first zero all ~400 bytes: the executor builds one record per step.
@@ -74,6 +84,7 @@ struct StepRecord {
   Boxed<CheckRecord> check;      // check steps (Boxed: most steps have none)
   std::string error;             // run-time failure message (status failed, no check)
   std::vector<StepRecord> body;  // capture: the recorded inner steps
+  Boxed<FoldRecord> folded;      // a folded record (Boxed: usually empty)
 };
 
 // A buffer or view the scenario declared (`vmm-run timeline` draws a lane per reservation).

@@ -29,6 +29,15 @@ Json StatsToJson(const TimingStats& s) {
   return j;
 }
 
+Json FoldToJson(const FoldRecord& f) {
+  Json j;
+  j["count"] = std::to_string(f.count);
+  j["last_index"] = f.last_index;
+  j["last_name"] = f.last_name;
+  j["varying"] = f.varying;
+  return j;
+}
+
 Json CheckToJson(const CheckRecord& c) {
   Json j;
   j["expected"] = c.expected;
@@ -64,6 +73,7 @@ Json StepToJson(const StepRecord& s) {
   if (!s.targets.empty()) j["targets"] = DetailsToJson(s.targets);
   if (s.check) j["check"] = CheckToJson(*s.check);
   if (!s.error.empty()) j["error"] = s.error;
+  if (s.folded) j["folded"] = FoldToJson(*s.folded);
   if (!s.body.empty()) {
     Json body = Json::array();
     for (const StepRecord& inner : s.body) body.push_back(StepToJson(inner));

@@ -188,6 +188,17 @@ TEST(ReportIoTest, DevicesAreOptionalRoundTripAndValidate) {
   EXPECT_EQ(ReportToJson(*back), text);
 }
 
+TEST(ReportIoTest, FoldedRecordsRoundTripAndValidate) {
+  Report r = TinyReport();
+  r.steps[0].folded = FoldRecord{10000, 79999, "map A (cycle 9999)", {"addresses.va"}};
+  const std::string text = ReportToJson(r);
+  EXPECT_NE(text.find("\"last_index\": 79999"), std::string::npos) << text;
+  EXPECT_EQ(SchemaErrors(text, "schemas/report.schema.json"), "");
+  StatusOr<Report> back = ParseReportJson(text, "r.json");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(ReportToJson(*back), text);
+}
+
 TEST(ReportIoTest, RoundTripKeepsScalarTypes) {
   StepRecord step;
   step.details = {{"b", true},

@@ -200,6 +200,24 @@ std::optional<TimingStats> ReadStats(FieldReader& r, const Json& obj, const std:
   return s;
 }
 
+FoldRecord ReadFold(FieldReader& r, const Json& f, const std::string& p) {
+  FoldRecord fold;
+  r.DecimalString(f, p, "count", &fold.count);
+  r.Integer(f, p, "last_index", &fold.last_index, 0);
+  r.String(f, p, "last_name", &fold.last_name);
+  if (const Json* varying = r.Array(f, p, "varying", true)) {
+    for (size_t i = 0; i < varying->size(); ++i) {
+      if (!(*varying)[i].is_string()) {
+        r.Error(p + "/varying/" + std::to_string(i),
+                "expected a string, got " + TypeText((*varying)[i]));
+        continue;
+      }
+      fold.varying.push_back((*varying)[i].get<std::string>());
+    }
+  }
+  return fold;
+}
+
 CheckRecord ReadCheck(FieldReader& r, const Json& c, const std::string& p) {
   CheckRecord check;
   r.String(c, p, "expected", &check.expected);
@@ -241,6 +259,7 @@ StepRecord ReadStep(FieldReader& r, const Json& s, const std::string& p) {
   if (r.Member(s, p, "targets", false)) ReadDetails(r, s, p, "targets", &step.targets);
   if (const Json* c = r.Object(s, p, "check", false)) step.check = ReadCheck(r, *c, p + "/check");
   if (r.Member(s, p, "error", false)) r.String(s, p, "error", &step.error);
+  if (const Json* f = r.Object(s, p, "folded", false)) step.folded = ReadFold(r, *f, p + "/folded");
   if (const Json* body = r.Array(s, p, "body", false)) {
     for (size_t i = 0; i < body->size(); ++i) {
       const std::string bp = p + "/body/" + std::to_string(i);

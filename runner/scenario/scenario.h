@@ -190,6 +190,8 @@ struct Scenario {
   std::vector<Step> steps;
   // `vars:` as used (after --set), in declaration order: name -> value (decimal or text).
   std::vector<std::pair<std::string, std::string>> vars;
+  // `report: {fold_loops: true}`: the report folds repeated steps (exec/fold_steps.h).
+  bool fold_loops = false;
 };
 
 inline constexpr uint64_t kDefaultGranularity = 2ull << 20;

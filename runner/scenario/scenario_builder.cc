@@ -40,6 +40,8 @@ class Builder {
         for (const YamlValue& c : v->items)
           s.requires_.capabilities.push_back({c.scalar, Loc(c), true});
     }
+    if (const YamlValue* report = doc.Find("report"))
+      if (const YamlValue* v = report->Find("fold_loops")) s.fold_loops = v->scalar == "true";
     if (const YamlValue* views = doc.Find("views")) {
       for (const YamlMember& m : views->members) {
         BufferDecl v = Tensor(*views, m);

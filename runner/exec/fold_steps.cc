@@ -1,0 +1,168 @@
+#include "runner/exec/fold_steps.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <utility>
+
+#include "runner/exec/timing_stats.h"
+
+namespace vmm {
+namespace {
+
+using report::CheckRecord;
+using report::Details;
+using report::FoldRecord;
+using report::Scalar;
+using report::StepRecord;
+using report::StepStatus;
+using report::Verdict;
+
+bool Foldable(const StepRecord& r) {
+  if (r.status == StepStatus::kSkipped) return true;
+  return r.status == StepStatus::kOk && (!r.check || r.check->verdict == Verdict::kPass) &&
+         r.body.empty();
+}
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string ScalarText(const Scalar& v) {
+  if (const auto* s = std::get_if<std::string>(&v)) return *s;
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", std::get<double>(v));
+  return text;
+}
+
+// FNV-1a, 64 bit, over each value followed by a separator byte.
+class SequenceHash {
+ public:
+  void Add(const std::string& value) {
+    for (unsigned char c : value) Mix(c);
+    Mix(0xff);
+  }
+  std::string Hex() const {
+    char text[19];
+    std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(h_));
+    return text;
+  }
+
+ private:
+  void Mix(unsigned char c) {
+    h_ ^= c;
+    h_ *= 0x100000001b3ull;
+  }
+  uint64_t h_ = 0xcbf29ce484222325ull;
+};
+
+const Scalar* Find(const Details& d, const std::string& key) {
+  for (const auto& [k, v] : d)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+// The folded form of one field list (`what` is "details", "addresses" or "targets"): the first
+// member's keys, each kept when every member has the same value; a varying "_hash" detail becomes
+// the hash of the members' values in order; anything else varying is dropped and named.
+Details FoldDetails(const std::vector<const StepRecord*>& members, Details StepRecord::*field,
+                    const std::string& what, std::vector<std::string>* varying) {
+  Details out;
+  for (const auto& [key, first] : members.front()->*field) {
+    const std::string first_text = ScalarText(first);
+    bool same = true;
+    SequenceHash combined;
+    for (const StepRecord* m : members) {
+      const Scalar* v = Find(m->*field, key);
+      const std::string text = v != nullptr ? ScalarText(*v) : std::string("(absent)");
+      same = same && v != nullptr && text == first_text && v->index() == first.index();
+      combined.Add(text);
+    }
+    if (same) {
+      out.emplace_back(key, first);
+    } else if (what == "details" && EndsWith(key, "_hash")) {
+      out.emplace_back(key, combined.Hex());
+    } else {
+      varying->push_back(what + "." + key);
+    }
+  }
+  return out;
+}
+
+StepRecord Fold(const std::vector<const StepRecord*>& members) {
+  const StepRecord& first = *members.front();
+  StepRecord out;
+  out.index = first.index;
+  out.name = first.name;
+  out.named = first.named;
+  out.op = first.op;
+  out.line = first.line;
+  out.status = first.status;
+  out.wall_us = first.wall_us;
+  out.gpu_us = first.gpu_us;
+  FoldRecord fold;
+  fold.count = members.size();
+  fold.last_index = members.back()->index;
+  fold.last_name = members.back()->name;
+
+  std::vector<double> wall, gpu;
+  for (const StepRecord* m : members) {
+    wall.push_back(m->wall_us);
+    if (m->gpu_us) gpu.push_back(*m->gpu_us);
+  }
+  if (first.status == StepStatus::kOk) {
+    out.wall_stats = ComputeStats(std::move(wall));
+    if (gpu.size() == members.size()) out.gpu_stats = ComputeStats(std::move(gpu));
+  }
+  out.addresses = FoldDetails(members, &StepRecord::addresses, "addresses", &fold.varying);
+  out.details = FoldDetails(members, &StepRecord::details, "details", &fold.varying);
+  out.targets = FoldDetails(members, &StepRecord::targets, "targets", &fold.varying);
+  if (first.check) {
+    CheckRecord check = *first.check;
+    for (const StepRecord* m : members) {
+      if (!m->check || m->check->actual != check.actual) {
+        fold.varying.push_back("check.actual");
+        break;
+      }
+    }
+    out.check = std::move(check);
+  }
+  out.folded = std::move(fold);
+  return out;
+}
+
+}  // namespace
+
+void FoldRepeatedSteps(const std::vector<std::string>& template_of,
+                       std::vector<StepRecord>* records) {
+  // Members of each (template, status) group, in run order.
+  std::map<std::pair<std::string, int>, std::vector<size_t>> groups;
+  for (size_t i = 0; i < records->size(); ++i) {
+    const StepRecord& r = (*records)[i];
+    const size_t t = static_cast<size_t>(r.index);
+    if (!Foldable(r) || t >= template_of.size()) continue;
+    groups[{template_of[t], static_cast<int>(r.status)}].push_back(i);
+  }
+  // The folded record replaces its group's first member; the other members go.
+  std::vector<bool> drop(records->size(), false);
+  std::vector<std::pair<size_t, StepRecord>> folded;
+  for (const auto& [key, indices] : groups) {
+    if (indices.size() < 2) continue;
+    std::vector<const StepRecord*> members;
+    members.reserve(indices.size());
+    for (size_t i : indices) members.push_back(&(*records)[i]);
+    folded.emplace_back(indices.front(), Fold(members));
+    for (size_t k = 1; k < indices.size(); ++k) drop[indices[k]] = true;
+  }
+  for (auto& [at, record] : folded) (*records)[at] = std::move(record);
+  std::vector<StepRecord> kept;
+  kept.reserve(records->size());
+  for (size_t i = 0; i < records->size(); ++i)
+    if (!drop[i]) kept.push_back(std::move((*records)[i]));
+  *records = std::move(kept);
+}
+
+}  // namespace vmm
