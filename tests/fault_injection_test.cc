@@ -4,9 +4,11 @@
 // with exit 4, name the failed step and its injected error, skip every later step, and leave
 // nothing behind once the engine is gone: the process's open descriptors and its memfd mappings
 // are counted before and after (the host twin's physical memory is memfd; a leaked handle or
-// mapping shows up in both).
+// mapping shows up in both). The same sweep stops every scenario at many step boundaries, as a
+// signal does, with the same checks.
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "runner/base/exit_code.h"
+#include "runner/base/stop_signal.h"
 #include "runner/cli/requirements.h"
 #include "runner/engine/fault_engine.h"
 #include "runner/engine/select/engine_select.h"
@@ -68,6 +71,7 @@ std::optional<Loaded> Load(const fs::path& path) {
     text.assign(std::istreambuf_iterator<char>(in), {});
   }
   if (text.find("pages:") != std::string::npos) options.set.push_back({"pages", "4"});
+  if (text.find("cycles:") != std::string::npos) options.set.push_back({"cycles", "3"});
   std::vector<Diagnostic> diagnostics;
   std::optional<Scenario> scenario = LoadScenarioFile(path.string(), options, &diagnostics);
   if (!scenario) return std::nullopt;
@@ -182,6 +186,95 @@ TEST(FaultInjection, OnTheGpuDeviceMemoryComesBackAfterEveryFault) {
   // nvidia-smi counts the whole device (another process may hold memory too): a leak of even one
   // 2 MiB page per faulty run would be hundreds of MiB over the sweep.
   if (before >= 0 && after >= 0) EXPECT_LE(after, before + 64);
+}
+
+// Interruptions (issue: hostile input, item 4): a stop request (what SIGINT, SIGTERM and SIGHUP
+// make) after step k of every committed scenario, for up to 20 values of k spread over its steps.
+// Each run must end interrupted with exit 130, skip every step after the stop, and leave nothing
+// behind once its engine is gone: host twin, descriptors and memfd mappings as before; GPU, the
+// device's free memory (cuMemGetInfo through a second engine that stays alive) as before.
+class StopAfterStep final : public StepObserver {
+ public:
+  explicit StopAfterStep(int at) : at_(at) {}
+  void OnStep(const PlanStep& step, const report::StepRecord&) override {
+    if (step.index == at_) RequestStop(SIGINT);
+  }
+
+ private:
+  int at_;
+};
+
+int SweepStops(BackendKind kind, Engine* probe) {
+  int runs = 0;
+  uint64_t free_before = 0, total = 0;
+  if (probe != nullptr) EXPECT_TRUE(probe->MemoryInfo(&free_before, &total).ok());
+  uint64_t worst_drop = 0;
+  for (const fs::path& path : Scenarios()) {
+    SCOPED_TRACE(path.filename().string());
+    std::optional<Loaded> loaded = Load(path);
+    EXPECT_TRUE(loaded) << "does not plan";
+    if (!loaded) return runs;
+    const int steps = static_cast<int>(loaded->plan.steps.size());
+    {
+      std::unique_ptr<Engine> engine = NewEngine(kind, loaded->plan);
+      if (!engine) continue;
+      if (!UnmetRequirement(loaded->scenario->requires_, engine->info()).empty()) continue;
+    }
+    const int stride = std::max(1, steps / 20);
+    for (int at = 0; at + 1 < steps; at += stride) {
+      SCOPED_TRACE("stop after step " + std::to_string(at) + " of " + std::to_string(steps));
+      const int fds = OpenFds(), memfds = MemfdMappings();
+      {
+        std::unique_ptr<Engine> engine = NewEngine(kind, loaded->plan);
+        EXPECT_TRUE(engine);
+        if (!engine) return runs;
+        ClearStopRequest();
+        StopAfterStep stop(at);
+        RunOutcome run = RunPlan(loaded->plan, *engine, &stop);
+        ClearStopRequest();
+        ++runs;
+        EXPECT_TRUE(run.summary.interrupted);
+        EXPECT_EQ(run.summary.exit_code, 128 + SIGINT);
+        EXPECT_EQ(run.summary.stopped_at_step, at + 1);
+        for (size_t i = at + 1; i < run.steps.size(); ++i)
+          EXPECT_EQ(run.steps[i].status, report::StepStatus::kSkipped) << "step " << i;
+      }
+      if (kind == BackendKind::kHost) {
+        EXPECT_EQ(OpenFds(), fds) << "a descriptor outlived the engine";
+        EXPECT_EQ(MemfdMappings(), memfds) << "a mapping outlived the engine";
+      } else if (probe != nullptr) {
+        uint64_t free_now = 0;
+        EXPECT_TRUE(probe->MemoryInfo(&free_now, &total).ok());
+        if (free_now < free_before) worst_drop = std::max(worst_drop, free_before - free_now);
+      }
+      if (testing::Test::HasFailure()) return runs;
+    }
+  }
+  std::cout << "interruptions: " << runs << " runs";
+  if (probe != nullptr) {
+    uint64_t free_after = 0;
+    EXPECT_TRUE(probe->MemoryInfo(&free_after, &total).ok());
+    std::cout << "; device free memory " << free_before << " bytes before, " << free_after
+              << " after, largest drop after a run " << worst_drop;
+    // The whole device is counted (another process may allocate too): a leak of one 2 MiB page per
+    // interrupted run would be hundreds of MiB over the sweep.
+    EXPECT_LE(worst_drop, uint64_t{64} << 20);
+  }
+  std::cout << "\n";
+  return runs;
+}
+
+TEST(FaultInjection, AnInterruptedRunLeavesNothingBehind) {
+  EXPECT_GT(SweepStops(BackendKind::kHost, nullptr), 100);
+}
+
+TEST(FaultInjection, OnTheGpuAnInterruptedRunGivesBackItsDeviceMemory) {
+  std::string why;
+  Plan two_mib;
+  two_mib.granularity = 2 << 20;
+  std::unique_ptr<Engine> probe = NewEngine(BackendKind::kCuda, two_mib, &why);
+  if (!probe) GTEST_SKIP() << "no CUDA backend here: " << why;
+  EXPECT_GT(SweepStops(BackendKind::kCuda, probe.get()), 100);
 }
 
 TEST(FaultInjection, FailsTheNthCallOfOneKindOnly) {
