@@ -2,18 +2,29 @@
 # Builds the libFuzzer targets in build-fuzz/ (clang, ASan + UBSan, CUDA off) and runs each one for
 # a fixed number of executions from the committed seeds (see fuzz/CMakeLists.txt).
 #   tools/fuzz.sh [RUNS] [TARGET...]     RUNS defaults to 1000000; TARGETs to scenario report
-# Output: build-fuzz/fuzz-<target>-<RUNS>.log; a crash leaves build-fuzz/crash-<target>-* and exits 1.
-# Environment: JOBS (ninja -j, default 2), FUZZ_JOBS (libFuzzer -jobs, default 1).
+# Output: build-fuzz/fuzz-<target>-<RUNS>[.<job>].log; a crash leaves build-fuzz/crash-<target>-*
+# and exits 1. The total of executions per target is printed at the end.
+# Environment:
+#   JOBS       ninja -j for the build (default 2)
+#   FUZZ_JOBS  fuzzer processes per target (default 1): RUNS is split between them, each with its
+#              own seed, all sharing the target's corpus directory
+#   FUZZ_BIN   a directory holding fuzz_<target> and <target>.dict built earlier (e.g. carried to
+#              another machine): no build
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-1000000}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(scenario report)
+jobs=${FUZZ_JOBS:-1}
 
-cmake -S . -B build-fuzz -G Ninja -DVMMRUN_FUZZ=ON -DVMMRUN_CUDA=OFF \
-  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-ninja -C build-fuzz -j"${JOBS:-2}" "${targets[@]/#/fuzz_}"
+bin=${FUZZ_BIN:-build-fuzz/fuzz}
+if [ -z "${FUZZ_BIN:-}" ]; then
+  cmake -S . -B build-fuzz -G Ninja -DVMMRUN_FUZZ=ON -DVMMRUN_CUDA=OFF \
+    -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  ninja -C build-fuzz -j"${JOBS:-2}" "${targets[@]/#/fuzz_}"
+fi
+mkdir -p build-fuzz
 
 status=0
 for t in "${targets[@]}"; do
@@ -23,14 +34,25 @@ for t in "${targets[@]}"; do
     *) echo "unknown target '$t' (expected scenario or report)" >&2; exit 2 ;;
   esac
   mkdir -p "build-fuzz/corpus/$t"
-  log="build-fuzz/fuzz-$t-$runs.log"
-  echo "fuzz_$t: $runs executions (log: $log)"
-  if ! "build-fuzz/fuzz/fuzz_$t" -runs="$runs" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
-       -dict="build-fuzz/fuzz/$t.dict" -artifact_prefix="build-fuzz/crash-$t-" \
-       -print_final_stats=1 "build-fuzz/corpus/$t" "${seeds[@]}" >"$log" 2>&1; then
-    echo "fuzz_$t: FAILED, see $log" >&2
-    status=1
-  fi
-  grep -E "stat::number_of_executed_units|Done [0-9]+ runs" "$log" | tail -2
+  per_job=$(((runs + jobs - 1) / jobs))
+  echo "fuzz_$t: $runs executions in $jobs process(es) (logs: build-fuzz/fuzz-$t-$runs*.log)"
+  rm -f build-fuzz/fuzz-"$t"-"$runs"*.log
+  pids=()
+  for ((j = 0; j < jobs; j++)); do
+    log="build-fuzz/fuzz-$t-$runs.log"
+    [ "$jobs" -gt 1 ] && log="build-fuzz/fuzz-$t-$runs.$j.log"
+    "$bin/fuzz_$t" -runs="$per_job" -seed=$((j + 1)) -max_len="$max_len" -timeout=10 \
+      -rss_limit_mb=2048 -dict="$bin/$t.dict" -artifact_prefix="build-fuzz/crash-$t-" \
+      -print_final_stats=1 "build-fuzz/corpus/$t" "${seeds[@]}" >"$log" 2>&1 &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do
+    if ! wait "$p"; then
+      echo "fuzz_$t: a process FAILED, see build-fuzz/fuzz-$t-$runs*.log" >&2
+      status=1
+    fi
+  done
+  total=$(cat build-fuzz/fuzz-"$t"-"$runs"*.log | awk '/stat::number_of_executed_units/ {s += $2} END {print s + 0}')
+  echo "fuzz_$t: $total executions in all"
 done
 exit $status
