@@ -6,7 +6,8 @@
 # checking on every scenario, and the benchmarks. Logs go to $OUT/*.log. Needs $OUT set.
 #   tools/h200_evidence.sh [extra cmake args...]
 # Environment: SANITIZE="a b" limits memcheck to those scenario names (default: every scenario;
-# "none" skips it); OVERHEAD_RUNS (default 3) runner_overhead_bench runs. A header-only dependency
+# "none" skips it); SANITIZE_SWEEPS=0 skips memcheck over the GPU fault and interruption sweeps
+# (SWEEP_TIMEOUT seconds, default 300); OVERHEAD_RUNS (default 3) runner_overhead_bench runs. A header-only dependency
 # the machine lacks (valijson) travels in .deps (see ../shared/gpu.md) and is found there.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -47,6 +48,20 @@ for s in scenarios/*.yaml; do
     --report "$OUT/sanitized.json" >"$OUT/sanitizer_$(basename "$s" .yaml).log" 2>&1
   echo "sanitizer $(basename "$s"): exit $?, $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer_$(basename "$s" .yaml).log")"
 done | tee "$OUT/sanitizer.log"
+# The leak check over the GPU fault-injection and interruption sweeps (every faulty or stopped
+# run in one process), and a probe of what the leak check sees (tools/sanitizer_leak_probe.cc).
+if [ "${SANITIZE_SWEEPS:-1}" = 1 ]; then
+  timeout "${SWEEP_TIMEOUT:-300}" compute-sanitizer --tool memcheck --leak-check full \
+    ./build-gpu/vmm_tests --gtest_filter='FaultInjection.OnTheGpu*' >"$OUT/sanitizer_sweeps.log" 2>&1
+  echo "sanitizer sweeps: exit $?, $(grep -c 'Leaked' "$OUT/sanitizer_sweeps.log") leak lines," \
+    "$(grep -E 'ERROR SUMMARY' "$OUT/sanitizer_sweeps.log" | tail -1)," \
+    "$(grep -E '^(fault injection|interruptions|device memory)' "$OUT/sanitizer_sweeps.log" | tr '\n' ' ')"
+  g++ -O1 tools/sanitizer_leak_probe.cc -I/usr/local/cuda/include -L/usr/local/cuda/lib64/stubs \
+    -lcuda -o build-gpu/sanitizer_leak_probe &&
+    compute-sanitizer --tool memcheck --leak-check full ./build-gpu/sanitizer_leak_probe \
+      >"$OUT/sanitizer_leak_probe.log" 2>&1
+  echo "leak probe: $(grep -c 'Leaked' "$OUT/sanitizer_leak_probe.log") leak lines (control: 1)"
+fi
 {
   ./build-gpu/bench/cuda_overhead_bench --iters 300
   for ((i = 0; i < ${OVERHEAD_RUNS:-3}; i++)); do
