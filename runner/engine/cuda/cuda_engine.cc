@@ -157,6 +157,10 @@ CudaEngine::~CudaEngine() {
   // Nothing below may be destroyed under a running kernel (unmapping its memory is the
   // illegal-address fault this engine exists to avoid).
   if (stream_) CUDA_CALL_NOTHROW(cudaStreamSynchronize(stream()));
+  // Graph allocations the scenario left alive: no graph frees them when destroyed.
+  for (DevicePtr p : live_graph_allocs_)
+    CUDA_CALL_NOTHROW(cudaFree(reinterpret_cast<void*>(static_cast<uintptr_t>(p))));
+  live_graph_allocs_.clear();
   ClearNewestFirst(execs_);
   ClearNewestFirst(graphs_);
   while (!mappings_.empty()) mappings_.pop_back();  // newest first
@@ -220,6 +224,23 @@ void CudaEngine::RefreshCapturing() noexcept {
 }
 
 void CudaEngine::AbortCapture() noexcept {
+  // Join every lane still in the capture into the stream, so the capture can end (a fork left
+  // unjoined would make cudaStreamEndCapture fail without ending it); the graph is dropped anyway.
+  for (Stream& lane : lanes_) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(lane.get(), &status) != cudaSuccess) {
+      (void)cudaGetLastError();
+      continue;
+    }
+    if (status != cudaStreamCaptureStatusActive) continue;
+    cudaEvent_t event = nullptr;
+    if (!ForkEvent(&event).ok()) continue;
+    if (cudaEventRecord(event, lane.get()) != cudaSuccess ||
+        cudaStreamWaitEvent(stream(), event, 0) != cudaSuccess) {
+      (void)cudaGetLastError();
+    }
+  }
+  lane_ = 0;
   cudaGraph_t graph = nullptr;
   // Fails with cudaErrorStreamCaptureInvalidated when the capture was already broken; either way
   // the capture is over afterwards.

@@ -11,13 +11,18 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "runner/base/slot_map.h"
 #include "runner/base/status.h"
 #include "runner/engine/cuda/driver_api.h"
+#include "runner/engine/cuda/graph_ops.h"
 #include "runner/engine/cuda/kernel_registry.h"
 #include "runner/engine/cuda/runtime_handles.h"
 #include "runner/engine/cuda/vmm_handles.h"
@@ -61,13 +66,30 @@ class CudaEngine final : public Engine {
   Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override;
   Status CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) override;
   Status CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) override;
+  Status HostFunction(OpTiming* timing) override;
+  uint64_t host_calls() const override { return host_calls_.load(); }
 
   Status BeginCapture() override;
   Status EndCapture(GraphHandle* out) override;
-  Status Instantiate(GraphHandle graph, ExecHandle* out) override;
+  Status CaptureLane(int lane) override;
+  Status ForkLane(int from, int to) override;
+  Status JoinLane(int from, int into) override;
+  Status NameCapturedNode(const std::string& name) override;
+  Status RecordEvent(int event) override;
+  Status WaitEvent(int event) override;
+  Status GraphAlloc(uint64_t bytes, DevicePtr* ptr) override;
+  Status GraphFree(DevicePtr ptr) override;
+  Status CaptureChildGraph(GraphHandle child) override;
+  Status GraphMemory(GraphMemoryUsage* out) override;
+  Status TrimGraphMemory() override;
+  Status InstantiateWith(GraphHandle graph, const InstantiateOptions& options, ExecHandle* out,
+                         InstantiateInfo* info) override;
   Status Replay(ExecHandle exec, OpTiming* timing) override;
   Status Update(ExecHandle exec, GraphHandle graph, UpdateResult* result) override;
+  Status SetNodeParams(ExecHandle exec, const std::string& node, const NodeParams& params) override;
+  Status SetNodeEnabled(ExecHandle exec, const std::string& node, bool enabled) override;
   Status KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>* out) override;
+  Status DescribeGraph(GraphHandle graph, GraphStructure* out) override;
   Status DestroyGraph(GraphHandle graph) override;
   Status DestroyExec(ExecHandle exec) override;
 
@@ -79,7 +101,22 @@ class CudaEngine final : public Engine {
 
  private:
   cudaStream_t stream() const { return stream_.get(); }
+  // Where work goes: the current capture lane's stream while capturing, else the stream.
+  cudaStream_t work_stream() const {
+    return capturing_ && lane_ > 0 ? lanes_[lane_ - 1].get() : stream();
+  }
   uint64_t NextId() { return next_id_++; }
+  // The stream of capture lane `lane` (0: the stream), created on first use.
+  Status LaneStream(int lane, cudaStream_t* out);
+  // An event for one fork or join (reused across captures: a wait captures the dependency).
+  Status ForkEvent(cudaEvent_t* out);
+  // The engine's event number `event`, created on first use.
+  Status NamedEvent(int event, cudaEvent_t* out);
+  // The node of the graph exec `exec` was instantiated from named `name`.
+  Status ExecNode(ExecHandle exec, const std::string& name, const char* call,
+                  cudaGraphExec_t* raw_exec, cudaGraphNode_t* node);
+  // Runs on a driver thread when a host node or cudaLaunchHostFunc is reached.
+  static void CUDART_CB HostCall(void* engine);
 
   // Makes the engine's context current on the calling thread when it is not already.
   Status Bind();
@@ -119,6 +156,24 @@ class CudaEngine final : public Engine {
   DeviceBuffer chunks_scratch_;   // Compare: the picked chunks
   DeviceBuffer indices_scratch_;  // Compare: the first mismatching indices
   bool capturing_ = false;
+  int lane_ = 0;                    // the capture lane work goes to (0: the stream)
+  std::vector<Stream> lanes_;       // lanes 1, 2, ...: streams that join captures by forks
+  std::vector<Event> fork_events_;  // events of forks and joins, reused
+  size_t fork_events_used_ = 0;     // in the current capture
+  std::map<int, Event> events_;     // record_event / wait_event, by number
+  std::unordered_map<cudaEvent_t, int> event_numbers_;
+  std::atomic<uint64_t> host_calls_{0};
+  NodeNames names_;  // node names of every live graph
+  std::vector<std::pair<cudaGraphNode_t, std::string>> capture_names_;  // the capture's, so far
+  std::vector<PinnedMemory> staging_;  // sources of captured host copies; outlive every exec
+  // Graph allocations: per exec, what a launch allocates and leaves alive, and what it frees of
+  // others'; the allocations alive now (freed by the destructor if the scenario did not).
+  struct ExecMemory {
+    uint64_t graph = 0;  // the graph it was instantiated from
+    std::vector<DevicePtr> allocs, frees;
+  };
+  std::map<uint64_t, ExecMemory> exec_memory_;
+  std::set<DevicePtr> live_graph_allocs_;
   // False only when everything enqueued on the stream is known to have finished: set before each
   // enqueue (kernels, graph launches, copies), cleared by each completed wait on the stream. The
   // stream is private to the engine, so nothing else can put work on it.
