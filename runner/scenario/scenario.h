@@ -37,6 +37,9 @@ struct Step {
   Located<std::string> a, b, c;          // matmul operands (buffer names)
   std::vector<Located<std::string>> of;  // check_address: step names
   std::vector<Located<std::string>> graphs;  // check_kernel_params: graph names
+  Located<std::string> event;                // record_event / wait_event: an event's name
+  Located<std::string> node;                 // set_node: the captured step that made the node
+  Located<std::string> expect_error_node;    // update: the step that made the blocking node
 
   // Sizes and numbers (sizes already converted from units to bytes).
   Located<uint64_t> size, offset, alloc_offset, alignment, seed;
@@ -55,8 +58,11 @@ struct Step {
   Located<uint64_t> repeat;     // run the step this many times and report min/median/p99
   Located<bool> fatal;          // a failed check stops the run
   Located<bool> async;          // fill/matmul: enqueue and do not wait (no device time)
+  Located<bool> enabled;        // set_node: enable (true) or disable (false) the node
+  Located<bool> upload, auto_free_on_launch, device_launch;  // instantiate options
 
-  std::vector<Step> steps;  // capture body
+  std::vector<Step> steps;                  // capture body
+  std::vector<std::vector<Step>> branches;  // parallel: each branch's steps
 };
 
 // Which schema key fills which Step field, by the field's kind: the one list of step keys (the
@@ -67,11 +73,23 @@ struct StepTextField {
   Located<std::string> Step::*field;
 };
 inline constexpr StepTextField kStepTextFields[] = {
-    {"name", &Step::name},   {"buffer", &Step::buffer}, {"alloc", &Step::alloc},
-    {"graph", &Step::graph}, {"exec", &Step::exec},     {"snapshot", &Step::snapshot},
-    {"other", &Step::other}, {"a", &Step::a},           {"b", &Step::b},
-    {"c", &Step::c},         {"access", &Step::access}, {"expect", &Step::expect},
-    {"from", &Step::from},   {"to", &Step::to},
+    {"name", &Step::name},
+    {"buffer", &Step::buffer},
+    {"alloc", &Step::alloc},
+    {"graph", &Step::graph},
+    {"exec", &Step::exec},
+    {"snapshot", &Step::snapshot},
+    {"other", &Step::other},
+    {"a", &Step::a},
+    {"b", &Step::b},
+    {"c", &Step::c},
+    {"access", &Step::access},
+    {"expect", &Step::expect},
+    {"from", &Step::from},
+    {"to", &Step::to},
+    {"event", &Step::event},
+    {"node", &Step::node},
+    {"expect_error_node", &Step::expect_error_node},
 };
 struct StepSizeField {  // sizes with units ("2MiB"), converted to bytes
   const char* key;
@@ -94,8 +112,13 @@ struct StepFlagField {
   const char* key;
   Located<bool> Step::*field;
 };
-inline constexpr StepFlagField kStepFlagFields[] = {{"fatal", &Step::fatal},
-                                                    {"async", &Step::async}};
+inline constexpr StepFlagField kStepFlagFields[] = {
+    {"fatal", &Step::fatal},
+    {"async", &Step::async},
+    {"enabled", &Step::enabled},
+    {"upload", &Step::upload},
+    {"auto_free_on_launch", &Step::auto_free_on_launch},
+    {"device_launch", &Step::device_launch}};
 struct StepListField {  // lists of names
   const char* key;
   std::vector<Located<std::string>> Step::*field;

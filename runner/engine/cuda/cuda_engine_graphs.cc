@@ -1,0 +1,469 @@
+// CudaEngine: graphs. Capture and its lanes (streams that join a capture through events),
+// naming the node each captured call made, event / host / memory / child graph nodes,
+// instantiation, replay, whole-graph and per-node updates, structure, and the graph memory pool.
+// A capture records on the selected device's lane (its stream and that device's capture streams);
+// the graph remembers that lane (graph_lanes_), and an exec the lane it was instantiated on
+// (exec_lanes_): it replays, updates and changes nodes there whatever is selected later.
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "runner/base/format.h"
+#include "runner/base/stopwatch.h"
+#include "runner/engine/cuda/cuda_call.h"
+#include "runner/engine/cuda/cuda_engine_impl.h"
+#include "runner/engine/cuda/graph_ops.h"
+
+namespace vmm::cuda {
+namespace {
+
+template <typename T>
+T* FindObject(std::map<uint64_t, T>& objects, uint64_t id) {
+  auto it = objects.find(id);
+  return it == objects.end() ? nullptr : &it->second;
+}
+
+Status UnknownHandle(const std::string& what, const char* kind) {
+  return RuntimeError(what + ": unknown " + kind +
+                      " handle (never created by this engine, or already destroyed)");
+}
+
+Status NotCapturing(const char* what) {
+  return RuntimeError(std::string(what) + ": the stream is not capturing");
+}
+
+// The dependency set of the capture on `stream` (the nodes the next captured call will depend
+// on) and the graph being built.
+Status CaptureInfo(cudaStream_t stream, cudaGraph_t* graph, const cudaGraphNode_t** deps,
+                   size_t* count) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  unsigned long long id = 0;
+  VMM_RETURN_IF_ERROR(
+      CUDA_CALL(cudaStreamGetCaptureInfo(stream, &status, &id, graph, deps, nullptr, count)));
+  if (status != cudaStreamCaptureStatusActive) {
+    return RuntimeError("the capture on this stream is not active (status " +
+                        std::to_string(static_cast<int>(status)) + ")");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void CUDART_CB CudaEngine::HostCall(void* engine) {
+  static_cast<CudaEngine*>(engine)->host_calls_.fetch_add(1);
+}
+
+Status CudaEngine::LaneStream(int lane, cudaStream_t* out) {
+  if (lane < 0) return InternalError("negative capture lane");
+  if (lane == 0) {
+    *out = stream();
+    return Status::Ok();
+  }
+  std::vector<Stream>& streams = lane_->capture_streams;  // created with the device current
+  while (streams.size() < static_cast<size_t>(lane)) {
+    StatusOr<Stream> s = CreateStream();
+    if (!s.ok()) return s.status();
+    streams.push_back(std::move(s).value());
+  }
+  *out = streams[lane - 1].get();
+  return Status::Ok();
+}
+
+Status CudaEngine::ForkEvent(cudaEvent_t* out) {
+  std::vector<Event>& events = lane_->fork_events;
+  if (fork_events_used_ >= events.size()) {
+    StatusOr<Event> e = CreateEvent(/*timing=*/false);
+    if (!e.ok()) return e.status();
+    events.push_back(std::move(e).value());
+  }
+  *out = events[fork_events_used_++].get();
+  return Status::Ok();
+}
+
+Status CudaEngine::NamedEvent(int event, cudaEvent_t* out) {
+  const std::pair<int, int> key{lane_->ordinal, event};
+  auto it = events_.find(key);
+  if (it == events_.end()) {
+    StatusOr<Event> e = CreateEvent(/*timing=*/false);
+    if (!e.ok()) return e.status();
+    it = events_.emplace(key, std::move(e).value()).first;
+    event_numbers_[it->second.get()] = event;
+  }
+  *out = it->second.get();
+  return Status::Ok();
+}
+
+// --- Capture ---
+
+Status CudaEngine::BeginCapture() {
+  VMM_RETURN_IF_ERROR(Bind());
+  if (!capturing_) {
+    // Drain first, so nothing is in flight while capturing (see WaitForStream).
+    VMM_RETURN_IF_ERROR(Annotate(Drain(*lane_, nullptr), "BeginCapture: draining the stream"));
+  }
+  // ThreadLocal: unsafe calls from this thread break the capture (as Global would), calls from
+  // other threads are not affected. A second BeginCapture is refused by the runtime itself.
+  Status s = CUDA_CALL(cudaStreamBeginCapture(stream(), cudaStreamCaptureModeThreadLocal));
+  if (!s.ok()) {
+    RefreshCapturing();
+    return Annotate(s, "BeginCapture");
+  }
+  capturing_ = true;
+  capture_lane_ = 0;
+  fork_events_used_ = 0;
+  capture_names_.clear();
+  return Status::Ok();
+}
+
+Status CudaEngine::EndCapture(GraphHandle* out) {
+  VMM_RETURN_IF_ERROR(Bind());
+  cudaGraph_t raw = nullptr;
+  Status s = CUDA_CALL(cudaStreamEndCapture(stream(), &raw));
+  Graph graph(raw);  // owns whatever the runtime returned, even on failure
+  capture_lane_ = 0;
+  if (!s.ok()) {
+    RefreshCapturing();
+    if (capturing_) AbortCapture();  // e.g. a fork left unjoined: join it and end anyway
+    capture_names_.clear();
+    return Annotate(s, "EndCapture");
+  }
+  capturing_ = false;
+  if (!graph) return InternalError("EndCapture: cudaStreamEndCapture returned no graph");
+  for (auto& [node, name] : capture_names_) names_.Add(graph.get(), node, std::move(name));
+  capture_names_.clear();
+  const uint64_t id = NextId();
+  graphs_.emplace(id, std::move(graph));
+  graph_lanes_[id] = lane_;  // captured on this device: its nodes are that device's
+  out->value = id;
+  return Status::Ok();
+}
+
+Status CudaEngine::CaptureLane(int lane) {
+  VMM_RETURN_IF_ERROR(Bind());
+  if (!capturing_) return NotCapturing("CaptureLane");
+  if (lane < 0 || static_cast<size_t>(lane) > lane_->capture_streams.size()) {
+    return RuntimeError("CaptureLane(" + std::to_string(lane) +
+                        "): the lane has not joined the capture (fork it first)");
+  }
+  capture_lane_ = lane;
+  return Status::Ok();
+}
+
+Status CudaEngine::ForkLane(int from, int to) {
+  auto what = [&] { return "ForkLane(" + std::to_string(from) + ", " + std::to_string(to) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  if (!capturing_) return NotCapturing("ForkLane");
+  cudaStream_t source = nullptr, target = nullptr;
+  cudaEvent_t event = nullptr;
+  VMM_RETURN_IF_ERROR(Annotate(LaneStream(from, &source), what));
+  VMM_RETURN_IF_ERROR(Annotate(LaneStream(to, &target), what));
+  VMM_RETURN_IF_ERROR(Annotate(ForkEvent(&event), what));
+  // An event recorded on a capturing stream and waited for on another makes that stream join the
+  // capture with the first's dependencies; neither call adds a node.
+  VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaEventRecord(event, source)), what));
+  return Annotate(CUDA_CALL(cudaStreamWaitEvent(target, event, 0)), what);
+}
+
+Status CudaEngine::JoinLane(int from, int into) {
+  auto what = [&] {
+    return "JoinLane(" + std::to_string(from) + ", " + std::to_string(into) + ")";
+  };
+  VMM_RETURN_IF_ERROR(Bind());
+  if (!capturing_) return NotCapturing("JoinLane");
+  cudaStream_t source = nullptr, target = nullptr;
+  cudaEvent_t event = nullptr;
+  VMM_RETURN_IF_ERROR(Annotate(LaneStream(from, &source), what));
+  VMM_RETURN_IF_ERROR(Annotate(LaneStream(into, &target), what));
+  VMM_RETURN_IF_ERROR(Annotate(ForkEvent(&event), what));
+  VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaEventRecord(event, source)), what));
+  return Annotate(CUDA_CALL(cudaStreamWaitEvent(target, event, 0)), what);
+}
+
+Status CudaEngine::NameCapturedNode(const std::string& name) {
+  auto what = [&] { return "NameCapturedNode(" + name + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  if (!capturing_) return NotCapturing("NameCapturedNode");
+  cudaGraph_t graph = nullptr;
+  const cudaGraphNode_t* deps = nullptr;
+  size_t count = 0;
+  VMM_RETURN_IF_ERROR(Annotate(CaptureInfo(work_stream(), &graph, &deps, &count), what));
+  // After a call that made one node, the lane depends on exactly that node.
+  bool named = count != 1;
+  for (const auto& [node, n] : capture_names_) named = named || node == deps[0];
+  if (named) {
+    return RuntimeError(what() + ": the last call on capture lane " +
+                        std::to_string(capture_lane_) + " made no single new node (" +
+                        std::to_string(count) + " dependencies)");
+  }
+  capture_names_.emplace_back(deps[0], name);
+  return Status::Ok();
+}
+
+Status CudaEngine::RecordEvent(int event) {
+  auto what = [&] { return "RecordEvent(" + std::to_string(event) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  if (!capturing_) return NotCapturing("RecordEvent");
+  cudaEvent_t e = nullptr;
+  VMM_RETURN_IF_ERROR(Annotate(NamedEvent(event, &e), what));
+  // External: an event record node (a plain record would only order the capture's streams).
+  return Annotate(CUDA_CALL(cudaEventRecordWithFlags(e, work_stream(), cudaEventRecordExternal)),
+                  what);
+}
+
+Status CudaEngine::WaitEvent(int event) {
+  auto what = [&] { return "WaitEvent(" + std::to_string(event) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  if (!capturing_) return NotCapturing("WaitEvent");
+  cudaEvent_t e = nullptr;
+  VMM_RETURN_IF_ERROR(Annotate(NamedEvent(event, &e), what));
+  return Annotate(CUDA_CALL(cudaStreamWaitEvent(work_stream(), e, cudaEventWaitExternal)), what);
+}
+
+Status CudaEngine::GraphAlloc(uint64_t bytes, DevicePtr* ptr) {
+  auto what = [&] { return "GraphAlloc(bytes=" + FormatBytes(bytes) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  if (!capturing_) return NotCapturing("GraphAlloc");
+  void* p = nullptr;
+  VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaMallocAsync(&p, bytes, work_stream())), what));
+  *ptr = static_cast<DevicePtr>(reinterpret_cast<uintptr_t>(p));
+  return Status::Ok();
+}
+
+Status CudaEngine::GraphFree(DevicePtr ptr) {
+  auto what = [&] { return "GraphFree(ptr=" + Hex(ptr) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  void* p = reinterpret_cast<void*>(static_cast<uintptr_t>(ptr));
+  if (!capturing_) lane_->busy = true;
+  VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaFreeAsync(p, work_stream())), what));
+  if (!capturing_) live_graph_allocs_.erase(ptr);
+  return Status::Ok();
+}
+
+Status CudaEngine::CaptureChildGraph(GraphHandle child) {
+  auto what = [&] { return "CaptureChildGraph(graph=" + std::to_string(child.value) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  if (!capturing_) return NotCapturing("CaptureChildGraph");
+  Graph* g = FindObject(graphs_, child.value);
+  if (g == nullptr) return UnknownHandle(what(), "graph");
+  cudaGraph_t capture = nullptr;
+  const cudaGraphNode_t* deps = nullptr;
+  size_t count = 0;
+  VMM_RETURN_IF_ERROR(Annotate(CaptureInfo(work_stream(), &capture, &deps, &count), what));
+  // Stream capture has no call that embeds a graph: add the node to the graph being captured
+  // after the lane's dependencies, then make the lane depend on it.
+  cudaGraphNode_t node = nullptr;
+  VMM_RETURN_IF_ERROR(
+      Annotate(CUDA_CALL(cudaGraphAddChildGraphNode(&node, capture, deps, count, g->get())), what));
+  VMM_RETURN_IF_ERROR(
+      Annotate(CUDA_CALL(cudaStreamUpdateCaptureDependencies(work_stream(), &node, nullptr, 1,
+                                                             cudaStreamSetCaptureDependencies)),
+               what));
+  cudaGraph_t copy = nullptr;  // the node holds a copy of the child: give it the child's names
+  VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaGraphChildGraphNodeGetGraph(node, &copy)), what));
+  return Annotate(names_.CopyToClone(g->get(), copy), what);
+}
+
+Status CudaEngine::GraphMemory(GraphMemoryUsage* out) {
+  VMM_RETURN_IF_ERROR(Bind());
+  VMM_RETURN_IF_ERROR(Annotate(SyncIfCapturing(), "GraphMemory"));
+  VMM_RETURN_IF_ERROR(Annotate(SyncStream(), "GraphMemory"));
+  const std::pair<cudaGraphMemAttributeType, uint64_t*> attrs[] = {
+      {cudaGraphMemAttrUsedMemCurrent, &out->used_current},
+      {cudaGraphMemAttrUsedMemHigh, &out->used_high},
+      {cudaGraphMemAttrReservedMemCurrent, &out->reserved_current},
+      {cudaGraphMemAttrReservedMemHigh, &out->reserved_high}};
+  for (const auto& [attr, value] : attrs) {
+    unsigned long long v = 0;  // the attributes' value type (cuuint64_t)
+    VMM_RETURN_IF_ERROR(Annotate(
+        CUDA_CALL(cudaDeviceGetGraphMemAttribute(lane_->ordinal, attr, &v)), "GraphMemory"));
+    *value = v;
+  }
+  return Status::Ok();
+}
+
+Status CudaEngine::TrimGraphMemory() {
+  VMM_RETURN_IF_ERROR(Bind());
+  VMM_RETURN_IF_ERROR(Annotate(SyncIfCapturing(), "TrimGraphMemory"));
+  VMM_RETURN_IF_ERROR(Annotate(SyncStream(), "TrimGraphMemory"));
+  return Annotate(CUDA_CALL(cudaDeviceGraphMemTrim(lane_->ordinal)), "TrimGraphMemory");
+}
+
+// --- Execs ---
+
+Status CudaEngine::InstantiateWith(GraphHandle graph, const InstantiateOptions& options,
+                                   ExecHandle* out, InstantiateInfo* info) {
+  auto what = [&] { return "Instantiate(graph=" + std::to_string(graph.value) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  Graph* g = FindObject(graphs_, graph.value);
+  if (g == nullptr) return UnknownHandle(what(), "graph");
+  unsigned long long flags = 0;
+  if (options.auto_free_on_launch) flags |= cudaGraphInstantiateFlagAutoFreeOnLaunch;
+  if (options.device_launch) flags |= cudaGraphInstantiateFlagDeviceLaunch;
+  // What a launch allocates and leaves alive, and what it frees of other graphs' allocations.
+  ExecMemory memory;
+  memory.graph = graph.value;
+  StatusOr<std::vector<cudaGraphNode_t>> nodes = GraphNodes(g->get());
+  if (!nodes.ok()) return Annotate(nodes.status(), what);
+  for (cudaGraphNode_t node : *nodes) {
+    cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
+    VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaGraphNodeGetType(node, &type)), what));
+    if (type == cudaGraphNodeTypeMemAlloc) {
+      cudaMemAllocNodeParams p = {};
+      VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaGraphMemAllocNodeGetParams(node, &p)), what));
+      memory.allocs.push_back(static_cast<DevicePtr>(reinterpret_cast<uintptr_t>(p.dptr)));
+    } else if (type == cudaGraphNodeTypeMemFree) {
+      void* p = nullptr;
+      VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaGraphMemFreeNodeGetParams(node, &p)), what));
+      memory.frees.push_back(static_cast<DevicePtr>(reinterpret_cast<uintptr_t>(p)));
+    }
+  }
+  for (auto f = memory.frees.begin(); f != memory.frees.end();) {  // freed in the same graph
+    auto a = std::find(memory.allocs.begin(), memory.allocs.end(), *f);
+    if (a == memory.allocs.end()) {
+      ++f;
+      continue;
+    }
+    memory.allocs.erase(a);
+    f = memory.frees.erase(f);
+  }
+  Stopwatch watch;
+  StatusOr<GraphExec> exec = InstantiateGraph(g->get(), flags);
+  const double instantiate_us = watch.ElapsedUs();
+  if (!exec.ok()) return Annotate(exec.status(), what);
+  double upload_us = -1;
+  if (options.upload) {
+    Stopwatch upload;
+    lane_->busy = true;
+    VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaGraphUpload(exec->get(), stream())), what));
+    VMM_RETURN_IF_ERROR(Annotate(SyncStream(), what));
+    upload_us = upload.ElapsedUs();
+  }
+  const uint64_t id = NextId();
+  execs_.emplace(id, std::move(exec).value());
+  exec_memory_.emplace(id, std::move(memory));
+  exec_lanes_[id] = lane_;  // it replays on this device, whatever is selected later
+  out->value = id;
+  if (info != nullptr) *info = InstantiateInfo{instantiate_us, upload_us, flags};
+  return Status::Ok();
+}
+
+Status CudaEngine::Replay(ExecHandle exec, OpTiming* timing) {
+  auto what = [&] { return "Replay(exec=" + std::to_string(exec.value) + ")"; };
+  if (timing != nullptr) timing->gpu_us = -1;
+  GraphExec* e = FindObject(execs_, exec.value);
+  if (e == nullptr) return UnknownHandle(what(), "exec");
+  VMM_RETURN_IF_ERROR(Bind());
+  VMM_RETURN_IF_ERROR(Annotate(SyncIfCapturing(), what));
+  // An exec runs on the device it was instantiated on.
+  Lane& lane = *exec_lanes_[exec.value];
+  if (&lane != lane_) VMM_RETURN_IF_ERROR(BindLane(lane));
+  cudaStream_t s = lane.stream.get();
+  const bool timed = timing != nullptr;
+  if (timed) VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaEventRecord(lane.start.get(), s)), what));
+  lane.busy = true;
+  VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaGraphLaunch(e->get(), s)), what));
+  const ExecMemory& memory = exec_memory_[exec.value];
+  for (DevicePtr p : memory.allocs) live_graph_allocs_[p] = lane.ordinal;
+  for (DevicePtr p : memory.frees) live_graph_allocs_.erase(p);
+  if (timed) VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaEventRecord(lane.stop.get(), s)), what));
+  VMM_RETURN_IF_ERROR(Annotate(SyncStream(lane), what));
+  if (timed) {
+    float ms = 0;
+    VMM_RETURN_IF_ERROR(
+        Annotate(CUDA_CALL(cudaEventElapsedTime(&ms, lane.start.get(), lane.stop.get())), what));
+    timing->gpu_us = static_cast<double>(ms) * 1000.0;
+  }
+  return Status::Ok();
+}
+
+Status CudaEngine::Update(ExecHandle exec, GraphHandle graph, UpdateResult* result) {
+  auto what = [&] {
+    return "Update(exec=" + std::to_string(exec.value) + ", graph=" + std::to_string(graph.value) +
+           ")";
+  };
+  GraphExec* e = FindObject(execs_, exec.value);
+  if (e == nullptr) return UnknownHandle(what(), "exec");
+  Graph* g = FindObject(graphs_, graph.value);
+  if (g == nullptr) return UnknownHandle(what(), "graph");
+  VMM_RETURN_IF_ERROR(BindLane(*exec_lanes_[exec.value]));  // in the exec's own context
+  return Annotate(UpdateGraphExec(e->get(), g->get(), names_, result), what);
+}
+
+Status CudaEngine::ExecNode(ExecHandle exec, const std::string& name, const char* call,
+                            cudaGraphExec_t* raw_exec, cudaGraphNode_t* node) {
+  auto what = [&] {
+    return std::string(call) + "(exec=" + std::to_string(exec.value) + ", node=" + name + ")";
+  };
+  GraphExec* e = FindObject(execs_, exec.value);
+  if (e == nullptr) return UnknownHandle(what(), "exec");
+  Graph* g = FindObject(graphs_, exec_memory_[exec.value].graph);
+  if (g == nullptr) {
+    return RuntimeError(what() +
+                        ": the graph the exec was instantiated from is destroyed; CUDA names an "
+                        "exec's nodes by that graph's nodes");
+  }
+  *node = names_.FindNode(g->get(), name);
+  if (*node == nullptr)
+    return RuntimeError(what() + ": the graph has no node named '" + name + "'");
+  *raw_exec = e->get();
+  return BindLane(*exec_lanes_[exec.value]);  // the exec's nodes change in its own context
+}
+
+Status CudaEngine::SetNodeParams(ExecHandle exec, const std::string& name,
+                                 const NodeParams& params) {
+  cudaGraphExec_t e = nullptr;
+  cudaGraphNode_t node = nullptr;
+  VMM_RETURN_IF_ERROR(ExecNode(exec, name, "SetNodeParams", &e, &node));
+  return Annotate(SetExecNodeParams(e, node, params),
+                  [&] { return "SetNodeParams(" + name + ")"; });
+}
+
+Status CudaEngine::SetNodeEnabled(ExecHandle exec, const std::string& name, bool enabled) {
+  cudaGraphExec_t e = nullptr;
+  cudaGraphNode_t node = nullptr;
+  VMM_RETURN_IF_ERROR(ExecNode(exec, name, "SetNodeEnabled", &e, &node));
+  return Annotate(CUDA_CALL(cudaGraphNodeSetEnabled(e, node, enabled ? 1 : 0)),
+                  [&] { return "SetNodeEnabled(" + name + ")"; });
+}
+
+Status CudaEngine::KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>* out) {
+  auto what = [&] { return "KernelNodes(graph=" + std::to_string(graph.value) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  Graph* g = FindObject(graphs_, graph.value);
+  if (g == nullptr) return UnknownHandle(what(), "graph");
+  const Lane& lane = *graph_lanes_[graph.value];  // its kernels are that device's functions
+  return Annotate(ReadKernelNodes(lane.kernels, g->get(), out), what);
+}
+
+Status CudaEngine::DescribeGraph(GraphHandle graph, GraphStructure* out) {
+  auto what = [&] { return "DescribeGraph(graph=" + std::to_string(graph.value) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  Graph* g = FindObject(graphs_, graph.value);
+  if (g == nullptr) return UnknownHandle(what(), "graph");
+  const Lane& lane = *graph_lanes_[graph.value];  // its kernels are that device's functions
+  return Annotate(DescribeCudaGraph(lane.kernels, g->get(), names_, event_numbers_, out), what);
+}
+
+Status CudaEngine::DestroyGraph(GraphHandle graph) {
+  VMM_RETURN_IF_ERROR(Bind());
+  auto it = graphs_.find(graph.value);
+  if (it == graphs_.end()) {
+    return UnknownHandle("DestroyGraph(graph=" + std::to_string(graph.value) + ")", "graph");
+  }
+  names_.Forget(it->second.get());  // child graph copies keep theirs until the engine goes
+  graphs_.erase(it);
+  graph_lanes_.erase(graph.value);
+  return Status::Ok();
+}
+
+Status CudaEngine::DestroyExec(ExecHandle exec) {
+  VMM_RETURN_IF_ERROR(Bind());
+  if (execs_.erase(exec.value) == 0) {
+    return UnknownHandle("DestroyExec(exec=" + std::to_string(exec.value) + ")", "exec");
+  }
+  exec_memory_.erase(exec.value);
+  exec_lanes_.erase(exec.value);
+  return Status::Ok();
+}
+
+}  // namespace vmm::cuda
