@@ -197,35 +197,37 @@ void PlanBuilder::PlanOp<Op::kMemAlloc>(const Step& step, PlanStep* p, BufferUse
   if (p->buffer < 0) return;
   const PlanBuffer& b = plan_.buffers[p->buffer];
   const SourceLoc& at = At(step.buffer, step);
-  if (b.base >= 0) {
-    Error(at, "'" + b.name + "' is a view; mem_alloc allocates a whole buffer (declare one under " +
-                  "'buffers' and take views of it)");
+  // A refused allocation allocates nothing: later steps see the buffer as it was.
+  auto refuse = [&](const std::string& message) {
+    Error(at, message);
     p->buffer = -1;
-    return;
+  };
+  if (b.base >= 0) {
+    return refuse("'" + b.name +
+                  "' is a view; mem_alloc allocates a whole buffer (declare one under 'buffers' "
+                  "and take views of it)");
   }
   if (reserved_by_[p->buffer].second != 0) {
     const auto& [label, line] = reserved_by_[p->buffer];
-    Error(at, "buffer '" + b.name + "' is reserved (by step '" + label + "' at line " +
+    return refuse("buffer '" + b.name + "' is reserved (by step '" + label + "' at line " +
                   std::to_string(line) +
                   "): a graph allocation needs a buffer of its own, that no reserve step uses");
-    return;
   }
   for (const NodeModel& node : capture_->model.nodes) {
     if (node.alloc == p->buffer) {
-      Error(at, "buffer '" + b.name + "' is already allocated in this capture (by '" + node.name +
-                    "')");
-      return;
+      return refuse("buffer '" + b.name + "' is already allocated in this capture (by '" +
+                    node.name + "')");
     }
   }
   const GraphAllocation& a = graph_allocs_[p->buffer];
   if (a.graph >= 0 && graphs_.LiveSlot(plan_.graphs[a.graph]) == a.graph) {
-    Error(at, "buffer '" + b.name + "' is the allocation of graph '" + plan_.graphs[a.graph] +
-                  "' (mem_alloc at line " + std::to_string(a.alloc_line) +
-                  "), which is still live: its address belongs to that graph; destroy the graph "
-                  "first or use another buffer");
+    refuse("buffer '" + b.name + "' is the allocation of graph '" + plan_.graphs[a.graph] +
+           "' (mem_alloc at line " + std::to_string(a.alloc_line) +
+           "), which is still live: its address belongs to that graph; destroy the graph first "
+           "or use another buffer");
   } else if (a.live) {
-    Error(at, "buffer '" + b.name + "' still holds a live graph allocation (mem_alloc at line " +
-                  std::to_string(a.alloc_line) + "); free it first (mem_free)");
+    refuse("buffer '" + b.name + "' still holds a live graph allocation (mem_alloc at line " +
+           std::to_string(a.alloc_line) + "); free it first (mem_free)");
   }
 }
 
@@ -413,8 +415,9 @@ void PlanBuilder::SetNode(const Step& step, PlanStep* p) {
                          : op == Op::kMemset ? "buffer and value or byte"
                          : op == Op::kCopy   ? (node.host_source ? "to" : "from and to")
                                              : "";
-  bool changes = false, ok = true;
+  bool changes = false, ok = true, given = step.enabled.set;
   auto refuse_key = [&](const char* key, const SourceLoc& loc) {
+    given = true;
     Error(loc, std::string("set_node: '") + key + "' does not apply to " + what +
                    (*accepted != '\0' ? std::string("; it takes ") + accepted
                                       : std::string("; its parameters cannot be set")));
@@ -479,10 +482,10 @@ void PlanBuilder::SetNode(const Step& step, PlanStep* p) {
     }
     p->enabled = step.enabled.value ? 1 : 0;
   }
-  if (!changes && !step.enabled.set) {
-    return Error(step.loc, "set_node changes nothing: give " + what + "'s new " +
-                               (*accepted != '\0' ? std::string(accepted) : std::string("state")) +
-                               ", or 'enabled'");
+  if (!changes && !given) {
+    return Error(step.loc, "set_node changes nothing: give " + what + " new parameters" +
+                               (*accepted != '\0' ? " (" + std::string(accepted) + ")" : "") +
+                               " or 'enabled'");
   }
   if (!ok) return;
   if (op == Op::kMatmul && changes) {
