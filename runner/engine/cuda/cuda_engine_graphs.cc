@@ -44,6 +44,24 @@ Status CaptureInfo(cudaStream_t stream, cudaGraph_t* graph, const cudaGraphNode_
   return Status::Ok();
 }
 
+// Drops the names of `graph`'s nodes and of its child graphs' copies (node handles of a destroyed
+// graph may be reused by the runtime).
+void ForgetNames(NodeNames& names, cudaGraph_t graph) {
+  StatusOr<std::vector<cudaGraphNode_t>> nodes = GraphNodes(graph);
+  if (nodes.ok()) {
+    for (cudaGraphNode_t node : *nodes) {
+      cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
+      cudaGraph_t child = nullptr;
+      if (cudaGraphNodeGetType(node, &type) == cudaSuccess && type == cudaGraphNodeTypeGraph &&
+          cudaGraphChildGraphNodeGetGraph(node, &child) == cudaSuccess) {
+        ForgetNames(names, child);
+      }
+    }
+  }
+  (void)cudaGetLastError();
+  names.Forget(graph);
+}
+
 }  // namespace
 
 void CUDART_CB CudaEngine::HostCall(void* engine) {
@@ -438,7 +456,7 @@ Status CudaEngine::DestroyGraph(GraphHandle graph) {
   if (it == graphs_.end()) {
     return UnknownHandle("DestroyGraph(graph=" + std::to_string(graph.value) + ")", "graph");
   }
-  names_.Forget(it->second.get());  // child graph copies keep theirs until the engine goes
+  ForgetNames(names_, it->second.get());
   graphs_.erase(it);
   return Status::Ok();
 }
