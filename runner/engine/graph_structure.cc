@@ -1,6 +1,8 @@
 #include "runner/engine/graph_structure.h"
 
 #include <cstdio>
+#include <initializer_list>
+#include <string_view>
 
 #include "runner/base/format.h"
 
@@ -17,6 +19,12 @@ std::string Escaped(const std::string& text) {
   return out;
 }
 
+// Appends each piece of `pieces` to *out (one append per piece: GCC 12 warns falsely about long
+// chains of std::string operator+).
+void Append(std::string* out, std::initializer_list<std::string_view> pieces) {
+  for (std::string_view p : pieces) out->append(p);
+}
+
 void Nodes(const std::vector<GraphNodeInfo>& nodes, const std::string& prefix, int depth,
            std::string* out) {
   const std::string indent(static_cast<size_t>(depth) * 2 + 2, ' ');
@@ -24,19 +32,21 @@ void Nodes(const std::vector<GraphNodeInfo>& nodes, const std::string& prefix, i
     const GraphNodeInfo& n = nodes[i];
     const std::string id = prefix + std::to_string(i);
     // Two lines: the node's name, then its type and detail.
-    std::string label = "\"" + Escaped(n.name.empty() ? "(unnamed)" : n.name) + "\\n" +
-                        NodeTypeName(n.type) + (n.detail.empty() ? "" : " · " + Escaped(n.detail)) +
-                        "\"";
+    std::string label;
+    Append(&label,
+           {"\"", Escaped(n.name.empty() ? "(unnamed)" : n.name), "\\n", NodeTypeName(n.type)});
+    if (!n.detail.empty()) Append(&label, {" · ", Escaped(n.detail)});
+    label += '"';
     if (n.type == NodeType::kGraph) {
-      *out += indent + "subgraph cluster_" + id + " {\n" + indent + "  label=" + label + ";\n";
-      *out += indent + "  " + id + " [shape=point, label=\"\"];\n";
+      Append(out, {indent, "subgraph cluster_", id, " {\n", indent, "  label=", label, ";\n"});
+      Append(out, {indent, "  ", id, " [shape=point, label=\"\"];\n"});
       Nodes(n.children, id + "_", depth + 1, out);
-      *out += indent + "}\n";
+      Append(out, {indent, "}\n"});
     } else {
-      *out += indent + id + " [shape=box, label=" + label + "];\n";
+      Append(out, {indent, id, " [shape=box, label=", label, "];\n"});
     }
     for (uint32_t d : n.dependencies)
-      *out += indent + prefix + std::to_string(d) + " -> " + id + ";\n";
+      Append(out, {indent, prefix, std::to_string(d), " -> ", id, ";\n"});
   }
 }
 
