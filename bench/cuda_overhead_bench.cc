@@ -1,6 +1,8 @@
-// CUDA backend overhead: each VMM operation on 2 MiB pages and each graph operation, made through
-// raw driver/runtime calls (the same entry points the engine uses) and through the Engine, in
-// alternating iterations so drift hits both; figures are medians. Also the device time of the
+// CUDA backend overhead: each VMM operation on 2 MiB pages and each graph operation (capture,
+// instantiate, whole-graph update, replay, and the per-node updates: kernel and memset node
+// parameters, enable/disable), made through raw driver/runtime calls (the same entry points the
+// engine uses) and through the Engine, in alternating iterations so drift hits both; figures are
+// medians. Also the device time of the
 // matmul kernel at 256^2 and 8192^2. Prints figures; asserts nothing. Without a usable CUDA device
 // it prints "skipped: ..." and exits 0.
 //
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "kernels/kernels.h"
+#include "kernels/launch_config.h"
 #include "runner/engine/cuda/cuda_call.h"
 #include "runner/engine/cuda/cuda_engine.h"
 #include "runner/engine/cuda/driver_api.h"
@@ -126,9 +129,10 @@ bool BenchGraphs(vmm::Engine& engine, vmm::DevicePtr a, vmm::DevicePtr b, vmm::D
            vmm::kernels::LaunchMatmul(fa, fb, fc, n, n, n, stream) == 0 &&
            cudaStreamEndCapture(stream, g) == cudaSuccess;
   };
+  // As the executor captures: every node is named after its step (one cudaStreamGetCaptureInfo).
   auto eng_capture = [&](vmm::GraphHandle* g) {
     return Check(engine.BeginCapture()) && Check(engine.Matmul({a, b, c, n, n, n}, nullptr)) &&
-           Check(engine.EndCapture(g));
+           Check(engine.NameCapturedNode("matmul")) && Check(engine.EndCapture(g));
   };
   Series instantiate, update, replay, replay_timed;
   bool ok = true;
@@ -177,6 +181,104 @@ bool BenchGraphs(vmm::Engine& engine, vmm::DevicePtr a, vmm::DevicePtr b, vmm::D
   return true;
 }
 
+// Per-node updates of an exec holding a memset of C and C = A·B: cudaGraphExecKernelNodeSetParams
+// (the matmul reads A and B in turn), cudaGraphExecMemsetNodeSetParams (a new value) and
+// cudaGraphNodeSetEnabled (off and on), raw vs Engine::SetNodeParams / SetNodeEnabled.
+bool BenchNodeUpdates(vmm::Engine& engine, vmm::DevicePtr a, vmm::DevicePtr b, vmm::DevicePtr c,
+                      uint32_t n, int iters) {
+  cudaStream_t stream = nullptr;
+  if (!Check(CUDA_CALL(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)))) return false;
+  auto* fa = reinterpret_cast<const float*>(a);
+  auto* fb = reinterpret_cast<const float*>(b);
+  auto* fc = reinterpret_cast<float*>(c);
+  const uint64_t count = uint64_t{n} * n;
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  bool ok = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess &&
+            cudaMemsetAsync(fc, 0, count * 4, stream) == cudaSuccess &&
+            vmm::kernels::LaunchMatmul(fa, fb, fc, n, n, n, stream) == 0 &&
+            cudaStreamEndCapture(stream, &graph) == cudaSuccess &&
+            cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess;
+  cudaGraphNode_t nodes[2] = {nullptr, nullptr}, kernel = nullptr, memset = nullptr;
+  size_t num = 2;
+  ok = ok && cudaGraphGetNodes(graph, nodes, &num) == cudaSuccess && num == 2;
+  for (size_t i = 0; ok && i < num; ++i) {
+    cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
+    ok = cudaGraphNodeGetType(nodes[i], &type) == cudaSuccess;
+    (type == cudaGraphNodeTypeKernel ? kernel : memset) = nodes[i];
+  }
+  cudaMemsetParams memset_params = {};
+  ok = ok && kernel != nullptr && memset != nullptr &&
+       cudaGraphMemsetNodeGetParams(memset, &memset_params) == cudaSuccess;
+  const vmm::kernels::LaunchConfig launch = vmm::kernels::MatmulLaunch(n, n);
+  auto raw_kernel = [&](const float* left) {
+    const float* ka = left;
+    const float* kb = fb;
+    float* kc = fc;
+    uint32_t m = n, nn = n, k = n;
+    void* args[] = {&ka, &kb, &kc, &m, &nn, &k};
+    cudaKernelNodeParams p = {};
+    p.func = const_cast<void*>(vmm::kernels::MatmulKernelSymbol());
+    p.gridDim = dim3(launch.grid[0], launch.grid[1], launch.grid[2]);
+    p.blockDim = dim3(launch.block[0], launch.block[1], launch.block[2]);
+    p.sharedMemBytes = launch.shared_bytes;
+    p.kernelParams = args;
+    return cudaGraphExecKernelNodeSetParams(exec, kernel, &p) == cudaSuccess;
+  };
+  vmm::GraphHandle h;
+  vmm::ExecHandle e;
+  ok = ok && Check(engine.BeginCapture()) && Check(engine.Memset(c, count, 0, nullptr)) &&
+       Check(engine.NameCapturedNode("zero C")) &&
+       Check(engine.Matmul({a, b, c, n, n, n}, nullptr)) &&
+       Check(engine.NameCapturedNode("C = A·B")) && Check(engine.EndCapture(&h)) &&
+       Check(engine.Instantiate(h, &e));
+  Series kernel_params, memset_params_s, enable;
+  for (int i = 0; i < iters && ok; ++i) {
+    const float* left = i % 2 == 0 ? fb : fa;  // A·B or B·B: both read valid memory
+    memset_params.value = static_cast<unsigned>(i & 0xff);  // a byte memset (cudaMemsetAsync)
+    ok =
+        Time(kernel_params.raw, [&] { return raw_kernel(left); }) &&
+        Time(memset_params_s.raw,
+             [&] {
+               return cudaGraphExecMemsetNodeSetParams(exec, memset, &memset_params) == cudaSuccess;
+             }) &&
+        Time(enable.raw, [&] {
+          return cudaGraphNodeSetEnabled(exec, memset, 0) == cudaSuccess &&
+                 cudaGraphNodeSetEnabled(exec, memset, 1) == cudaSuccess;
+        });
+    vmm::NodeParams mm;
+    mm.kind = vmm::NodeParams::Kind::kMatmul;
+    mm.matmul = {i % 2 == 0 ? b : a, b, c, n, n, n};
+    vmm::NodeParams ms;
+    ms.kind = vmm::NodeParams::Kind::kMemset;
+    ms.dst = c;
+    ms.count = count;
+    ms.pattern = static_cast<uint32_t>(i);
+    ok =
+        ok &&
+        Time(kernel_params.engine, [&] { return Check(engine.SetNodeParams(e, "C = A·B", mm)); }) &&
+        Time(memset_params_s.engine,
+             [&] { return Check(engine.SetNodeParams(e, "zero C", ms)); }) &&
+        Time(enable.engine, [&] {
+          return Check(engine.SetNodeEnabled(e, "zero C", false)) &&
+                 Check(engine.SetNodeEnabled(e, "zero C", true));
+        });
+  }
+  if (exec != nullptr) cudaGraphExecDestroy(exec);
+  if (graph != nullptr) cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+  if (!ok) {
+    std::fprintf(stderr, "error: a per-node update failed\n");
+    return false;
+  }
+  ok = Check(engine.DestroyExec(e)) && Check(engine.DestroyGraph(h));
+  std::printf("per-node update, %u^2 matmul (us) %10s %10s %9s\n", n, "raw", "engine", "diff");
+  PrintDiff("kernel node params", kernel_params);
+  PrintDiff("memset node params", memset_params_s);
+  PrintDiff("disable + enable node", enable);
+  return ok;
+}
+
 // Median device time of `runs` matmuls n x n x n (event timing, as the executor asks for it);
 // then, when graph_iters > 0, the graph figures on the same buffers.
 bool BenchMatmul(vmm::Engine& engine, uint32_t n, int runs, int graph_iters) {
@@ -201,7 +303,10 @@ bool BenchMatmul(vmm::Engine& engine, uint32_t n, int runs, int graph_iters) {
   const double median = Median(us);
   std::printf("matmul %u^2 fp32: %.1f us device time (median of %d), %.2f TFLOP/s\n", n, median,
               runs, 2.0 * static_cast<double>(n) * n * n / (median * 1e6));
-  if (graph_iters > 0) return BenchGraphs(engine, va[0], va[1], va[2], n, graph_iters);
+  if (graph_iters > 0) {
+    return BenchGraphs(engine, va[0], va[1], va[2], n, graph_iters) &&
+           BenchNodeUpdates(engine, va[0], va[1], va[2], n, graph_iters);
+  }
   return true;  // the engine frees the buffers when it goes
 }
 

@@ -91,7 +91,13 @@ class NullEngine final : public vmm::Engine {
   vmm::Status Matmul(const vmm::MatmulArgs&, vmm::OpTiming*) override { return {}; }
   vmm::Status BeginCapture() override { return {}; }
   vmm::Status EndCapture(vmm::GraphHandle*) override { return {}; }
-  vmm::Status Instantiate(vmm::GraphHandle, vmm::ExecHandle*) override { return {}; }
+  vmm::Status CaptureLane(int) override { return {}; }
+  vmm::Status NameCapturedNode(const std::string&) override { return {}; }
+  vmm::Status DescribeGraph(vmm::GraphHandle, vmm::GraphStructure*) override { return {}; }
+  vmm::Status InstantiateWith(vmm::GraphHandle, const vmm::InstantiateOptions&, vmm::ExecHandle*,
+                              vmm::InstantiateInfo*) override {
+    return {};
+  }
   vmm::Status Replay(vmm::ExecHandle, vmm::OpTiming*) override { return {}; }
   vmm::Status Update(vmm::ExecHandle, vmm::GraphHandle, vmm::UpdateResult*) override { return {}; }
   vmm::Status KernelNodes(vmm::GraphHandle, std::vector<vmm::KernelNodeParams>*) override {

@@ -49,6 +49,12 @@ foreach(scenario IN LISTS scenarios)
 endforeach()
 
 if(REFRESH)
+  # Each run also writes a DOT file per captured graph beside its report; a baseline keeps the
+  # structure in the JSON (graphs, structure_hash), so the DOT files are not kept.
+  file(GLOB dots ${baselines}/*.dot)
+  if(dots)
+    file(REMOVE ${dots})
+  endif()
   message(STATUS "rewrote the baselines in ${baselines}; review `git diff` and commit the reason")
   return()
 endif()

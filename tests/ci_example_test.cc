@@ -376,7 +376,8 @@ TEST_F(CiExampleHostJob, PassesOnTheReferenceScenarios) {
   // step passes when nothing regressed, whatever it lists.
   EXPECT_NE(output.find(" 0 regressions, "), std::string::npos) << output;
   EXPECT_NE(output.find("result: pass"), std::string::npos) << output;
-  // One report per scenario, and one per point of a sweep (named <scenario>.<axis>=<value>,...).
+  // One report per scenario, and one per point of a sweep (named <scenario>.<axis>=<value>,...);
+  // graphs add DOT files beside them.
   size_t reports = 0, point_reports = 0, scenarios = 0, sweeps = 0;
   for (const auto& entry : fs::directory_iterator(repo_ / "out")) {
     if (entry.path().extension() != ".json") continue;

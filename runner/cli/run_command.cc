@@ -24,6 +24,7 @@
 #include "runner/exec/step_targets.h"
 #include "runner/plan/plan.h"
 #include "runner/report/atomic_file.h"
+#include "runner/report/graph_dot_files.h"
 #include "runner/report/junit.h"
 #include "runner/report/report_io.h"
 #include "runner/report/report_path.h"
@@ -156,11 +157,15 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
   report.buffers = BufferTable(plan);
   AddTargets(plan, &report.steps);
   if (scenario->fold_loops) FoldRepeatedSteps(TemplatesOf(*scenario), &report.steps);
+  report.graphs = std::move(outcome.graphs);
   report.vars = scenario->vars;
   if (point != nullptr)
     for (const VarOverride& v : *point) report.sweep_point.emplace_back(v.name, v.value);
   report.summary = outcome.summary;
 
+  // Each captured graph's DOT text beside the report (a failure costs the file, not the report).
+  if (Status dots = report::WriteGraphDotFiles(report_path, &report); !dots.ok())
+    err << "vmm-run: warning: cannot write a graph's DOT file: " << dots.message() << "\n";
   Status written = report::WriteReport(report, report_path);
   if (!options.quiet) out << "\n";
   ConsoleLog::PrintSummary(report, written.ok() ? report_path : "", out);

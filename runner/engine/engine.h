@@ -8,8 +8,13 @@
 //   SetAccess -> cuMemSetAccess        Memset    -> cuMemsetD32Async
 //   GetAccess -> cuMemGetAccess        SelectDevice -> cudaSetDevice (which stream work goes to)
 //   BeginCapture/EndCapture -> cudaStreamBeginCapture/EndCapture   Instantiate ->
-//   cudaGraphInstantiate Replay -> cudaGraphLaunch + sync      Update -> cudaGraphExecUpdate
-//   KernelNodes -> cudaGraphGetNodes + cudaGraphKernelNodeGetParams
+//   cudaGraphInstantiateWithFlags (+ cudaGraphUpload)   Replay -> cudaGraphLaunch + sync
+//   Update -> cudaGraphExecUpdate   KernelNodes -> cudaGraphGetNodes + cudaGraphKernelNodeGetParams
+//   SetNodeParams -> cudaGraphExec{Kernel,Memset,Memcpy}NodeSetParams   SetNodeEnabled ->
+//   cudaGraphNodeSetEnabled   GraphAlloc/GraphFree -> cudaMallocAsync/cudaFreeAsync
+//   TrimGraphMemory -> cudaDeviceGraphMemTrim   GraphMemory -> cudaDeviceGetGraphMemAttribute
+//   DescribeGraph -> cudaGraphGetNodes, cudaGraphNodeGetDependencies, the nodes' params and
+//   cudaGraphDebugDotPrint
 //   MemoryInfo -> cuMemGetInfo            Granularity -> cuMemGetAllocationGranularity
 //   AllocProperties -> cuMemGetAllocationPropertiesFromHandle
 //   Retain -> cuMemRetainAllocationHandle   AddressRange -> cuMemGetAddressRange
@@ -27,10 +32,11 @@
 //     illegal-address crash inference engines hit in practice.
 //   - Free needs the range fully unmapped.
 //
-// Kernels (Fill, Matmul, Memset) run on the selected device's in-order stream (SelectDevice; the
-// engine's own device unless another was selected). Between BeginCapture
-// and EndCapture, Fill and Matmul are recorded into the graph instead of running (their OpTiming
-// stays unmeasured); capturing Memset is not supported yet.
+// Work (Fill, Matmul, Memset, CopyDevice, CopyFromHost, HostFunction) runs on the selected
+// device's in-order stream (SelectDevice; the engine's own device unless another was selected).
+// Between BeginCapture and EndCapture it is recorded into the graph instead of running (its
+// OpTiming stays unmeasured), each call making one node on the current capture lane (see
+// CaptureLane); the caller names that node with NameCapturedNode right after the call.
 //
 // Matmul contract (so host and device results are bit-identical): row-major fp32,
 // C[m x n] = A[m x k] * B[k x n], each element accumulated as acc = fmaf(A[i,p], B[p,j], acc) for
@@ -53,6 +59,7 @@
 #include "runner/base/status.h"
 #include "runner/vocab/access.h"
 #include "runner/vocab/alloc_props.h"
+#include "runner/vocab/graph_node.h"
 
 namespace vmm {
 
@@ -120,9 +127,65 @@ struct MatmulArgs {
 
 struct UpdateResult {
   UpdateCode code = UpdateCode::kError;
-  int64_t error_node = -1;  // index (capture order) of the node that blocked the update, -1 if none
-  std::string api_error;    // the API's own error name when it returned one
-                            // ("cudaErrorGraphExecUpdateFailure")
+  // The node of the updating graph that blocked the update (cudaGraphExecUpdateResultInfo's
+  // errorNode), by the name NameCapturedNode gave it; "" when the API names none. For a changed
+  // dependency, error_from_node names the mismatched dependency (errorFromNode).
+  std::string error_node, error_from_node;
+  std::string api_error;  // the API's own error name when it returned one
+                          // ("cudaErrorGraphExecUpdateFailure")
+};
+
+// How Instantiate makes an exec (cudaGraphInstantiateWithFlags and cudaGraphUpload).
+struct InstantiateOptions {
+  bool upload = false;               // cudaGraphUpload on the engine's stream, waited for
+  bool auto_free_on_launch = false;  // cudaGraphInstantiateFlagAutoFreeOnLaunch
+  bool device_launch = false;        // cudaGraphInstantiateFlagDeviceLaunch
+};
+// What Instantiate did and how long each part took (host wall time, microseconds).
+struct InstantiateInfo {
+  double instantiate_us = 0;
+  double upload_us = -1;         // < 0: no upload
+  unsigned long long flags = 0;  // the cudaGraphInstantiateFlags value passed
+};
+
+// The new parameters of one node of an executable graph (SetNodeParams). One kind per node type
+// the language can change; the others stay unset.
+struct NodeParams {
+  enum class Kind { kFill, kMatmul, kMemset, kCopy } kind = Kind::kFill;
+  DevicePtr dst = 0, src = 0;  // fill, memset, copy: the destination; copy: the source
+  uint64_t count = 0;          // fill, memset: 32-bit elements; copy: bytes
+  uint64_t seed = 0;           // fill
+  uint32_t pattern = 0;        // memset
+  MatmulArgs matmul;           // matmul
+};
+
+// One memory range a node touches: reads (Access::kRead) or writes (Access::kReadWrite).
+struct NodeOperand {
+  DevicePtr va = 0;
+  uint64_t bytes = 0;
+  Access access = Access::kRead;
+  bool operator==(const NodeOperand&) const = default;
+};
+// One node of a graph as the backend holds it (DescribeGraph).
+struct GraphNodeInfo {
+  std::string name;  // given by NameCapturedNode; "" for a node nobody named
+  NodeType type = NodeType::kEmpty;
+  // What it does, the same words on every backend: the kernel's name; "device_to_device" or
+  // "host_to_device"; "value 0x..." (memset); "event N"; "bytes N" (mem_alloc); "" otherwise.
+  std::string detail;
+  std::vector<uint32_t> dependencies;   // indices into the graph's node list, in edge order
+  std::vector<NodeOperand> operands;    // memory it reads and writes (mem_alloc: the allocation)
+  std::vector<GraphNodeInfo> children;  // a child graph node: the child's nodes
+};
+struct GraphStructure {
+  // Named nodes in the order they were named (capture order), then any others.
+  std::vector<GraphNodeInfo> nodes;
+  std::string dot;  // Graphviz text: cudaGraphDebugDotPrint on CUDA, the same structure on host
+};
+
+// The graph memory pool of the device (cudaDeviceGetGraphMemAttribute), bytes.
+struct GraphMemoryUsage {
+  uint64_t used_current = 0, used_high = 0, reserved_current = 0, reserved_high = 0;
 };
 
 // The launch parameters of one kernel node, as the backend stores them: two captures whose nodes
@@ -257,8 +320,49 @@ class Engine {
   // --- Graphs ---
   virtual Status BeginCapture() { return Refuse("BeginCapture"); }
   virtual Status EndCapture(GraphHandle* /*out*/) { return Refuse("EndCapture"); }
-  virtual Status Instantiate(GraphHandle /*graph*/, ExecHandle* /*out*/) {
+  // Capture lanes: lane 0 is the capturing stream; lane N > 0 is a stream of the engine that
+  // joins the capture when ForkLane makes it wait for another lane (an event recorded on `from`
+  // and waited for on `to`: no node). Work captured after CaptureLane(n) goes to lane n.
+  // JoinLane makes `into` wait for everything captured on `from`. Every lane that was forked must
+  // be joined into lane 0 (directly or through others) before EndCapture. Outside a capture these
+  // fail.
+  virtual Status CaptureLane(int /*lane*/) { return Refuse("CaptureLane"); }
+  virtual Status ForkLane(int /*from*/, int /*to*/) { return Refuse("ForkLane"); }
+  virtual Status JoinLane(int /*from*/, int /*into*/) { return Refuse("JoinLane"); }
+  // Names the node the last call made on the current lane (the step that made it). Fails when
+  // that call made no node.
+  virtual Status NameCapturedNode(const std::string& /*name*/) {
+    return Refuse("NameCapturedNode");
+  }
+  // Capture only: an event record node / event wait node on event `event` (the engine keeps one
+  // event per number, created on first use).
+  virtual Status RecordEvent(int /*event*/) { return Refuse("RecordEvent"); }
+  virtual Status WaitEvent(int /*event*/) { return Refuse("WaitEvent"); }
+  // A host function on the stream (cudaLaunchHostFunc; in a capture, a host node). When it runs it
+  // adds one to host_calls(). Outside a capture the call waits for it.
+  virtual Status HostFunction(OpTiming* /*timing*/) { return Refuse("HostFunction"); }
+  // How many host functions have run so far.
+  virtual uint64_t host_calls() const { return 0; }
+  // Capture only: a graph allocation of `bytes` (cudaMallocAsync while capturing: a mem alloc
+  // node); *ptr receives its address, fixed for the graph's life.
+  virtual Status GraphAlloc(uint64_t /*bytes*/, DevicePtr* /*ptr*/) { return Refuse("GraphAlloc"); }
+  // Frees a graph allocation: in a capture a mem free node, else cudaFreeAsync on the stream.
+  virtual Status GraphFree(DevicePtr /*ptr*/) { return Refuse("GraphFree"); }
+  // Capture only: embeds a copy of `child` as one child graph node.
+  virtual Status CaptureChildGraph(GraphHandle /*child*/) { return Refuse("CaptureChildGraph"); }
+  // The graph memory pool (waits for the stream first).
+  virtual Status GraphMemory(GraphMemoryUsage* /*out*/) { return Refuse("GraphMemory"); }
+  virtual Status TrimGraphMemory() { return Refuse("TrimGraphMemory"); }
+
+  // Instantiates `graph` with `options`; `info` (may be null) says what was done and how long it
+  // took.
+  virtual Status InstantiateWith(GraphHandle /*graph*/, const InstantiateOptions& /*options*/,
+                                 ExecHandle* /*out*/, InstantiateInfo* /*info*/) {
     return Refuse("Instantiate");
+  }
+  // cudaGraphInstantiate with no flags.
+  Status Instantiate(GraphHandle graph, ExecHandle* out) {
+    return InstantiateWith(graph, InstantiateOptions{}, out, nullptr);
   }
   // Launches the executable graph and waits for it.
   virtual Status Replay(ExecHandle /*exec*/, OpTiming* /*timing*/) { return Refuse("Replay"); }
@@ -267,9 +371,25 @@ class Engine {
   virtual Status Update(ExecHandle /*exec*/, GraphHandle /*graph*/, UpdateResult* /*result*/) {
     return Refuse("Update");
   }
+  // Per-node updates of an exec. `node` is the name of a node of the graph the exec was
+  // instantiated from (that graph must still exist). SetNodeParams changes what the node does on
+  // later launches (its kind must match the node's); SetNodeEnabled turns a kernel, memset or
+  // memcpy node off (it does nothing when the exec runs) or on again.
+  virtual Status SetNodeParams(ExecHandle /*exec*/, const std::string& /*node*/,
+                               const NodeParams& /*params*/) {
+    return Refuse("SetNodeParams");
+  }
+  virtual Status SetNodeEnabled(ExecHandle /*exec*/, const std::string& /*node*/,
+                                bool /*enabled*/) {
+    return Refuse("SetNodeEnabled");
+  }
   // Kernel nodes of `graph` in capture order.
   virtual Status KernelNodes(GraphHandle /*graph*/, std::vector<KernelNodeParams>* /*out*/) {
     return Refuse("KernelNodes");
+  }
+  // The nodes and edges of `graph`, read back from the backend.
+  virtual Status DescribeGraph(GraphHandle /*graph*/, GraphStructure* /*out*/) {
+    return Refuse("DescribeGraph");
   }
   virtual Status DestroyGraph(GraphHandle /*graph*/) { return Refuse("DestroyGraph"); }
   virtual Status DestroyExec(ExecHandle /*exec*/) { return Refuse("DestroyExec"); }

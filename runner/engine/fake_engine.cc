@@ -164,6 +164,7 @@ Status FakeEngine::BeginCapture() {
   }
   capturing_ = true;
   capture_.clear();
+  capture_names_.clear();
   Record("BeginCapture()");
   return Status::Ok();
 }
@@ -176,18 +177,62 @@ Status FakeEngine::EndCapture(GraphHandle* out) {
   capturing_ = false;
   out->value = next_graph_++;
   graphs_[out->value] = std::move(capture_);
+  capture_names_.resize(graphs_[out->value].size());
+  graph_names_[out->value] = std::move(capture_names_);
   capture_.clear();
+  capture_names_.clear();
   Record("EndCapture() -> " + Hex(out->value));
   return Status::Ok();
 }
 
-Status FakeEngine::Instantiate(GraphHandle graph, ExecHandle* out) {
+Status FakeEngine::CaptureLane(int lane) {
+  const std::string line = "CaptureLane(" + std::to_string(lane) + ")";
+  VMM_RETURN_IF_ERROR(Enter("CaptureLane", line));
+  if (!capturing_) return Fail(line, RuntimeError("fake engine: not capturing"));
+  if (lane != 0) return Fail(line, RuntimeError("fake engine: one capture lane only"));
+  Record(line);
+  return Status::Ok();
+}
+
+Status FakeEngine::NameCapturedNode(const std::string& name) {
+  const std::string line = "NameCapturedNode(" + name + ")";
+  VMM_RETURN_IF_ERROR(Enter("NameCapturedNode", line));
+  if (!capturing_ || capture_.empty() || capture_names_.size() >= capture_.size()) {
+    return Fail(line, RuntimeError("fake engine: no node to name"));
+  }
+  capture_names_.resize(capture_.size() - 1);
+  capture_names_.push_back(name);
+  Record(line);
+  return Status::Ok();
+}
+
+Status FakeEngine::DescribeGraph(GraphHandle graph, GraphStructure* out) {
+  const std::string line = "DescribeGraph(graph=" + Hex(graph.value) + ")";
+  VMM_RETURN_IF_ERROR(Enter("DescribeGraph", line));
+  auto it = graphs_.find(graph.value);
+  if (it == graphs_.end()) return Fail(line, Unknown("graph", graph.value));
+  *out = GraphStructure{};
+  for (size_t i = 0; i < it->second.size(); ++i) {
+    GraphNodeInfo node;
+    node.name = graph_names_[graph.value][i];
+    node.type = NodeType::kKernel;
+    node.detail = it->second[i].function;
+    if (i > 0) node.dependencies = {static_cast<uint32_t>(i - 1)};
+    out->nodes.push_back(std::move(node));
+  }
+  Record(line);
+  return Status::Ok();
+}
+
+Status FakeEngine::InstantiateWith(GraphHandle graph, const InstantiateOptions&, ExecHandle* out,
+                                   InstantiateInfo* info) {
   const std::string line = "Instantiate(graph=" + Hex(graph.value) + ")";
   VMM_RETURN_IF_ERROR(Enter("Instantiate", line));
   auto it = graphs_.find(graph.value);
   if (it == graphs_.end()) return Fail(line, Unknown("graph", graph.value));
   out->value = next_exec_++;
   execs_[out->value] = it->second.size();
+  if (info != nullptr) *info = InstantiateInfo{1, -1, 0};
   Record(line + " -> " + Hex(out->value));
   return Status::Ok();
 }

@@ -15,6 +15,9 @@
 //   - Fill/Matmul while capturing append a kernel node whose KernelNodeParams match the host and
 //     CUDA backends (name, launch geometry, arguments packed as the CUDA ABI lays them out);
 //     outside a capture they report gpu_us = 1. Replay reports gpu_us = 1 per node.
+//   - NameCapturedNode names the last recorded node; CaptureLane accepts lane 0 only (the fake
+//     has one capture stream). DescribeGraph reports a graph's nodes as a chain of kernel nodes
+//     with their names and kernel names (no operands, no DOT text).
 //   - KernelNodes returns a graph's recorded nodes; graph calls with an unknown handle fail with
 //     "fake engine: unknown graph 0x7" (or exec); BeginCapture while capturing and EndCapture
 //     without one fail too.
@@ -81,7 +84,11 @@ class FakeEngine final : public Engine {
   Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
   Status BeginCapture() override;
   Status EndCapture(GraphHandle* out) override;
-  Status Instantiate(GraphHandle graph, ExecHandle* out) override;
+  Status CaptureLane(int lane) override;
+  Status NameCapturedNode(const std::string& name) override;
+  Status InstantiateWith(GraphHandle graph, const InstantiateOptions& options, ExecHandle* out,
+                         InstantiateInfo* info) override;
+  Status DescribeGraph(GraphHandle graph, GraphStructure* out) override;
   Status Replay(ExecHandle exec, OpTiming* timing) override;
   Status Update(ExecHandle exec, GraphHandle graph, UpdateResult* result) override;
   Status KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>* out) override;
@@ -107,7 +114,7 @@ class FakeEngine final : public Engine {
   std::vector<std::string> calls_;
   std::map<std::string, int> call_counts_;
   std::map<std::pair<std::string, int>, Status> failures_;
-  UpdateResult update_result_{UpdateCode::kSuccess, -1, ""};
+  UpdateResult update_result_{UpdateCode::kSuccess, "", "", ""};
   std::optional<uint64_t> checksum_;  // unset: the hash of zeros
   CompareResult compare_result_;
   Access get_access_ = Access::kReadWrite;
@@ -116,7 +123,9 @@ class FakeEngine final : public Engine {
   uint64_t next_alloc_ = 1, next_graph_ = 1, next_exec_ = 1;
   bool capturing_ = false;
   std::vector<KernelNodeParams> capture_;
+  std::vector<std::string> capture_names_;                    // by node of capture_
   std::map<uint64_t, std::vector<KernelNodeParams>> graphs_;  // by handle value
+  std::map<uint64_t, std::vector<std::string>> graph_names_;  // by handle value
   std::map<uint64_t, size_t> execs_;                          // handle -> node count
 };
 

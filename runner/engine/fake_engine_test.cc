@@ -109,10 +109,11 @@ TEST(FakeEngine, GraphsReplayAndUpdateWithTheConfiguredResult) {
   UpdateResult result;
   ASSERT_TRUE(engine.Update(exec, g2, &result).ok());
   EXPECT_EQ(result.code, UpdateCode::kSuccess);
-  engine.SetUpdateResult({UpdateCode::kErrorTopologyChanged, 0, "cudaErrorGraphExecUpdateFailure"});
+  engine.SetUpdateResult(
+      {UpdateCode::kErrorTopologyChanged, "n0", "", "cudaErrorGraphExecUpdateFailure"});
   ASSERT_TRUE(engine.Update(exec, g1, &result).ok());
   EXPECT_EQ(result.code, UpdateCode::kErrorTopologyChanged);
-  EXPECT_EQ(result.error_node, 0);
+  EXPECT_EQ(result.error_node, "n0");
   EXPECT_EQ(engine.calls().back(), "Update(exec=0x1, graph=0x1) -> error_topology_changed");
   ASSERT_TRUE(engine.DestroyGraph(g1).ok());
   Status s = engine.Instantiate(g1, &exec);

@@ -19,11 +19,13 @@ constexpr FaultKindInfo kKinds[kFaultKindCount] = {
     {"copy", "cudaMemcpyAsync", "CUDA_ERROR_INVALID_VALUE"},
     {"check", "cudaLaunchKernel", "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
     {"capture", "cudaStreamBeginCapture", "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"},
+    {"graph_node", "cudaStreamWaitEvent", "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"},
+    {"graph_memory", "cudaMallocAsync", "CUDA_ERROR_OUT_OF_MEMORY"},
     {"instantiate", "cudaGraphInstantiate", "CUDA_ERROR_OUT_OF_MEMORY"},
     {"replay", "cudaGraphLaunch", "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
     {"update", "cudaGraphExecUpdate", "CUDA_ERROR_INVALID_VALUE"},
     {"query", "cudaGraphGetNodes", "CUDA_ERROR_INVALID_VALUE"},
-    {"select", "cuCtxSetCurrent", "CUDA_ERROR_INVALID_CONTEXT"},
+    {"device", "cudaSetDevice", "CUDA_ERROR_INVALID_DEVICE"},
     {"destroy", "cudaGraphDestroy", "CUDA_ERROR_INVALID_VALUE"},
     {"retain", "cuMemRetainAllocationHandle", "CUDA_ERROR_INVALID_VALUE"},
     {"properties", "cuMemGetAllocationGranularity", "CUDA_ERROR_INVALID_VALUE"},
@@ -74,9 +76,9 @@ Status FaultEngine::SetAccess(DevicePtr va, uint64_t size, std::span<const Devic
 Status FaultEngine::GetAccess(DevicePtr va, int device, Access* out) {
   VMM_FORWARD(kQuery, GetAccess(va, device, out));
 }
-Status FaultEngine::SelectDevice(int device) { VMM_FORWARD(kSelect, SelectDevice(device)); }
+Status FaultEngine::SelectDevice(int device) { VMM_FORWARD(kDevice, SelectDevice(device)); }
 Status FaultEngine::DescribeDevice(int ordinal, DeviceInfo* out) {
-  VMM_FORWARD(kQuery, DescribeDevice(ordinal, out));
+  VMM_FORWARD(kDevice, DescribeDevice(ordinal, out));
 }
 Status FaultEngine::Unmap(DevicePtr va, uint64_t size, SyncNote* note) {
   VMM_FORWARD(kUnmap, Unmap(va, size, note));
@@ -96,10 +98,31 @@ Status FaultEngine::CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpT
 Status FaultEngine::CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) {
   VMM_FORWARD(kCopy, CopyFromHost(dst, src, bytes, timing));
 }
+Status FaultEngine::HostFunction(OpTiming* timing) { VMM_FORWARD(kLaunch, HostFunction(timing)); }
 Status FaultEngine::BeginCapture() { VMM_FORWARD(kCapture, BeginCapture()); }
 Status FaultEngine::EndCapture(GraphHandle* out) { VMM_FORWARD(kCapture, EndCapture(out)); }
-Status FaultEngine::Instantiate(GraphHandle graph, ExecHandle* out) {
-  VMM_FORWARD(kInstantiate, Instantiate(graph, out));
+Status FaultEngine::CaptureLane(int lane) { VMM_FORWARD(kGraphNode, CaptureLane(lane)); }
+Status FaultEngine::ForkLane(int from, int to) { VMM_FORWARD(kGraphNode, ForkLane(from, to)); }
+Status FaultEngine::JoinLane(int from, int into) { VMM_FORWARD(kGraphNode, JoinLane(from, into)); }
+Status FaultEngine::NameCapturedNode(const std::string& name) {
+  VMM_FORWARD(kGraphNode, NameCapturedNode(name));
+}
+Status FaultEngine::RecordEvent(int event) { VMM_FORWARD(kGraphNode, RecordEvent(event)); }
+Status FaultEngine::WaitEvent(int event) { VMM_FORWARD(kGraphNode, WaitEvent(event)); }
+Status FaultEngine::GraphAlloc(uint64_t bytes, DevicePtr* ptr) {
+  VMM_FORWARD(kGraphMemory, GraphAlloc(bytes, ptr));
+}
+Status FaultEngine::GraphFree(DevicePtr ptr) { VMM_FORWARD(kGraphMemory, GraphFree(ptr)); }
+Status FaultEngine::CaptureChildGraph(GraphHandle child) {
+  VMM_FORWARD(kGraphNode, CaptureChildGraph(child));
+}
+Status FaultEngine::GraphMemory(GraphMemoryUsage* out) {
+  VMM_FORWARD(kGraphMemory, GraphMemory(out));
+}
+Status FaultEngine::TrimGraphMemory() { VMM_FORWARD(kGraphMemory, TrimGraphMemory()); }
+Status FaultEngine::InstantiateWith(GraphHandle graph, const InstantiateOptions& options,
+                                    ExecHandle* out, InstantiateInfo* info) {
+  VMM_FORWARD(kInstantiate, InstantiateWith(graph, options, out, info));
 }
 Status FaultEngine::Replay(ExecHandle exec, OpTiming* timing) {
   VMM_FORWARD(kReplay, Replay(exec, timing));
@@ -107,8 +130,18 @@ Status FaultEngine::Replay(ExecHandle exec, OpTiming* timing) {
 Status FaultEngine::Update(ExecHandle exec, GraphHandle graph, UpdateResult* result) {
   VMM_FORWARD(kUpdate, Update(exec, graph, result));
 }
+Status FaultEngine::SetNodeParams(ExecHandle exec, const std::string& node,
+                                  const NodeParams& params) {
+  VMM_FORWARD(kUpdate, SetNodeParams(exec, node, params));
+}
+Status FaultEngine::SetNodeEnabled(ExecHandle exec, const std::string& node, bool enabled) {
+  VMM_FORWARD(kUpdate, SetNodeEnabled(exec, node, enabled));
+}
 Status FaultEngine::KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>* out) {
   VMM_FORWARD(kQuery, KernelNodes(graph, out));
+}
+Status FaultEngine::DescribeGraph(GraphHandle graph, GraphStructure* out) {
+  VMM_FORWARD(kQuery, DescribeGraph(graph, out));
 }
 Status FaultEngine::DestroyGraph(GraphHandle graph) { VMM_FORWARD(kDestroy, DestroyGraph(graph)); }
 Status FaultEngine::DestroyExec(ExecHandle exec) { VMM_FORWARD(kDestroy, DestroyExec(exec)); }

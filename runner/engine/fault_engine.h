@@ -14,6 +14,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "runner/engine/engine.h"
 
@@ -28,15 +31,18 @@ enum class FaultKind : uint8_t {
   kMap,
   kSetAccess,
   kUnmap,
-  kLaunch,   // kernels: Fill, Matmul, Memset
-  kCopy,     // CopyDevice, CopyFromHost, CopyToHost
-  kCheck,    // Checksum, Compare (kernels that read data back)
-  kCapture,  // BeginCapture, EndCapture
-  kInstantiate,
+  kLaunch,       // work on the stream: Fill, Matmul, Memset, HostFunction
+  kCopy,         // CopyDevice, CopyFromHost, CopyToHost
+  kCheck,        // Checksum, Compare (kernels that read data back)
+  kCapture,      // BeginCapture, EndCapture
+  kGraphNode,    // capture-only calls that shape the graph: CaptureLane, ForkLane, JoinLane,
+                 // NameCapturedNode, RecordEvent, WaitEvent, CaptureChildGraph
+  kGraphMemory,  // GraphAlloc, GraphFree, GraphMemory, TrimGraphMemory
+  kInstantiate,  // InstantiateWith (and so Instantiate)
   kReplay,
-  kUpdate,
-  kQuery,         // KernelNodes, GetAccess, DescribeDevice
-  kSelect,        // SelectDevice
+  kUpdate,        // Update, SetNodeParams, SetNodeEnabled
+  kQuery,         // KernelNodes, DescribeGraph, GetAccess
+  kDevice,        // SelectDevice, DescribeDevice
   kDestroy,       // DestroyGraph, DestroyExec
   kRetain,        // Retain (a new handle to mapped memory)
   kProperties,    // AllocProperties, Granularity, ProbeCapability (what an allocation gets)
@@ -89,12 +95,29 @@ class FaultEngine final : public Engine {
   Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override;
   Status CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) override;
   Status CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) override;
+  Status HostFunction(OpTiming* timing) override;
+  uint64_t host_calls() const override { return inner_.host_calls(); }  // not a driver call
   Status BeginCapture() override;
   Status EndCapture(GraphHandle* out) override;
-  Status Instantiate(GraphHandle graph, ExecHandle* out) override;
+  Status CaptureLane(int lane) override;
+  Status ForkLane(int from, int to) override;
+  Status JoinLane(int from, int into) override;
+  Status NameCapturedNode(const std::string& name) override;
+  Status RecordEvent(int event) override;
+  Status WaitEvent(int event) override;
+  Status GraphAlloc(uint64_t bytes, DevicePtr* ptr) override;
+  Status GraphFree(DevicePtr ptr) override;
+  Status CaptureChildGraph(GraphHandle child) override;
+  Status GraphMemory(GraphMemoryUsage* out) override;
+  Status TrimGraphMemory() override;
+  Status InstantiateWith(GraphHandle graph, const InstantiateOptions& options, ExecHandle* out,
+                         InstantiateInfo* info) override;
   Status Replay(ExecHandle exec, OpTiming* timing) override;
   Status Update(ExecHandle exec, GraphHandle graph, UpdateResult* result) override;
+  Status SetNodeParams(ExecHandle exec, const std::string& node, const NodeParams& params) override;
+  Status SetNodeEnabled(ExecHandle exec, const std::string& node, bool enabled) override;
   Status KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>* out) override;
+  Status DescribeGraph(GraphHandle graph, GraphStructure* out) override;
   Status DestroyGraph(GraphHandle graph) override;
   Status DestroyExec(ExecHandle exec) override;
   Status CopyToHost(DevicePtr src, uint64_t bytes, void* dst) override;

@@ -258,7 +258,8 @@ Status RunStep<Op::kCopy>(const PlanStep& step, RunState& state, StepRecord& rec
     status = state.engine.CopyFromHost(DataVa(state, step.buffer), snap.words.data(), bytes,
                                        &timing);  // a host copy is always waited for
     record.details.emplace_back("direction", std::string("host_to_device"));
-    record.details.emplace_back("staging", std::string("pageable"));
+    // Captured, the graph keeps its own pinned copy of the snapshot (engine.h).
+    record.details.emplace_back("staging", std::string(state.capturing ? "pinned" : "pageable"));
   } else {
     status = state.engine.CopyDevice(DataVa(state, step.buffer), DataVa(state, step.other), bytes,
                                      timing_out);

@@ -167,6 +167,7 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
   Stopwatch total;
   RunState state(plan, engine);
   RunOutcome outcome;
+  state.graph_records = &outcome.graphs;
   report::Summary& summary = outcome.summary;
   const size_t n = plan.steps.size();
   outcome.steps.reserve(n);

@@ -40,6 +40,7 @@ class StepObserver {
 
 struct RunOutcome {
   std::vector<report::StepRecord> steps;
+  std::vector<report::GraphRecord> graphs;  // each captured graph's structure (and DOT text)
   report::Summary summary;  // exit_code: 0 pass, 1 a check failed, 4 a step failed, 128+N signal
 };
 

@@ -117,7 +117,15 @@ class HookedEngine final : public Engine {
   Status Matmul(const MatmulArgs& a, OpTiming* t) override { return fake.Matmul(a, t); }
   Status BeginCapture() override { return fake.BeginCapture(); }
   Status EndCapture(GraphHandle* g) override { return fake.EndCapture(g); }
-  Status Instantiate(GraphHandle g, ExecHandle* e) override { return fake.Instantiate(g, e); }
+  Status CaptureLane(int lane) override { return fake.CaptureLane(lane); }
+  Status NameCapturedNode(const std::string& n) override { return fake.NameCapturedNode(n); }
+  Status DescribeGraph(GraphHandle g, GraphStructure* o) override {
+    return fake.DescribeGraph(g, o);
+  }
+  Status InstantiateWith(GraphHandle g, const InstantiateOptions& o, ExecHandle* e,
+                         InstantiateInfo* i) override {
+    return fake.InstantiateWith(g, o, e, i);
+  }
   Status Replay(ExecHandle e, OpTiming* t) override { return fake.Replay(e, t); }
   Status Update(ExecHandle e, GraphHandle g, UpdateResult* r) override {
     return fake.Update(e, g, r);

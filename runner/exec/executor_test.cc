@@ -159,13 +159,13 @@ TEST(Executor, UpdateVerdictComparesResultCodes) {
   FakeEngine engine;
   UpdateResult refused;
   refused.code = UpdateCode::kErrorTopologyChanged;
-  refused.error_node = 0;
+  refused.error_node = "matmul C";
   engine.SetUpdateResult(refused);
   RunOutcome out = RunPlan(p.plan, engine, nullptr);
   const report::StepRecord& update = out.steps.back();
   ASSERT_TRUE(update.check.has_value());
   EXPECT_EQ(update.check->expected, "success");
-  EXPECT_EQ(update.check->actual, "error_topology_changed");
+  EXPECT_EQ(update.check->actual, "error_topology_changed at 'matmul C'");
   EXPECT_EQ(update.check->verdict, report::Verdict::kFail);
   EXPECT_EQ(update.status, report::StepStatus::kFailed);
   EXPECT_EQ(out.summary.exit_code, 1);

@@ -42,6 +42,10 @@ struct RunState {
   // later): the granted properties, and the granularity its size was checked against (0: none).
   std::vector<std::optional<AllocProps>> granted;
   std::vector<uint64_t> granularity;
+  // While a capture runs: the lane the engine captures on now (CaptureLane is called on change).
+  bool capturing = false;
+  int capture_lane = 0;
+  std::vector<report::GraphRecord>* graph_records = nullptr;  // every capture's structure
 };
 
 // The address of the first element of buffer or view `slot` (a view: its buffer's reservation
@@ -123,6 +127,13 @@ std::string DescribeStep(const Plan& plan, const PlanStep& step, const report::S
 
 // Runs `step` once through its op's RunStep (the op table's dispatch).
 Status Dispatch(const PlanStep& step, RunState& state, report::StepRecord& record);
+// Records `steps` of a capture body (or a parallel branch) on their lanes, naming each node after
+// its step; each step's record is appended to `records` (a failed one too, marked failed).
+Status CaptureSteps(const std::vector<PlanStep>& steps, RunState& state,
+                    std::vector<report::StepRecord>& records);
+// The report's account of a graph read back from the engine: node names, types, the buffers each
+// touches (addresses matched to the scenario's buffers and views), edges, and the structure hash.
+report::GraphRecord RecordGraph(const GraphStructure& structure, const RunState& state);
 // The memory-family handler shared by the seven VMM ops: compile, call, record.
 Status RunVmmStep(const PlanStep& step, RunState& state, report::StepRecord& record);
 

@@ -19,11 +19,25 @@ void AddBuffer(const char* role, int slot, const Plan& plan, report::Details* ou
     out->emplace_back(role, plan.buffers[slot].name);
 }
 
-void AddTargets(const Plan& plan, const std::vector<PlanStep>& steps,
+// The steps whose records nest under `step`'s record, in record order: a capture's body; a
+// parallel step's branches one after the other (the executor records each branch's steps in turn
+// into the parallel step's body). A set_node's body (the node's new parameters) has no records.
+std::vector<const PlanStep*> RecordedChildren(const PlanStep& step) {
+  std::vector<const PlanStep*> out;
+  if (step.op == Op::kSetNode) return out;
+  for (const PlanStep& s : step.body) out.push_back(&s);
+  for (const std::vector<PlanStep>& branch : step.branches)
+    for (const PlanStep& s : branch) out.push_back(&s);
+  return out;
+}
+
+// Records and steps are matched by index; a run that stopped early has fewer records than steps
+// (a failed capture records the steps up to the failure), so only the common prefix is visited.
+void AddTargets(const Plan& plan, const std::vector<const PlanStep*>& steps,
                 std::vector<report::StepRecord>* records) {
   const size_t n = std::min(steps.size(), records->size());
   for (size_t i = 0; i < n; ++i) {
-    const PlanStep& step = steps[i];
+    const PlanStep& step = *steps[i];
     report::StepRecord& record = (*records)[i];
     report::Details& t = record.targets;
     t.clear();
@@ -41,7 +55,7 @@ void AddTargets(const Plan& plan, const std::vector<PlanStep>& steps,
       t.emplace_back("size_bytes", static_cast<int64_t>(step.size));
       if (step.op == Op::kSetAccess) t.emplace_back("access", std::string(AccessName(step.access)));
     }
-    if (!step.body.empty()) AddTargets(plan, step.body, &record.body);
+    if (!record.body.empty()) AddTargets(plan, RecordedChildren(step), &record.body);
   }
 }
 
@@ -66,7 +80,10 @@ std::vector<report::BufferRecord> BufferTable(const Plan& plan) {
 }
 
 void AddTargets(const Plan& plan, std::vector<report::StepRecord>* records) {
-  AddTargets(plan, plan.steps, records);
+  std::vector<const PlanStep*> steps;
+  steps.reserve(plan.steps.size());
+  for (const PlanStep& s : plan.steps) steps.push_back(&s);
+  AddTargets(plan, steps, records);
 }
 
 }  // namespace vmm

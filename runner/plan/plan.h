@@ -129,7 +129,20 @@ struct PlanStep {
   // `other`; with `other` -1, `offset` is the hint itself (0: none).
   Boxed<PlanQuery> query;  // the queries (kQuery ops)
 
-  std::vector<PlanStep> body;  // capture
+  // Graphs (plan_graphs.cc, plan_graph_nodes.cc).
+  int event = -1;  // record_event / wait_event: event slot
+  int lane = 0;    // capture body: the capture stream the step records on (0: origin)
+  std::vector<int> branch_lanes;  // parallel: each branch's lane (the first is `lane` itself)
+  // Captured steps: the node's name as the engine and the report know it (the label). set_node:
+  // the node to change. update: the step expected to make the error node ("": not checked).
+  std::string node_name;
+  bool upload = false, auto_free_on_launch = false, device_launch = false;  // instantiate
+  int8_t enabled = -1;  // set_node: -1 keep, 0 disable, 1 enable
+
+  // capture: the recorded steps. set_node: one step, the node's new parameters (a step of the
+  // node's op whose fields are the node's after the change), or none when only `enabled` changes.
+  std::vector<PlanStep> body;
+  std::vector<std::vector<PlanStep>> branches;  // parallel: each branch's steps
 };
 
 // set_access's per-device list packed into PlanStep::device_access.
@@ -150,8 +163,8 @@ struct Plan {
   std::string scenario_name;
   uint64_t granularity = 0;
   std::vector<PlanBuffer> buffers;
-  std::vector<std::string> allocs, graphs, execs, snapshots;  // slot -> name
-  std::vector<uint64_t> alloc_sizes;                          // slot -> bytes
+  std::vector<std::string> allocs, graphs, execs, snapshots, events;  // slot -> name
+  std::vector<uint64_t> alloc_sizes;                                  // slot -> bytes
   std::vector<int> alloc_devices;      // slot -> scenario device whose memory it is (-1: host RAM)
   std::vector<AllocSpec> alloc_specs;  // slot -> how create makes it (retain: the size only)
   std::vector<std::string> marks;      // slot -> the mark step's name

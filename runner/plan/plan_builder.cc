@@ -79,6 +79,7 @@ void PlanBuilder::DeclareBuffers() {
   reserved_by_.resize(plan_.buffers.size());
   freed_line_.resize(plan_.buffers.size(), 0);
   last_reserved_size_.resize(plan_.buffers.size(), 0);
+  graph_allocs_.resize(plan_.buffers.size());
 }
 
 int PlanBuilder::DeclareTensor(const BufferDecl& b, const char* kind) {
@@ -117,21 +118,24 @@ int PlanBuilder::DeclareTensor(const BufferDecl& b, const char* kind) {
   }
 }
 
-void PlanBuilder::IndexStepNames(const std::vector<Step>& steps) {
-  // Explicit names are report keys: unique across the file, capture bodies included.
-  auto visit = [&](const Step& s, int index) {
-    if (!s.name.set || s.name.value.empty()) return;
+void PlanBuilder::IndexStepName(const Step& s, int index) {
+  // Explicit names are report keys and node names: unique across the file, capture bodies and
+  // parallel branches included.
+  if (s.name.set && !s.name.value.empty()) {
     auto [it, inserted] =
         step_names_.try_emplace(s.name.value, NamedStep{index, s.op, s.name.loc.line});
     if (!inserted) {
       Error(s.name.loc, "duplicate step name '" + s.name.value + "' (first at line " +
                             std::to_string(it->second.line) + ")");
     }
-  };
-  for (size_t i = 0; i < steps.size(); ++i) {
-    visit(steps[i], static_cast<int>(i));
-    for (const Step& inner : steps[i].steps) visit(inner, -1);
   }
+  for (const Step& inner : s.steps) IndexStepName(inner, -1);
+  for (const std::vector<Step>& branch : s.branches)
+    for (const Step& inner : branch) IndexStepName(inner, -1);
+}
+
+void PlanBuilder::IndexStepNames(const std::vector<Step>& steps) {
+  for (size_t i = 0; i < steps.size(); ++i) IndexStepName(steps[i], static_cast<int>(i));
 }
 
 namespace {
@@ -140,7 +144,7 @@ namespace {
 std::string DefaultLabel(const Step& step) {
   std::string label = OpName(step.op);
   for (const Located<std::string>* target :
-       {&step.buffer, &step.alloc, &step.c, &step.to, &step.exec, &step.graph}) {
+       {&step.buffer, &step.alloc, &step.c, &step.to, &step.exec, &step.graph, &step.event}) {
     if (target->set && !target->value.empty()) return label + " " + target->value;
   }
   return label;
@@ -202,6 +206,11 @@ PlanStep PlanBuilder::Visit(const Step& step, int index, BufferUses* capture_use
     return p;
   }
   p.device = Device(step);
+  if (capture_uses == nullptr && Describe(step.op).has(kCaptureOnly)) {
+    Error(step.loc, std::string("'") + OpName(step.op) +
+                        "' makes a graph node: it can only appear in a capture's steps");
+    return p;
+  }
   (this->*kPlanners[static_cast<size_t>(step.op)])(step, &p, capture_uses);
   return p;
 }

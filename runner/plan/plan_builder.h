@@ -20,6 +20,7 @@
 #include "runner/plan/plan.h"
 #include "runner/plan/reservation_state.h"
 #include "runner/scenario/scenario.h"
+#include "runner/vocab/graph_node.h"
 
 namespace vmm {
 
@@ -31,6 +32,49 @@ class PlanBuilder {
  private:
   // Buffers a graph's kernels touch, with the access each needs (read or read_write).
   using BufferUses = std::vector<std::pair<int, Access>>;
+
+  // The node a captured step makes, as the plan predicts it (plan_graph_nodes.cc).
+  struct NodeModel {
+    std::string name;  // the step's label (the engine's and the report's node name)
+    bool named = false;
+    NodeType type = NodeType::kEmpty;
+    std::vector<int> deps;     // node indices, in the order the capture adds the edges
+    BufferUses uses;           // buffers the node touches (a child graph: all of its nodes')
+    int alloc = -1;            // mem_alloc: the buffer it allocates
+    int freed = -1;            // mem_free: the buffer it frees
+    bool host_source = false;  // memcpy from a snapshot (host memory)
+    PlanStep spec;             // the step's resolved parameters (set_node starts from them)
+  };
+  struct GraphModel {
+    std::vector<NodeModel> nodes;              // in capture order
+    std::vector<std::vector<bool>> ancestors;  // ancestors[n][m]: m precedes n
+    bool memory_nodes = false;                 // holds mem_alloc / mem_free nodes
+    int live_execs = 0;                        // execs instantiated from it and not destroyed
+  };
+  struct ExecModel {
+    int graph = -1;                // graph slot it was instantiated from (node names)
+    std::vector<NodeModel> nodes;  // what each node does now (after updates and set_node)
+    std::vector<bool> enabled;
+    bool auto_free_on_launch = false;
+  };
+  // While a capture body is planned: the lanes (capture streams) and the graph being built.
+  struct CaptureContext {
+    std::string graph;                        // its name, for messages
+    int line = 0;                             // the capture step's line
+    std::vector<std::vector<int>> lane_deps;  // by lane: the nodes the next node will depend on
+    int lane = 0;                             // the lane of the step being planned
+    GraphModel model;
+    bool failed = false;  // a step of the body failed to plan: no node checks after it
+    int device = -1;      // the scenario device of the first kOnDevice step
+    const Step* device_step = nullptr;  // that step (for messages)
+  };
+  // A graph allocation (mem_alloc) by buffer slot.
+  struct GraphAllocation {
+    int graph = -1;      // graph slot of the allocating node; -1: not a graph allocation
+    bool live = false;   // the memory exists now (after a replay that allocated it)
+    int alloc_line = 0;  // line of the mem_alloc step
+    int freed_line = 0;  // line of the step that last freed it (0: never)
+  };
 
   // plan_builder.cc: driver, names; plan_kernels.cc, plan_graphs.cc, plan_checks.cc: the ops.
   void Error(const SourceLoc& loc, std::string message);
@@ -121,6 +165,29 @@ class PlanBuilder {
   // " for device 1" in messages of a scenario with several devices, else "".
   std::string ForDevice(int device) const;
 
+  // plan_graph_nodes.cc: capture bodies, lanes and nodes; graph memory; per-node updates.
+  void CaptureSteps(const std::vector<Step>& steps, int lane, std::vector<PlanStep>* out);
+  // A captured step that runs on a device must run on the capture's (its first such step's):
+  // one capture records one device's stream. Other steps (events, host functions, ...) follow it.
+  void CaptureDevice(const Step& step, PlanStep* p);
+  // Adds the node `p` makes on lane p.lane, with the buffers it touches, and checks its order
+  // against the graph's other nodes (allocation before use, no unordered conflicting access).
+  void AddNode(const Step& step, const PlanStep& p, BufferUses uses);
+  // Why nodes `a` and `b`, which neither precedes, conflict on a buffer (one writes what the other
+  // touches), or "" when they do not.
+  std::string Race(const NodeModel& a, const NodeModel& b) const;
+  // The buffer whose reservation (or graph allocation) holds buffer or view `slot`.
+  int Owner(int slot) const;
+  // Adds `buffer` with `need` to `uses`, keeping the strongest access per buffer.
+  static void AddUse(BufferUses* uses, int buffer, Access need);
+  // Replay of exec `e`: the buffers its enabled nodes touch, then its graph allocations.
+  void ReplayExec(const Step& step, int exec);
+  void ResolveEvent(const Step& step, PlanStep* p);
+  // set_node: the node's new parameters in p->body, checked.
+  void SetNode(const Step& step, PlanStep* p);
+  // A check the exec's nodes must pass after a change: no two unordered nodes conflict.
+  void CheckExecRaces(const Step& step, const ExecModel& exec);
+
   const Scenario& scenario_;
   std::vector<Diagnostic>* diagnostics_;
   Plan plan_;
@@ -134,7 +201,11 @@ class PlanBuilder {
   std::unordered_map<std::string, int> marks_;  // mark step name -> mark slot, as they come
 
   NameTable allocs_, graphs_, execs_;
-  std::vector<BufferUses> graph_uses_, exec_uses_;  // by graph / exec slot
+  std::vector<GraphModel> graph_models_;       // by graph slot
+  std::vector<ExecModel> exec_models_;         // by exec slot
+  std::vector<GraphAllocation> graph_allocs_;  // by buffer slot
+  std::unordered_map<std::string, int> event_slots_;
+  CaptureContext* capture_ = nullptr;  // non-null while a capture body is planned
   // The scenario device a graph's kernels were captured on / an exec runs on, by slot.
   std::vector<int> graph_devices_, exec_devices_;
 
@@ -150,6 +221,7 @@ class PlanBuilder {
     Op op = Op::kSynchronize;
     int line = 0;
   };
+  void IndexStepName(const Step& step, int index);
   std::unordered_map<std::string, NamedStep> step_names_;  // explicit names, first occurrence
 };
 

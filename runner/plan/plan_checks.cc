@@ -124,16 +124,20 @@ void PlanBuilder::DecodeExpect(
 }
 
 // copy: `to` is a buffer or view; `from` a buffer or view (device to device) or a snapshot (host
-// to device: a restore). Both sides have the same size.
+// to device: a restore). Both sides have the same size. In a capture the buffers are recorded in
+// the node (checked at replay) and a snapshot source makes a memcpy node from host memory.
 template <>
-void PlanBuilder::PlanOp<Op::kCopy>(const Step& step, PlanStep* p, BufferUses*) {
+void PlanBuilder::PlanOp<Op::kCopy>(const Step& step, PlanStep* p, BufferUses* capture_uses) {
+  auto use = [&](int buffer, Access need, const char* what, const Located<std::string>& field) {
+    if (capture_uses != nullptr) return AddUse(capture_uses, buffer, need);
+    Use(buffer, need, what, At(field, step), p->device);
+  };
   p->buffer = ResolveBuffer(step.to, step);
-  if (p->buffer >= 0)
-    Use(p->buffer, Access::kReadWrite, "copy writes", At(step.to, step), p->device);
+  if (p->buffer >= 0) use(p->buffer, Access::kReadWrite, "copy writes", step.to);
   uint64_t from_bytes = 0;
   if (buffer_slots_.count(step.from.value) != 0) {
     p->other = ResolveBuffer(step.from, step);
-    Use(p->other, Access::kRead, "copy reads", At(step.from, step), p->device);
+    use(p->other, Access::kRead, "copy reads", step.from);
     from_bytes = plan_.buffers[p->other].bytes;
     if (p->buffer >= 0 && Overlap(p->buffer, p->other)) {
       Error(At(step.to, step), "copy from '" + step.from.value + "' to '" + step.to.value +

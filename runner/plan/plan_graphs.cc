@@ -1,7 +1,11 @@
-// PlanBuilder's graph steps: capture, instantiate, replay, update, destroy_graph, destroy_exec, and
-// synchronize. A graph remembers the buffers its kernels touch; an exec inherits them at
-// instantiate and takes the new graph's at update, and a replay checks them against the memory
-// state at that step.
+// PlanBuilder's graph steps: capture, instantiate, replay, update, set_node, trim, destroy_graph,
+// destroy_exec, and synchronize. A graph remembers the nodes its capture made (plan_graph_nodes.cc)
+// and the buffers each touches; an exec copies them at instantiate, takes the new graph's node
+// parameters at a successful update and a node's new ones at set_node, and a replay checks the
+// buffers of its enabled nodes against the memory state at that step.
+#include <algorithm>
+
+#include "runner/base/format.h"
 #include "runner/plan/plan_builder.h"
 
 namespace vmm {
@@ -20,33 +24,77 @@ void PlanBuilder::ResolveExec(const Step& step, PlanStep* p) {
 
 template <>
 void PlanBuilder::PlanOp<Op::kCapture>(const Step& step, PlanStep* p, BufferUses*) {
-  BufferUses uses;
   if (step.steps.empty())
-    Error(step.loc, "capture '" + step.graph.value + "' records nothing; add fill or matmul steps");
-  p->body.reserve(step.steps.size());
-  for (size_t i = 0; i < step.steps.size(); ++i)
-    p->body.push_back(Visit(step.steps[i], static_cast<int>(i), &uses));
-  // A capture records one device's stream: the graph's kernels run on the device of the first.
-  if (!p->body.empty()) p->device = p->body.front().device;
-  for (size_t i = 1; i < p->body.size(); ++i) {
-    if (p->body[i].device == p->device) continue;
-    const Step& inner = step.steps[i];
-    Error(At(inner.device, inner),
-          "a capture records on one device's stream: this " + std::string(OpName(inner.op)) +
-              " runs on device " + std::to_string(p->body[i].device) + ", the capture's first " +
-              OpName(step.steps[0].op) + " (line " + std::to_string(step.steps[0].loc.line) +
-              ") on device " + std::to_string(p->device) + "; capture each device's work apart");
-  }
+    Error(step.loc, "capture '" + step.graph.value + "' records nothing; add steps to record");
+  CaptureContext context;
+  context.graph = step.graph.value;
+  context.line = step.loc.line;
+  context.lane_deps.emplace_back();  // lane 0: the capturing stream itself
+  capture_ = &context;
+  CaptureSteps(step.steps, 0, &p->body);
+  capture_ = nullptr;
+  // A capture records one device's stream: the graph's work runs on the device of its first step
+  // that runs on a device (CaptureSteps refuses the others elsewhere).
+  p->device = context.device >= 0 ? context.device : 0;
   std::string error;
   p->graph = graphs_.Create(step.graph.value, step.loc.line, &error);
   if (!error.empty()) return Error(At(step.graph, step), error);
-  graph_uses_.push_back(std::move(uses));
+  // The buffers its allocation nodes hold now have this graph's addresses.
+  for (const NodeModel& node : context.model.nodes)
+    if (node.alloc >= 0)
+      graph_allocs_[node.alloc] = GraphAllocation{p->graph, false, node.spec.line, 0};
+  graph_models_.push_back(std::move(context.model));
   graph_devices_.push_back(p->device);
 }
 
 template <>
 void PlanBuilder::PlanOp<Op::kInstantiate>(const Step& step, PlanStep* p, BufferUses*) {
   ResolveGraph(step, p);
+  p->upload = step.upload.value;
+  p->auto_free_on_launch = step.auto_free_on_launch.value;
+  p->device_launch = step.device_launch.value;
+  if (p->device_launch && p->auto_free_on_launch) {
+    Error(At(step.device_launch, step),
+          "device_launch and auto_free_on_launch exclude each other (cudaGraphInstantiate refuses "
+          "cudaGraphInstantiateFlagDeviceLaunch with cudaGraphInstantiateFlagAutoFreeOnLaunch)");
+  }
+  if (p->graph >= 0) {
+    const GraphModel& g = graph_models_[p->graph];
+    if (g.memory_nodes && g.live_execs > 0) {
+      std::string live;
+      for (size_t e = 0; e < exec_models_.size(); ++e) {
+        if (exec_models_[e].graph == p->graph &&
+            execs_.LiveSlot(plan_.execs[e]) == static_cast<int>(e))
+          live = plan_.execs[e];
+      }
+      Error(At(step.graph, step), "graph '" + step.graph.value +
+                                      "' holds graph memory nodes, so it can have one executable "
+                                      "graph at a time (CUDA refuses a second instantiation); "
+                                      "destroy exec '" +
+                                      live + "' first");
+    }
+    if (p->device_launch) {
+      bool work = false;
+      for (const NodeModel& node : g.nodes) {
+        work = work || CanDisable(node.type) || node.type == NodeType::kGraph;
+        if (!DeviceLaunchable(node.type) || node.host_source) {
+          Error(At(step.device_launch, step),
+                "graph '" + step.graph.value +
+                    "' cannot be instantiated for device launch: node '" + node.name + "' is " +
+                    (node.host_source ? std::string("a copy from host memory")
+                                      : std::string("a ") + NodeTypeName(node.type) + " node") +
+                    " (a device-launch graph holds only kernel, device memcpy, memset and child "
+                    "graph nodes)");
+          break;
+        }
+      }
+      if (!work) {
+        Error(At(step.device_launch, step), "graph '" + step.graph.value +
+                                                "' cannot be instantiated for device launch: it "
+                                                "has no kernel, memcpy or memset node");
+      }
+    }
+  }
   std::string error;
   // The exec runs the graph's kernels where they were captured: `device` may only say so.
   const int graph_device = p->graph >= 0 ? graph_devices_[p->graph] : p->device;
@@ -61,7 +109,16 @@ void PlanBuilder::PlanOp<Op::kInstantiate>(const Step& step, PlanStep* p, Buffer
   p->device = graph_device;
   p->exec = execs_.Create(step.exec.value, step.loc.line, &error);
   if (!error.empty()) return Error(At(step.exec, step), error);
-  exec_uses_.push_back(p->graph >= 0 ? graph_uses_[p->graph] : BufferUses{});
+  ExecModel exec;
+  if (p->graph >= 0) {
+    GraphModel& g = graph_models_[p->graph];
+    ++g.live_execs;
+    exec.graph = p->graph;
+    exec.nodes = g.nodes;
+    exec.enabled.assign(g.nodes.size(), true);
+  }
+  exec.auto_free_on_launch = p->auto_free_on_launch;
+  exec_models_.push_back(std::move(exec));
   exec_devices_.push_back(p->device);
 }
 
@@ -70,9 +127,11 @@ void PlanBuilder::PlanOp<Op::kReplay>(const Step& step, PlanStep* p, BufferUses*
   ResolveExec(step, p);
   if (p->exec < 0) return;
   p->device = exec_devices_[p->exec];  // an exec replays on the device it was instantiated on
-  for (const auto& [buffer, need] : exec_uses_[p->exec]) {
-    Use(buffer, need, "replay of '" + step.exec.value + "' would touch", At(step.exec, step),
-        p->device);
+  // A repeated replay launches the exec again while what the first left alive still lives.
+  for (uint32_t i = 0; i < std::min<uint32_t>(p->repeat, 2); ++i) {
+    const size_t errors = diagnostics_->size();
+    ReplayExec(step, p->exec);
+    if (diagnostics_->size() != errors) break;
   }
 }
 
@@ -80,17 +139,13 @@ template <>
 void PlanBuilder::PlanOp<Op::kUpdate>(const Step& step, PlanStep* p, BufferUses*) {
   ResolveGraph(step, p);
   ResolveExec(step, p);
-  // cudaGraphExecUpdate copies the graph's parameters: from now on the exec touches its buffers.
-  if (p->exec >= 0 && p->graph >= 0) {
-    exec_uses_[p->exec] = graph_uses_[p->graph];
-    p->device = exec_devices_[p->exec];
-    if (graph_devices_[p->graph] != p->device) {
-      Error(At(step.graph, step), "graph '" + step.graph.value + "' was captured on device " +
-                                      std::to_string(graph_devices_[p->graph]) + ", exec '" +
-                                      step.exec.value + "' runs on device " +
-                                      std::to_string(p->device) +
-                                      "; an update takes a graph of the exec's own device");
-    }
+  if (p->exec >= 0) p->device = exec_devices_[p->exec];  // the exec's own device
+  if (p->exec >= 0 && p->graph >= 0 && graph_devices_[p->graph] != p->device) {
+    Error(At(step.graph, step), "graph '" + step.graph.value + "' was captured on device " +
+                                    std::to_string(graph_devices_[p->graph]) + ", exec '" +
+                                    step.exec.value + "' runs on device " +
+                                    std::to_string(p->device) +
+                                    "; an update takes a graph of the exec's own device");
   }
   p->expect = Expectation::kUpdateCode;
   p->expect_update = UpdateCode::kSuccess;
@@ -99,18 +154,76 @@ void PlanBuilder::PlanOp<Op::kUpdate>(const Step& step, PlanStep* p, BufferUses*
     Error(At(step.expect, step),
           "'expect' of update must be an update result such as success, got '" + e + "'");
   }
+  if (step.expect_error_node.set) {
+    const std::string& name = step.expect_error_node.value;
+    if (p->expect_update == UpdateCode::kSuccess) {
+      Error(At(step.expect_error_node, step),
+            "'expect_error_node' names the node that blocks a refused update, but this update "
+            "expects success; give 'expect' the refusal you expect");
+    } else if (p->graph >= 0) {
+      std::vector<std::string> names;
+      bool found = false;
+      for (const NodeModel& node : graph_models_[p->graph].nodes) {
+        if (!node.named) continue;
+        names.push_back(node.name);
+        found = found || node.name == name;
+      }
+      if (!found) {
+        const std::string close = SuggestName(name, names);
+        std::string list;
+        for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+        Error(At(step.expect_error_node, step),
+              "'expect_error_node' names '" + name +
+                  "', which is not a named step of the capture of '" + step.graph.value +
+                  "' (the update reports a node of that graph)" +
+                  (!close.empty() ? "; did you mean '" + close + "'?"
+                   : list.empty() ? "; name its steps to refer to them"
+                                  : "; its named steps: " + list));
+      }
+    }
+    p->node_name = name;
+  }
+  // A successful cudaGraphExecUpdate copies the graph's node parameters: from now on the exec's
+  // nodes do what the graph's do (they keep the names of the graph the exec was made from). The
+  // plan trusts the expectation: a refused update leaves the exec as it was.
+  if (p->exec < 0 || p->graph < 0 || p->expect_update != UpdateCode::kSuccess) return;
+  ExecModel& exec = exec_models_[p->exec];
+  const std::vector<NodeModel>& nodes = graph_models_[p->graph].nodes;
+  if (exec.nodes.size() != nodes.size()) {
+    exec.nodes = nodes;
+    exec.enabled.assign(nodes.size(), true);
+    return;
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    std::string name = std::move(exec.nodes[i].name);
+    const bool named = exec.nodes[i].named;
+    exec.nodes[i] = nodes[i];
+    exec.nodes[i].name = std::move(name);
+    exec.nodes[i].named = named;
+  }
 }
+
+template <>
+void PlanBuilder::PlanOp<Op::kSetNode>(const Step& step, PlanStep* p, BufferUses*) {
+  SetNode(step, p);
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kTrim>(const Step&, PlanStep*, BufferUses*) {}
 
 template <>
 void PlanBuilder::PlanOp<Op::kDestroyGraph>(const Step& step, PlanStep* p, BufferUses*) {
   ResolveGraph(step, p);
-  // Execs made from the graph stay valid (CUDA semantics).
+  // Execs made from the graph stay valid (CUDA semantics), and so do the graph allocations still
+  // alive: destroying a graph frees none of them.
   graphs_.End(step.graph.value, step.loc.line);
 }
 
 template <>
 void PlanBuilder::PlanOp<Op::kDestroyExec>(const Step& step, PlanStep* p, BufferUses*) {
   ResolveExec(step, p);
+  if (p->exec >= 0 && exec_models_[p->exec].graph >= 0)
+    --graph_models_[exec_models_[p->exec].graph].live_execs;
   execs_.End(step.exec.value, step.loc.line);
 }
 

@@ -4,10 +4,8 @@
 #include "runner/plan/plan_builder.h"
 
 namespace vmm {
-namespace {
 
-// Adds `buffer` with `need` to `uses`, keeping the strongest access per buffer.
-void AddUse(std::vector<std::pair<int, Access>>* uses, int buffer, Access need) {
+void PlanBuilder::AddUse(BufferUses* uses, int buffer, Access need) {
   for (auto& [b, a] : *uses) {
     if (b == buffer) {
       if (need == Access::kReadWrite) a = need;
@@ -16,8 +14,6 @@ void AddUse(std::vector<std::pair<int, Access>>* uses, int buffer, Access need) 
   }
   uses->emplace_back(buffer, need);
 }
-
-}  // namespace
 
 bool PlanBuilder::Overlap(int x, int y) const {
   if (x == y) return true;
@@ -113,12 +109,12 @@ void PlanBuilder::Pattern(const Step& step, PlanStep* p) {
 }
 
 template <>
-void PlanBuilder::PlanOp<Op::kMemset>(const Step& step, PlanStep* p, BufferUses*) {
+void PlanBuilder::PlanOp<Op::kMemset>(const Step& step, PlanStep* p, BufferUses* capture_uses) {
   Pattern(step, p);
   p->buffer = ResolveBuffer(step.buffer, step);
-  if (p->buffer >= 0) {
-    Use(p->buffer, Access::kReadWrite, "memset writes", At(step.buffer, step), p->device);
-  }
+  if (p->buffer < 0) return;
+  if (capture_uses != nullptr) return AddUse(capture_uses, p->buffer, Access::kReadWrite);
+  Use(p->buffer, Access::kReadWrite, "memset writes", At(step.buffer, step), p->device);
 }
 
 }  // namespace vmm

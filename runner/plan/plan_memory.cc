@@ -52,6 +52,12 @@ void PlanBuilder::Reserve(const Step& step, PlanStep* p) {
       Aligned(step.size, "size", p->size, step);
     }
   }
+  if (const GraphAllocation& a = graph_allocs_[p->buffer]; a.graph >= 0) {
+    Error(At(step.buffer, step),
+          "buffer '" + buffer.name + "' holds a graph allocation (mem_alloc at line " +
+              std::to_string(a.alloc_line) + "); reserve a buffer of its own");
+    return;
+  }
   ReservationState& r = reservations_[p->buffer];
   if (r.reserved()) {
     const auto& [label, line] = reserved_by_[p->buffer];
@@ -278,6 +284,16 @@ void PlanBuilder::Use(int buffer, Access need, const std::string& actor, const S
                                      : actor + " view '" + b.name + "' (" +
                                            FormatRange({b.offset, b.offset + b.bytes}) + " of '" +
                                            plan_.buffers[owner].name + "'), which ";
+  // A graph allocation (mem_alloc) is read_write memory while it lives.
+  if (const GraphAllocation& a = graph_allocs_[owner]; a.graph >= 0) {
+    if (a.live) return;
+    return Error(
+        loc,
+        who + "is a graph allocation (mem_alloc at line " + std::to_string(a.alloc_line) +
+            ") that holds no memory at this step" +
+            (a.freed_line > 0 ? ": it was freed at line " + std::to_string(a.freed_line)
+                              : ": replay an exec of graph '" + plan_.graphs[a.graph] + "' first"));
+  }
   if (!r.reserved()) {
     const int freed = freed_line_[owner];
     Error(loc, who + (freed > 0 ? "was freed at line " + std::to_string(freed)

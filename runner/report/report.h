@@ -96,6 +96,30 @@ struct BufferRecord {
   uint64_t reservation_bytes = 0;  // buffers: the reservation's size
 };
 
+// One node of a captured graph as the backend holds it (read back after the capture).
+struct GraphNodeRecord {
+  int index = 0;       // position in the graph's node list (capture order)
+  std::string name;    // the captured step that made it ("" when none did)
+  std::string type;    // NodeTypeName: "kernel", "memset", "memcpy", "host", ...
+  std::string detail;  // the kernel, the copy's direction, the memset value, the event, the size
+  // Buffers (or views) it touches: name -> "read" | "write". An address no buffer holds is "0x...".
+  std::vector<std::pair<std::string, std::string>> buffers;
+  std::vector<int> dependencies;          // indices of the nodes it waits for, ascending
+  std::vector<GraphNodeRecord> children;  // a child graph node: the child's nodes
+};
+
+// A graph's structure, recorded once per capture step (STABLE: compared across backends through
+// the capture step's `structure_hash`).
+struct GraphRecord {
+  std::string graph;         // the graph's name in the scenario
+  int capture_step = 0;      // index of the capture step that made it
+  std::string capture_name;  // that step's name or label
+  std::vector<GraphNodeRecord> nodes;
+  std::string structure_hash;  // hash of the nodes as text: names, types, details, buffers, edges
+  std::string dot_file;        // the DOT file written beside the report ("" when none was)
+  std::string dot;             // in memory only: the DOT text to write (not in the JSON)
+};
+
 struct DeviceRecord {
   std::string name, compute_capability, driver_version, runtime_version;
   int ordinal = 0;
@@ -143,6 +167,7 @@ struct Report {
   std::string started_at;             // ISO 8601 UTC
   std::vector<BufferRecord> buffers;  // optional in the format (absent in reports before 1.1)
   std::vector<StepRecord> steps;
+  std::vector<GraphRecord> graphs;  // every captured graph's nodes and edges, in capture order
   Summary summary;
 };
 

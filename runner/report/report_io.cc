@@ -82,6 +82,42 @@ Json StepToJson(const StepRecord& s) {
   return j;
 }
 
+Json GraphNodeToJson(const GraphNodeRecord& n) {
+  Json j;
+  j["index"] = n.index;
+  j["name"] = n.name;
+  j["type"] = n.type;
+  j["detail"] = n.detail;
+  Json buffers = Json::array();
+  for (const auto& [name, access] : n.buffers)
+    buffers.push_back({{"name", name}, {"access", access}});
+  j["buffers"] = std::move(buffers);
+  j["dependencies"] = n.dependencies;
+  if (!n.children.empty()) {
+    Json children = Json::array();
+    for (const GraphNodeRecord& c : n.children) children.push_back(GraphNodeToJson(c));
+    j["children"] = std::move(children);
+  }
+  return j;
+}
+
+Json GraphToJson(const GraphRecord& g) {
+  Json j;
+  j["graph"] = g.graph;
+  j["capture_step"] = g.capture_step;
+  j["capture_name"] = g.capture_name;
+  j["structure_hash"] = g.structure_hash;
+  if (!g.dot_file.empty()) j["dot_file"] = g.dot_file;
+  Json nodes = Json::array(), edges = Json::array();
+  for (const GraphNodeRecord& n : g.nodes) {
+    nodes.push_back(GraphNodeToJson(n));
+    for (int d : n.dependencies) edges.push_back({d, n.index});
+  }
+  j["nodes"] = std::move(nodes);
+  j["edges"] = std::move(edges);
+  return j;
+}
+
 Json DeviceToJson(const DeviceRecord& d) {
   Json j;
   j["name"] = d.name;
@@ -215,6 +251,11 @@ std::string ReportToJson(const Report& r) {
   Json steps = Json::array();
   for (const StepRecord& s : r.steps) steps.push_back(StepToJson(s));
   j["steps"] = std::move(steps);
+  if (!r.graphs.empty()) {
+    Json graphs = Json::array();
+    for (const GraphRecord& g : r.graphs) graphs.push_back(GraphToJson(g));
+    j["graphs"] = std::move(graphs);
+  }
   j["summary"] = SummaryToJson(r.summary);
   // `replace` turns bytes that are not UTF-8 into U+FFFD instead of throwing.
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";

@@ -273,6 +273,68 @@ StepRecord ReadStep(FieldReader& r, const Json& s, const std::string& p) {
   return step;
 }
 
+GraphNodeRecord ReadGraphNode(FieldReader& r, const Json& n, const std::string& p) {
+  GraphNodeRecord node;
+  r.Integer(n, p, "index", &node.index, 0);
+  r.String(n, p, "name", &node.name);
+  r.String(n, p, "type", &node.type);
+  r.String(n, p, "detail", &node.detail);
+  if (const Json* buffers = r.Array(n, p, "buffers", true)) {
+    for (size_t i = 0; i < buffers->size(); ++i) {
+      const std::string bp = p + "/buffers/" + std::to_string(i);
+      if (!(*buffers)[i].is_object()) {
+        r.Error(bp, "expected an object, got " + TypeText((*buffers)[i]));
+        continue;
+      }
+      std::string name, access;
+      r.String((*buffers)[i], bp, "name", &name);
+      r.String((*buffers)[i], bp, "access", &access);
+      node.buffers.emplace_back(std::move(name), std::move(access));
+    }
+  }
+  if (const Json* deps = r.Array(n, p, "dependencies", true)) {
+    for (size_t i = 0; i < deps->size(); ++i) {
+      if ((*deps)[i].is_number_integer()) {
+        node.dependencies.push_back((*deps)[i].get<int>());
+      } else {
+        r.Error(p + "/dependencies/" + std::to_string(i),
+                "expected an integer, got " + TypeText((*deps)[i]));
+      }
+    }
+  }
+  if (const Json* children = r.Array(n, p, "children", false)) {
+    for (size_t i = 0; i < children->size(); ++i) {
+      const std::string cp = p + "/children/" + std::to_string(i);
+      if (!(*children)[i].is_object()) {
+        r.Error(cp, "expected an object, got " + TypeText((*children)[i]));
+        continue;
+      }
+      node.children.push_back(ReadGraphNode(r, (*children)[i], cp));
+    }
+  }
+  return node;
+}
+
+GraphRecord ReadGraph(FieldReader& r, const Json& g, const std::string& p) {
+  GraphRecord graph;
+  r.String(g, p, "graph", &graph.graph);
+  r.Integer(g, p, "capture_step", &graph.capture_step, 0);
+  r.String(g, p, "capture_name", &graph.capture_name);
+  r.String(g, p, "structure_hash", &graph.structure_hash);
+  if (r.Member(g, p, "dot_file", false)) r.String(g, p, "dot_file", &graph.dot_file);
+  if (const Json* nodes = r.Array(g, p, "nodes", true)) {
+    for (size_t i = 0; i < nodes->size(); ++i) {
+      const std::string np = p + "/nodes/" + std::to_string(i);
+      if (!(*nodes)[i].is_object()) {
+        r.Error(np, "expected an object, got " + TypeText((*nodes)[i]));
+        continue;
+      }
+      graph.nodes.push_back(ReadGraphNode(r, (*nodes)[i], np));
+    }
+  }
+  return graph;  // "edges" repeats the nodes' dependencies: nothing more to read
+}
+
 void ReadDevice(FieldReader& r, const Json& d, DeviceRecord* out,
                 const std::string& p = "/device") {
   r.String(d, p, "name", &out->name);
@@ -464,6 +526,16 @@ StatusOr<Report> ParseReportJson(const std::string& text, const std::string& nam
         continue;
       }
       report.steps.push_back(ReadStep(r, (*steps)[i], p));
+    }
+  }
+  if (const Json* graphs = r.Array(root, "", "graphs", false)) {
+    for (size_t i = 0; i < graphs->size(); ++i) {
+      const std::string p = "/graphs/" + std::to_string(i);
+      if (!(*graphs)[i].is_object()) {
+        r.Error(p, "expected an object, got " + TypeText((*graphs)[i]));
+        continue;
+      }
+      report.graphs.push_back(ReadGraph(r, (*graphs)[i], p));
     }
   }
   if (const Json* summary = r.Object(root, "", "summary", true)) {

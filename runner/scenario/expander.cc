@@ -149,6 +149,12 @@ class Expander {
         Count(1);
         if (const YamlValue* body = item.Find("steps"); body != nullptr && body->IsSequence())
           Steps(*body, f, nullptr);
+        if (const YamlValue* branches = item.Find("branches"); branches != nullptr) {
+          for (const YamlValue& branch : branches->items) {  // parallel: [{steps: [...]}, ...]
+            const YamlValue* body = branch.IsMap() ? branch.Find("steps") : nullptr;
+            if (body != nullptr && body->IsSequence()) Steps(*body, f, nullptr);
+          }
+        }
       }
       if (exceeded_ && f.parent == nullptr && out == nullptr && !limit_reported_++)
         Error(f, item,

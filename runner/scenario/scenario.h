@@ -53,6 +53,9 @@ struct Step {
   Located<std::string> a, b, c;          // matmul operands (buffer names)
   std::vector<Located<std::string>> of;  // check_address: step names
   std::vector<Located<std::string>> graphs;  // check_kernel_params: graph names
+  Located<std::string> event;                // record_event / wait_event: an event's name
+  Located<std::string> node;                 // set_node: the captured step that made the node
+  Located<std::string> expect_error_node;    // update: the step that made the blocking node
 
   // Sizes and numbers (sizes already converted from units to bytes).
   Located<uint64_t> size, offset, alloc_offset, alignment, seed;
@@ -71,6 +74,8 @@ struct Step {
   Located<uint64_t> repeat;     // run the step this many times and report min/median/p99
   Located<bool> fatal;          // a failed check stops the run
   Located<bool> async;          // fill/matmul: enqueue and do not wait (no device time)
+  Located<bool> enabled;        // set_node: enable (true) or disable (false) the node
+  Located<bool> upload, auto_free_on_launch, device_launch;  // instantiate options
 
   // Allocation properties (create, check_granularity).
   Located<std::string> location;  // "device" | "host" | "host_numa"
@@ -85,7 +90,8 @@ struct Step {
   StepMap address_map;                  // reserve: {at: BUFFER} or {after: BUFFER}
   Located<std::string> expect_address;  // reserve: "honoured" | "moved" | "any"
 
-  std::vector<Step> steps;  // capture body
+  std::vector<Step> steps;                  // capture body
+  std::vector<std::vector<Step>> branches;  // parallel: each branch's steps
 };
 
 // Which schema key fills which Step field, by the field's kind: the one list of step keys (the
@@ -114,6 +120,9 @@ inline constexpr StepTextField kStepTextFields[] = {
     {"granularity", &Step::granularity},
     {"since", &Step::since},
     {"expect_address", &Step::expect_address},
+    {"event", &Step::event},
+    {"node", &Step::node},
+    {"expect_error_node", &Step::expect_error_node},
 };
 struct StepSizeField {  // sizes with units ("2MiB"), converted to bytes
   const char* key;
@@ -135,10 +144,15 @@ struct StepFlagField {
   const char* key;
   Located<bool> Step::*field;
 };
-inline constexpr StepFlagField kStepFlagFields[] = {{"fatal", &Step::fatal},
-                                                    {"async", &Step::async},
-                                                    {"compression", &Step::compression},
-                                                    {"gpudirect_rdma", &Step::gpudirect_rdma}};
+inline constexpr StepFlagField kStepFlagFields[] = {
+    {"fatal", &Step::fatal},
+    {"async", &Step::async},
+    {"compression", &Step::compression},
+    {"gpudirect_rdma", &Step::gpudirect_rdma},
+    {"enabled", &Step::enabled},
+    {"upload", &Step::upload},
+    {"auto_free_on_launch", &Step::auto_free_on_launch},
+    {"device_launch", &Step::device_launch}};
 struct StepListField {  // lists of names
   const char* key;
   std::vector<Located<std::string>> Step::*field;

@@ -203,6 +203,17 @@ class Builder {
       if (items != nullptr) step->steps = Steps(v, items);
       return;
     }
+    if (key == "branches") {  // a list of {steps: [...]}
+      const SchemaNode* branch = prop->Resolved()->items;
+      const SchemaNode* body = branch != nullptr ? branch->Resolved()->Property("steps") : nullptr;
+      const SchemaNode* items = body != nullptr ? body->Resolved()->items : nullptr;
+      if (items == nullptr) return Error(v, "internal error: 'branches' has no step schema");
+      for (const YamlValue& b : v.items) {
+        const YamlValue* steps = b.Find("steps");
+        step->branches.push_back(steps != nullptr ? Steps(*steps, items) : std::vector<Step>{});
+      }
+      return;
+    }
     Error(v, "internal error: the schema's key '" + key + "' has no field in Step");
   }
 

@@ -65,6 +65,12 @@ bool HasLoopOrUse(const YamlValue& steps) {
     if (item.Find("for") != nullptr || item.Find("use") != nullptr) return true;
     if (const YamlValue* body = item.Find("steps"); body != nullptr && HasLoopOrUse(*body))
       return true;
+    if (const YamlValue* branches = item.Find("branches"); branches != nullptr) {
+      for (const YamlValue& branch : branches->items) {  // parallel: [{steps: [...]}, ...]
+        const YamlValue* body = branch.IsMap() ? branch.Find("steps") : nullptr;
+        if (body != nullptr && HasLoopOrUse(*body)) return true;
+      }
+    }
   }
   return false;
 }

@@ -53,7 +53,10 @@ std::string DetailsLine(const StepRecord& step) {
   return line;
 }
 
-// Which roles of a step read and which write, by op (the roles are the `targets` keys).
+// Which roles of a step read and which write, by op (the roles are the `targets` keys). Steps
+// that move no data have none: host_func, record_event, wait_event, mem_alloc and mem_free (a
+// graph allocation's lifetime, not its data), trim, set_node. A replayed `parallel` or
+// `child_graph` node touches what its branches or the child graph's nodes touch (Touch).
 struct Roles {
   std::vector<const char*> reads, writes;
 };
@@ -163,6 +166,16 @@ class Builder {
 
   // Marks what a kernel, copy or check step read and wrote (`via`: the replayed exec, if any).
   void Touch(int column, const StepRecord& step, const std::string& via) {
+    if (step.op == "parallel") {  // its record's body holds every branch's steps
+      for (const StepRecord& inner : step.body) Touch(column, inner, via);
+      return;
+    }
+    if (step.op == "child_graph") {  // the child graph's nodes run as part of this one
+      auto body = graph_body_.find(Text(step.targets, "graph"));
+      if (body != graph_body_.end())
+        for (const StepRecord& inner : *body->second) Touch(column, inner, via);
+      return;
+    }
     const Roles roles = RolesOf(step.op);
     const bool is_check = step.check.has_value();
     auto mark = [&](const char* role, MarkKind kind) {

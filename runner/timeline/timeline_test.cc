@@ -100,6 +100,39 @@ TEST(TimelineTest, MarksForKernelsChecksAndReplays) {
   EXPECT_EQ(t->marks[2].size, static_cast<uint64_t>(4 * kMiB));
 }
 
+// Graph v2 nodes: a replay marks what parallel branches and a child graph's nodes touch, and
+// nodes that move no data (events, host functions, graph memory) mark nothing.
+TEST(TimelineTest, ReplayMarksBranchesAndChildGraphs) {
+  report::Report r = SampleReport();
+  r.steps.resize(9);                                                      // up to the failed check
+  StepRecord child = Step("capture", {{"graph", std::string("child")}});  // 9
+  child.body.push_back(Step("memset", {{"buffer", std::string("V")}}));
+  r.steps.push_back(child);
+  StepRecord capture = Step("capture", {{"graph", std::string("g")}});  // 10
+  StepRecord parallel = Step("parallel", {});
+  parallel.body.push_back(
+      Step("copy", {{"buffer", std::string("A")}, {"other", std::string("V")}}));
+  parallel.body.push_back(Step("record_event", {}));
+  capture.body.push_back(parallel);
+  capture.body.push_back(Step("host_func", {}));
+  capture.body.push_back(Step("child_graph", {{"graph", std::string("child")}}));
+  r.steps.push_back(capture);
+  r.steps.push_back(
+      Step("instantiate", {{"graph", std::string("g")}, {"exec", std::string("e")}}));  // 11
+  r.steps.push_back(Step("replay", {{"exec", std::string("e")}}));                      // 12
+  StatusOr<Timeline> t = BuildTimeline(r);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_EQ(t->marks.size(), 5u);  // fill, check, then the replay's copy (A, V) and memset (V)
+  EXPECT_EQ(t->marks[2].column, 12);
+  EXPECT_EQ(t->marks[2].kind, MarkKind::kWrite);
+  EXPECT_EQ(t->marks[2].what, "A");
+  EXPECT_EQ(t->marks[3].kind, MarkKind::kRead);
+  EXPECT_EQ(t->marks[3].what, "V");
+  EXPECT_EQ(t->marks[4].kind, MarkKind::kWrite);
+  EXPECT_EQ(t->marks[4].what, "V");
+  EXPECT_EQ(t->marks[4].via, "e");
+}
+
 TEST(TimelineTest, RefusesAReportWithoutTheBufferTable) {
   report::Report r = SampleReport();
   r.buffers.clear();

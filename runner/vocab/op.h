@@ -21,8 +21,8 @@ enum class Op : uint8_t {
 
 enum class OpFamily : uint8_t {
   kMemory,  // reserve, free, create, release, map, set_access, unmap: one driver call each
-  kKernel,  // fill, matmul: work on the stream
-  kGraph,   // capture, instantiate, replay, update, destroy_*
+  kKernel,  // fill, matmul, memset, host_func, record_event, wait_event: work on the stream
+  kGraph,   // capture, instantiate, replay, update, set_node, destroy_*, and graph-only nodes
   kData,    // copy, snapshot
   kCheck,   // check_* of data, addresses and graphs
   kQuery,   // retain, mark and the check_* that ask the driver (properties, range, granularity,
@@ -40,6 +40,7 @@ enum OpFlag : uint32_t {
   kVerdict = 1u << 5,
   kDriver = 1u << 6,
   kOnDevice = 1u << 7,
+  kCaptureOnly = 1u << 8,
 };
 
 struct OpInfo {

@@ -33,8 +33,12 @@ TEST(OpTableTest, FamiliesAndFlagsStateWhatTheExecutorRelies) {
     // Only checks and update carry a verdict, and only a verdict can be fatal or expected.
     EXPECT_TRUE(!info.has(kFatal) || info.has(kVerdict)) << info.name;
     EXPECT_TRUE(info.actual_label == nullptr || info.has(kVerdict)) << info.name;
-    // What a capture can record is work on the stream.
-    EXPECT_TRUE(!info.has(kCapturable) || info.family == OpFamily::kKernel) << info.name;
+    // What a capture can record is work on the stream, a copy, or a graph-only node; what only a
+    // capture can hold is capturable.
+    EXPECT_TRUE(!info.has(kCapturable) || info.family == OpFamily::kKernel ||
+                info.family == OpFamily::kGraph || info.family == OpFamily::kData)
+        << info.name;
+    EXPECT_TRUE(!info.has(kCaptureOnly) || info.has(kCapturable)) << info.name;
   }
   EXPECT_TRUE(Describe(Op::kUpdate).has(kVerdict));
   EXPECT_FALSE(Describe(Op::kSnapshot).has(kVerdict));

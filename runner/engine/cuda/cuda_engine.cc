@@ -1,5 +1,5 @@
-// CreateCudaEngine, the CudaEngine lifecycle and its VMM methods. Kernels, graphs and data are in
-// cuda_engine_ops.cc.
+// CreateCudaEngine, the CudaEngine lifecycle and its VMM methods. Kernels and data are in
+// cuda_engine_ops.cc, graphs in cuda_engine_graphs.cc.
 #include "runner/engine/cuda/cuda_engine.h"
 
 #include <chrono>
@@ -203,6 +203,14 @@ CudaEngine::~CudaEngine() {
   if (api_.cuCtxGetCurrent(&current) != CUDA_SUCCESS || current != context_) {
     CUDA_CALL_NOTHROW(cudaSetDevice(ordinal_));
   }
+  // Graph allocations the scenario left alive: no graph frees them when destroyed. Each is freed
+  // with its own device current.
+  for (const auto& [p, device] : live_graph_allocs_) {
+    CUDA_CALL_NOTHROW(cudaSetDevice(device));
+    CUDA_CALL_NOTHROW(cudaFree(reinterpret_cast<void*>(static_cast<uintptr_t>(p))));
+  }
+  if (!live_graph_allocs_.empty()) CUDA_CALL_NOTHROW(cudaSetDevice(ordinal_));
+  live_graph_allocs_.clear();
   ClearNewestFirst(execs_);
   ClearNewestFirst(graphs_);
   while (!mappings_.empty()) mappings_.pop_back();  // newest first
@@ -328,6 +336,23 @@ void CudaEngine::RefreshCapturing() noexcept {
 }
 
 void CudaEngine::AbortCapture() noexcept {
+  // Join every lane still in the capture into the stream, so the capture can end (a fork left
+  // unjoined would make cudaStreamEndCapture fail without ending it); the graph is dropped anyway.
+  for (Stream& lane : lane_->capture_streams) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(lane.get(), &status) != cudaSuccess) {
+      (void)cudaGetLastError();
+      continue;
+    }
+    if (status != cudaStreamCaptureStatusActive) continue;
+    cudaEvent_t event = nullptr;
+    if (!ForkEvent(&event).ok()) continue;
+    if (cudaEventRecord(event, lane.get()) != cudaSuccess ||
+        cudaStreamWaitEvent(stream(), event, 0) != cudaSuccess) {
+      (void)cudaGetLastError();
+    }
+  }
+  capture_lane_ = 0;
   cudaGraph_t graph = nullptr;
   // Fails with cudaErrorStreamCaptureInvalidated when the capture was already broken; either way
   // the capture is over afterwards.

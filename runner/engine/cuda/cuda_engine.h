@@ -34,7 +34,14 @@
 //     there do not query the stream (that would invalidate the capture) and report waited=false.
 //   - Calls that synchronize the stream (Replay, CopyToHost, Checksum, Compare, Synchronize)
 //     during a capture fail as the runtime decides (cudaErrorStreamCaptureUnsupported) and
-//     invalidate the capture; EndCapture then fails and ends it.
+//     invalidate the capture; EndCapture then fails and ends it. CopyFromHost during a capture
+//     stages the source in pinned memory the engine keeps until it is destroyed (a memcpy node).
+//   - Capture lanes 1, 2, ... are streams of the engine that join a capture through ForkLane
+//     (an event, no node); EndCapture of a capture a lane never rejoined joins it first and fails.
+//     NameCapturedNode reads the lane's dependency set (cudaStreamGetCaptureInfo): the node the
+//     last call made; names follow a graph into child graph copies (cudaGraphNodeFindInClone).
+//   - Graph allocations a launch leaves alive are tracked per exec and freed by the destructor if
+//     the scenario did not free them.
 //   - Handles (AllocHandle, GraphHandle, ExecHandle) are engine ids, never reused (allocation
 //     handles carry a generation, so a released one stays unknown after its slot is reused); a
 //     stale one is an error Status.

@@ -9,28 +9,33 @@
 // synchronizing every lane, and destroys each lane with its own device current.
 //
 // Devices: a Lane is one device's primary context, stream, events, scratch memory and kernel
-// registry. The engine's own device has one from Init; another device gets one the first time
-// SelectDevice names it (so a run on one device never creates a second). `lane_` is the selected
-// one: every method binds its context (one cuCtxGetCurrent when it is already current, as before
-// lanes existed) and enqueues on its stream. An exec remembers the lane it was instantiated on and
-// always replays there. Switching lanes keeps program order: the new lane's stream waits for the
-// old lane's unfinished work (Follow), so a step on device 1 after an async kernel on device 0
-// sees its result, as it would on one stream.
+// registry, and the streams and events a capture on it forks onto (capture lanes: parallel
+// branches; `capture_lane_` is the one work goes to). The engine's own device has one from Init;
+// another device gets one the first time SelectDevice names it (so a run on one device never
+// creates a second). `lane_` is the selected one: every method binds its context (one
+// cuCtxGetCurrent when it is already current, as before lanes existed) and enqueues on its stream.
+// An exec remembers the lane it was instantiated on and always replays there. Switching lanes keeps
+// program order: the new lane's stream waits for the old lane's unfinished work (Follow), so a step
+// on device 1 after an async kernel on device 0 sees its result, as it would on one stream.
 #pragma once
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "runner/base/slot_map.h"
 #include "runner/base/status.h"
 #include "runner/engine/cuda/driver_api.h"
+#include "runner/engine/cuda/graph_ops.h"
 #include "runner/engine/cuda/kernel_registry.h"
 #include "runner/engine/cuda/runtime_handles.h"
 #include "runner/engine/cuda/vmm_handles.h"
@@ -62,6 +67,10 @@ struct Lane {
   DeviceBuffer counts_scratch;   // Compare: one uint32 per chunk
   DeviceBuffer chunks_scratch;   // Compare: the picked chunks
   DeviceBuffer indices_scratch;  // Compare: the first mismatching indices
+  // Capture lanes 1, 2, ... of a capture on this device: streams that join the capture by forks
+  // (lane 0 is `stream`), created on first use; and the events of forks and joins, reused.
+  std::vector<Stream> capture_streams;
+  std::vector<Event> fork_events;
   // False only when everything enqueued on the stream is known to have finished: set before each
   // enqueue (kernels, graph launches, copies), cleared by each completed wait on the stream. The
   // stream is private to the engine, so nothing else can put work on it.
@@ -98,13 +107,30 @@ class CudaEngine final : public Engine {
   Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override;
   Status CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) override;
   Status CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) override;
+  Status HostFunction(OpTiming* timing) override;
+  uint64_t host_calls() const override { return host_calls_.load(); }
 
   Status BeginCapture() override;
   Status EndCapture(GraphHandle* out) override;
-  Status Instantiate(GraphHandle graph, ExecHandle* out) override;
+  Status CaptureLane(int lane) override;
+  Status ForkLane(int from, int to) override;
+  Status JoinLane(int from, int into) override;
+  Status NameCapturedNode(const std::string& name) override;
+  Status RecordEvent(int event) override;
+  Status WaitEvent(int event) override;
+  Status GraphAlloc(uint64_t bytes, DevicePtr* ptr) override;
+  Status GraphFree(DevicePtr ptr) override;
+  Status CaptureChildGraph(GraphHandle child) override;
+  Status GraphMemory(GraphMemoryUsage* out) override;
+  Status TrimGraphMemory() override;
+  Status InstantiateWith(GraphHandle graph, const InstantiateOptions& options, ExecHandle* out,
+                         InstantiateInfo* info) override;
   Status Replay(ExecHandle exec, OpTiming* timing) override;
   Status Update(ExecHandle exec, GraphHandle graph, UpdateResult* result) override;
+  Status SetNodeParams(ExecHandle exec, const std::string& node, const NodeParams& params) override;
+  Status SetNodeEnabled(ExecHandle exec, const std::string& node, bool enabled) override;
   Status KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>* out) override;
+  Status DescribeGraph(GraphHandle graph, GraphStructure* out) override;
   Status DestroyGraph(GraphHandle graph) override;
   Status DestroyExec(ExecHandle exec) override;
 
@@ -131,7 +157,25 @@ class CudaEngine final : public Engine {
 
  private:
   cudaStream_t stream() const { return lane_->stream.get(); }
+  // Where work goes: the current capture lane's stream while capturing, else the selected
+  // device's stream.
+  cudaStream_t work_stream() const {
+    return capturing_ && capture_lane_ > 0 ? lane_->capture_streams[capture_lane_ - 1].get()
+                                           : stream();
+  }
   uint64_t NextId() { return next_id_++; }
+  // The stream of capture lane `lane` of the selected device (0: its stream), created on first use.
+  Status LaneStream(int lane, cudaStream_t* out);
+  // An event of the selected device for one fork or join (reused across captures: a wait captures
+  // the dependency).
+  Status ForkEvent(cudaEvent_t* out);
+  // The selected device's event number `event`, created on first use.
+  Status NamedEvent(int event, cudaEvent_t* out);
+  // The node of the graph exec `exec` was instantiated from named `name`; binds the exec's lane.
+  Status ExecNode(ExecHandle exec, const std::string& name, const char* call,
+                  cudaGraphExec_t* raw_exec, cudaGraphNode_t* node);
+  // Runs on a driver thread when a host node or cudaLaunchHostFunc is reached.
+  static void CUDART_CB HostCall(void* engine);
 
   // Makes the selected lane's context current on the calling thread when it is not already.
   Status Bind() { return BindLane(*lane_); }
@@ -174,6 +218,24 @@ class CudaEngine final : public Engine {
   std::vector<std::unique_ptr<Lane>> lanes_;  // the engine's own first, then in creation order
   Lane* lane_ = nullptr;                      // the selected lane (SelectDevice)
   bool capturing_ = false;                    // on lane_ (no device switch while capturing)
+  int capture_lane_ = 0;                      // the capture lane work goes to (0: lane_'s stream)
+  size_t fork_events_used_ = 0;               // of lane_->fork_events, in the current capture
+  // record_event / wait_event, by (device ordinal, number): an event belongs to one device.
+  std::map<std::pair<int, int>, Event> events_;
+  std::unordered_map<cudaEvent_t, int> event_numbers_;
+  std::atomic<uint64_t> host_calls_{0};
+  NodeNames names_;  // node names of every live graph
+  std::vector<std::pair<cudaGraphNode_t, std::string>> capture_names_;  // the capture's, so far
+  std::vector<PinnedMemory> staging_;  // sources of captured host copies; outlive every exec
+  // Graph allocations: per exec, what a launch allocates and leaves alive, and what it frees of
+  // others'; the allocations alive now, with the device each lives on (freed by the destructor if
+  // the scenario did not).
+  struct ExecMemory {
+    uint64_t graph = 0;  // the graph it was instantiated from
+    std::vector<DevicePtr> allocs, frees;
+  };
+  std::map<uint64_t, ExecMemory> exec_memory_;
+  std::map<DevicePtr, int> live_graph_allocs_;
   uint64_t next_id_ = 1;
   std::map<uint64_t, Reservation> reservations_;
   // The VMM hot path (create/map/unmap/release) allocates nothing in steady state: allocations

@@ -1,4 +1,5 @@
-// CudaEngine: kernels, graphs and data (VMM and lifecycle are in cuda_engine.cc).
+// CudaEngine: kernels and data (VMM and lifecycle are in cuda_engine.cc, graphs in
+// cuda_engine_graphs.cc).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -17,17 +18,6 @@ namespace {
 template <typename T>
 T* DevicePointer(DevicePtr va) {
   return reinterpret_cast<T*>(static_cast<uintptr_t>(va));
-}
-
-template <typename T>
-T* FindObject(std::map<uint64_t, T>& objects, uint64_t id) {
-  auto it = objects.find(id);
-  return it == objects.end() ? nullptr : &it->second;
-}
-
-Status UnknownHandle(const std::string& what, const char* kind) {
-  return RuntimeError(what + ": unknown " + kind +
-                      " handle (never created by this engine, or already destroyed)");
 }
 
 }  // namespace
@@ -67,7 +57,7 @@ Status CudaEngine::Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* 
   float* out = DevicePointer<float>(dst);
   return Annotate(
       TimedLaunch(timing,
-                  [&] { return CUDA_CALL(kernels::LaunchFill(out, count, seed, stream())); }),
+                  [&] { return CUDA_CALL(kernels::LaunchFill(out, count, seed, work_stream())); }),
       what);
 }
 
@@ -78,8 +68,9 @@ Status CudaEngine::Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTim
   };
   VMM_RETURN_IF_ERROR(Bind());
   return Annotate(
-      TimedLaunch(timing,
-                  [&] { return CU_CALL(api_, cuMemsetD32Async(dst, pattern, count, stream())); }),
+      TimedLaunch(
+          timing,
+          [&] { return CU_CALL(api_, cuMemsetD32Async(dst, pattern, count, work_stream())); }),
       what);
 }
 
@@ -94,7 +85,7 @@ Status CudaEngine::CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTi
   return Annotate(TimedLaunch(timing,
                               [&] {
                                 return CUDA_CALL(cudaMemcpyAsync(
-                                    to, from, bytes, cudaMemcpyDeviceToDevice, stream()));
+                                    to, from, bytes, cudaMemcpyDeviceToDevice, work_stream()));
                               }),
                   what);
 }
@@ -104,8 +95,19 @@ Status CudaEngine::CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, 
     return "CopyFromHost(dst=" + Hex(dst) + ", bytes=" + FormatBytes(bytes) + ")";
   };
   VMM_RETURN_IF_ERROR(Bind());
-  VMM_RETURN_IF_ERROR(Annotate(SyncIfCapturing(), what));
   void* to = DevicePointer<void>(dst);
+  if (capturing_) {
+    // A memcpy node from host memory must read memory that lives as long as the graph and its
+    // execs: a pinned copy of the source, kept until the engine goes. The node restores the data
+    // as it is now.
+    if (timing != nullptr) timing->gpu_us = -1;
+    StatusOr<PinnedMemory> staged = PinnedCopy(src, bytes);
+    if (!staged.ok()) return Annotate(staged.status(), what);
+    const void* from = staged->get();
+    staging_.push_back(std::move(staged).value());
+    return Annotate(
+        CUDA_CALL(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, work_stream())), what);
+  }
   OpTiming local;  // the copy is always waited for: src may be reused on return
   OpTiming* measured = timing != nullptr ? timing : &local;
   VMM_RETURN_IF_ERROR(Annotate(TimedLaunch(measured,
@@ -130,129 +132,24 @@ Status CudaEngine::Matmul(const MatmulArgs& args, OpTiming* timing) {
   return Annotate(TimedLaunch(timing,
                               [&] {
                                 return CUDA_CALL(kernels::LaunchMatmul(a, b, c, args.m, args.n,
-                                                                       args.k, stream()));
+                                                                       args.k, work_stream()));
                               }),
                   what);
 }
 
-// --- Graphs ---
-
-Status CudaEngine::BeginCapture() {
+Status CudaEngine::HostFunction(OpTiming* timing) {
   VMM_RETURN_IF_ERROR(Bind());
-  if (!capturing_) {
-    // Drain first, so nothing is in flight while capturing (see WaitForStream).
-    VMM_RETURN_IF_ERROR(Annotate(Drain(*lane_, nullptr), "BeginCapture: draining the stream"));
+  if (capturing_) {
+    if (timing != nullptr) timing->gpu_us = -1;
+    return Annotate(CUDA_CALL(cudaLaunchHostFunc(work_stream(), &CudaEngine::HostCall, this)),
+                    "HostFunction");
   }
-  // ThreadLocal: unsafe calls from this thread break the capture (as Global would), calls from
-  // other threads are not affected. A second BeginCapture is refused by the runtime itself.
-  Status s = CUDA_CALL(cudaStreamBeginCapture(stream(), cudaStreamCaptureModeThreadLocal));
-  if (!s.ok()) {
-    RefreshCapturing();
-    return Annotate(s, "BeginCapture");
-  }
-  capturing_ = true;
-  return Status::Ok();
-}
-
-Status CudaEngine::EndCapture(GraphHandle* out) {
-  VMM_RETURN_IF_ERROR(Bind());
-  cudaGraph_t raw = nullptr;
-  Status s = CUDA_CALL(cudaStreamEndCapture(stream(), &raw));
-  Graph graph(raw);  // owns whatever the runtime returned, even on failure
-  if (!s.ok()) {
-    RefreshCapturing();
-    return Annotate(s, "EndCapture");
-  }
-  capturing_ = false;
-  if (!graph) return InternalError("EndCapture: cudaStreamEndCapture returned no graph");
-  const uint64_t id = NextId();
-  graphs_.emplace(id, std::move(graph));
-  graph_lanes_[id] = lane_;
-  out->value = id;
-  return Status::Ok();
-}
-
-Status CudaEngine::Instantiate(GraphHandle graph, ExecHandle* out) {
-  auto what = [&] { return "Instantiate(graph=" + std::to_string(graph.value) + ")"; };
-  VMM_RETURN_IF_ERROR(Bind());
-  Graph* g = FindObject(graphs_, graph.value);
-  if (g == nullptr) return UnknownHandle(what(), "graph");
-  StatusOr<GraphExec> exec = InstantiateGraph(g->get());
-  if (!exec.ok()) return Annotate(exec.status(), what);
-  const uint64_t id = NextId();
-  execs_.emplace(id, std::move(exec).value());
-  exec_lanes_[id] = lane_;  // it replays on this device, whatever is selected later
-  out->value = id;
-  return Status::Ok();
-}
-
-Status CudaEngine::Replay(ExecHandle exec, OpTiming* timing) {
-  auto what = [&] { return "Replay(exec=" + std::to_string(exec.value) + ")"; };
-  if (timing != nullptr) timing->gpu_us = -1;
-  GraphExec* e = FindObject(execs_, exec.value);
-  if (e == nullptr) return UnknownHandle(what(), "exec");
-  VMM_RETURN_IF_ERROR(Bind());
-  VMM_RETURN_IF_ERROR(Annotate(SyncIfCapturing(), what));
-  // An exec runs on the device it was instantiated on.
-  Lane& lane = *exec_lanes_[exec.value];
-  if (&lane != lane_) {
-    VMM_RETURN_IF_ERROR(Annotate(Follow(*lane_, lane), what));  // after the selected lane's work
-    VMM_RETURN_IF_ERROR(BindLane(lane));
-  }
-  cudaStream_t s = lane.stream.get();
-  const bool timed = timing != nullptr;
-  if (timed) VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaEventRecord(lane.start.get(), s)), what));
-  lane.busy = true;
-  VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaGraphLaunch(e->get(), s)), what));
-  if (timed) VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaEventRecord(lane.stop.get(), s)), what));
-  VMM_RETURN_IF_ERROR(Annotate(SyncStream(lane), what));
-  if (timed) {
-    float ms = 0;
-    VMM_RETURN_IF_ERROR(
-        Annotate(CUDA_CALL(cudaEventElapsedTime(&ms, lane.start.get(), lane.stop.get())), what));
-    timing->gpu_us = static_cast<double>(ms) * 1000.0;
-  }
-  return Status::Ok();
-}
-
-Status CudaEngine::Update(ExecHandle exec, GraphHandle graph, UpdateResult* result) {
-  auto what = [&] {
-    return "Update(exec=" + std::to_string(exec.value) + ", graph=" + std::to_string(graph.value) +
-           ")";
-  };
-  GraphExec* e = FindObject(execs_, exec.value);
-  if (e == nullptr) return UnknownHandle(what(), "exec");
-  Graph* g = FindObject(graphs_, graph.value);
-  if (g == nullptr) return UnknownHandle(what(), "graph");
-  VMM_RETURN_IF_ERROR(BindLane(*exec_lanes_[exec.value]));  // in the exec's own context
-  return Annotate(UpdateGraphExec(e->get(), g->get(), result), what);
-}
-
-Status CudaEngine::KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>* out) {
-  auto what = [&] { return "KernelNodes(graph=" + std::to_string(graph.value) + ")"; };
-  VMM_RETURN_IF_ERROR(Bind());
-  Graph* g = FindObject(graphs_, graph.value);
-  if (g == nullptr) return UnknownHandle(what(), "graph");
-  const Lane& lane = *graph_lanes_[graph.value];  // its kernels are that device's functions
-  return Annotate(ReadKernelNodes(lane.kernels, g->get(), out), what);
-}
-
-Status CudaEngine::DestroyGraph(GraphHandle graph) {
-  VMM_RETURN_IF_ERROR(Bind());
-  if (graphs_.erase(graph.value) == 0) {
-    return UnknownHandle("DestroyGraph(graph=" + std::to_string(graph.value) + ")", "graph");
-  }
-  graph_lanes_.erase(graph.value);
-  return Status::Ok();
-}
-
-Status CudaEngine::DestroyExec(ExecHandle exec) {
-  VMM_RETURN_IF_ERROR(Bind());
-  if (execs_.erase(exec.value) == 0) {
-    return UnknownHandle("DestroyExec(exec=" + std::to_string(exec.value) + ")", "exec");
-  }
-  exec_lanes_.erase(exec.value);
-  return Status::Ok();
+  OpTiming local;  // waited for, so host_calls() counts it on return
+  return Annotate(
+      TimedLaunch(
+          timing != nullptr ? timing : &local,
+          [&] { return CUDA_CALL(cudaLaunchHostFunc(stream(), &CudaEngine::HostCall, this)); }),
+      "HostFunction");
 }
 
 // --- Data ---

@@ -1,11 +1,55 @@
 #include "runner/engine/cuda/graph_ops.h"
 
+#include <algorithm>
 #include <string>
 
+#include "kernels/kernels.h"
+#include "kernels/launch_config.h"
 #include "runner/base/format.h"
 #include "runner/engine/cuda/cuda_call.h"
 
 namespace vmm::cuda {
+
+void NodeNames::Add(cudaGraph_t graph, cudaGraphNode_t node, std::string name) {
+  names_[node] = std::move(name);
+  order_[graph].push_back(node);
+}
+
+const std::string* NodeNames::Find(cudaGraphNode_t node) const {
+  auto it = names_.find(node);
+  return it == names_.end() ? nullptr : &it->second;
+}
+
+cudaGraphNode_t NodeNames::FindNode(cudaGraph_t graph, const std::string& name) const {
+  for (cudaGraphNode_t node : Order(graph)) {
+    const std::string* n = Find(node);
+    if (n != nullptr && *n == name) return node;
+  }
+  return nullptr;
+}
+
+const std::vector<cudaGraphNode_t>& NodeNames::Order(cudaGraph_t graph) const {
+  static const std::vector<cudaGraphNode_t> kNone;
+  auto it = order_.find(graph);
+  return it == order_.end() ? kNone : it->second;
+}
+
+Status NodeNames::CopyToClone(cudaGraph_t original, cudaGraph_t clone) {
+  const std::vector<cudaGraphNode_t> nodes = Order(original);  // a copy: Add grows order_
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNode_t copy = nullptr;
+    VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGraphNodeFindInClone(&copy, node, clone)));
+    Add(clone, copy, *Find(node));
+  }
+  return Status::Ok();
+}
+
+void NodeNames::Forget(cudaGraph_t graph) {
+  auto it = order_.find(graph);
+  if (it == order_.end()) return;
+  for (cudaGraphNode_t node : it->second) names_.erase(node);
+  order_.erase(it);
+}
 
 StatusOr<std::vector<cudaGraphNode_t>> GraphNodes(cudaGraph_t graph) {
   size_t count = 0;
@@ -41,7 +85,8 @@ UpdateCode ToUpdateCode(cudaGraphExecUpdateResult result) {
   return UpdateCode::kError;
 }
 
-Status UpdateGraphExec(cudaGraphExec_t exec, cudaGraph_t graph, UpdateResult* result) {
+Status UpdateGraphExec(cudaGraphExec_t exec, cudaGraph_t graph, const NodeNames& names,
+                       UpdateResult* result) {
   *result = UpdateResult{};
   cudaGraphExecUpdateResultInfo info = {};
   const cudaError_t err = cudaGraphExecUpdate(exec, graph, &info);
@@ -57,13 +102,13 @@ Status UpdateGraphExec(cudaGraphExec_t exec, cudaGraph_t graph, UpdateResult* re
     // Not documented to happen; report what the runtime said rather than guess.
     result->api_error = "cudaSuccess";
   }
-  if (info.errorNode != nullptr) {
-    StatusOr<std::vector<cudaGraphNode_t>> nodes = GraphNodes(graph);
-    if (!nodes.ok()) return nodes.status().WithContext("locating the update's error node");
-    for (size_t i = 0; i < nodes->size(); ++i) {
-      if ((*nodes)[i] == info.errorNode) result->error_node = static_cast<int64_t>(i);
-    }
-  }
+  auto name = [&](cudaGraphNode_t node) -> std::string {
+    if (node == nullptr) return "";
+    const std::string* n = names.Find(node);
+    return n != nullptr ? *n : "(unnamed node)";
+  };
+  result->error_node = name(info.errorNode);
+  result->error_from_node = name(info.errorFromNode);
   return Status::Ok();
 }
 
@@ -97,6 +142,66 @@ Status ReadKernelNodes(const KernelRegistry& registry, cudaGraph_t graph,
     out->push_back(std::move(k));
   }
   return Status::Ok();
+}
+
+namespace {
+
+dim3 Dim(const std::array<uint32_t, 3>& d) { return dim3(d[0], d[1], d[2]); }
+
+// A kernel node running `symbol` with `launch` and the argument pointers `args` (valid for the
+// call only: cudaGraphExecKernelNodeSetParams copies the values).
+Status SetKernel(cudaGraphExec_t exec, cudaGraphNode_t node, const void* symbol,
+                 const kernels::LaunchConfig& launch, void** args) {
+  cudaKernelNodeParams p = {};
+  p.func = const_cast<void*>(symbol);
+  p.gridDim = Dim(launch.grid);
+  p.blockDim = Dim(launch.block);
+  p.sharedMemBytes = launch.shared_bytes;
+  p.kernelParams = args;
+  p.extra = nullptr;
+  return CUDA_CALL(cudaGraphExecKernelNodeSetParams(exec, node, &p));
+}
+
+}  // namespace
+
+Status SetExecNodeParams(cudaGraphExec_t exec, cudaGraphNode_t node, const NodeParams& params) {
+  switch (params.kind) {
+    case NodeParams::Kind::kFill: {
+      // The argument types of vmm_fill_f32(float* dst, uint64_t count, uint64_t seed).
+      float* dst = reinterpret_cast<float*>(static_cast<uintptr_t>(params.dst));
+      uint64_t count = params.count, seed = params.seed;
+      void* args[] = {&dst, &count, &seed};
+      return SetKernel(exec, node, kernels::FillKernelSymbol(), kernels::FillLaunch(count), args);
+    }
+    case NodeParams::Kind::kMatmul: {
+      // vmm_matmul_f32(const float* a, const float* b, float* c, uint32_t m, n, k).
+      const MatmulArgs& m = params.matmul;
+      const float* a = reinterpret_cast<const float*>(static_cast<uintptr_t>(m.a));
+      const float* b = reinterpret_cast<const float*>(static_cast<uintptr_t>(m.b));
+      float* c = reinterpret_cast<float*>(static_cast<uintptr_t>(m.c));
+      uint32_t rows = m.m, cols = m.n, inner = m.k;
+      void* args[] = {&a, &b, &c, &rows, &cols, &inner};
+      return SetKernel(exec, node, kernels::MatmulKernelSymbol(), kernels::MatmulLaunch(rows, cols),
+                       args);
+    }
+    case NodeParams::Kind::kMemset: {
+      // Start from what the capture recorded (pitch, element size, height), so only the
+      // destination, the value and the 1-D width can change.
+      cudaMemsetParams p = {};
+      VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGraphMemsetNodeGetParams(node, &p)));
+      p.dst = reinterpret_cast<void*>(static_cast<uintptr_t>(params.dst));
+      p.value = params.pattern;
+      p.elementSize = 4;
+      p.width = params.count;
+      return CUDA_CALL(cudaGraphExecMemsetNodeSetParams(exec, node, &p));
+    }
+    case NodeParams::Kind::kCopy:
+      return CUDA_CALL(cudaGraphExecMemcpyNodeSetParams1D(
+          exec, node, reinterpret_cast<void*>(static_cast<uintptr_t>(params.dst)),
+          reinterpret_cast<const void*>(static_cast<uintptr_t>(params.src)), params.count,
+          cudaMemcpyDeviceToDevice));
+  }
+  return InternalError("unknown node parameter kind");
 }
 
 }  // namespace vmm::cuda

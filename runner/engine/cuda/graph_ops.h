@@ -1,9 +1,11 @@
-// Graph queries and updates behind Engine::Update and Engine::KernelNodes, as free functions on
-// raw runtime handles (the engine owns the handles; these only borrow them for the call).
+// Graph queries and updates behind the engine's graph methods, as free functions on raw runtime
+// handles (the engine owns the handles; these only borrow them for the call).
 #pragma once
 
 #include <cuda_runtime_api.h>
 
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "runner/base/status.h"
@@ -12,8 +14,29 @@
 
 namespace vmm::cuda {
 
-// The nodes of `graph` in cudaGraphGetNodes order (creation order: for a captured graph, the order
-// of the captured launches).
+// The names the engine gave graph nodes (NameCapturedNode: the step that made each), and per graph
+// the order they were named in (capture order). A child graph node's copy of its graph gets the
+// names of the graph it copied (cudaGraphNodeFindInClone).
+class NodeNames {
+ public:
+  void Add(cudaGraph_t graph, cudaGraphNode_t node, std::string name);
+  // The name of `node`, or nullptr.
+  const std::string* Find(cudaGraphNode_t node) const;
+  // The node of `graph` named `name`, or nullptr.
+  cudaGraphNode_t FindNode(cudaGraph_t graph, const std::string& name) const;
+  // The named nodes of `graph` in naming order (empty when none).
+  const std::vector<cudaGraphNode_t>& Order(cudaGraph_t graph) const;
+  // Gives `clone`'s nodes the names of their originals in `original` (a child graph node's copy).
+  Status CopyToClone(cudaGraph_t original, cudaGraph_t clone);
+  // Drops the names of `graph`'s nodes (before the graph is destroyed: handles may be reused).
+  void Forget(cudaGraph_t graph);
+
+ private:
+  std::unordered_map<cudaGraphNode_t, std::string> names_;
+  std::unordered_map<cudaGraph_t, std::vector<cudaGraphNode_t>> order_;
+};
+
+// The nodes of `graph` in cudaGraphGetNodes order.
 StatusOr<std::vector<cudaGraphNode_t>> GraphNodes(cudaGraph_t graph);
 
 // The UpdateCode for a cudaGraphExecUpdateResult value (kError for values this build does not
@@ -22,14 +45,30 @@ UpdateCode ToUpdateCode(cudaGraphExecUpdateResult result);
 
 // cudaGraphExecUpdate(exec, graph). A refused update (cudaErrorGraphExecUpdateFailure) is a result,
 // not an error: the Status is ok, result->code says why, result->api_error is
-// "cudaErrorGraphExecUpdateFailure" and result->error_node is the index of the blocking node of
-// `graph` in GraphNodes order (-1 when the runtime names none, e.g. a changed node count). Any
-// other failure of the call is an error Status. The exec is unchanged when the update is refused.
-Status UpdateGraphExec(cudaGraphExec_t exec, cudaGraph_t graph, UpdateResult* result);
+// "cudaErrorGraphExecUpdateFailure" and result->error_node / error_from_node name the blocking
+// node and dependency of `graph` ("" when the runtime names none, e.g. a changed node count;
+// "(unnamed node)" for a node no step named). Any other failure of the call is an error Status. The
+// exec is unchanged when the update is refused.
+Status UpdateGraphExec(cudaGraphExec_t exec, cudaGraph_t graph, const NodeNames& names,
+                       UpdateResult* result);
 
 // The kernel nodes of `graph` in GraphNodes order (other node types are skipped). Fails when a
 // kernel node runs a kernel the registry does not know, or its arguments cannot be read.
 Status ReadKernelNodes(const KernelRegistry& registry, cudaGraph_t graph,
                        std::vector<KernelNodeParams>* out);
+
+// The structure of `graph` read back from the runtime: named nodes in naming order, then the
+// others; each node's type, detail (graph_structure.h's words), operands and dependencies; child
+// graphs recursively; the DOT text of cudaGraphDebugDotPrint. `events` maps the engine's events
+// to their numbers.
+Status DescribeCudaGraph(const KernelRegistry& registry, cudaGraph_t graph, const NodeNames& names,
+                         const std::unordered_map<cudaEvent_t, int>& events, GraphStructure* out);
+
+// Per-node updates of an exec: `node` is a node of the graph the exec was instantiated from.
+// Kernel nodes get vmm-run's kernels with the launch geometry of kernels/launch_config.h
+// (cudaGraphExecKernelNodeSetParams), memset nodes a 1-D memset of 32-bit words
+// (cudaGraphExecMemsetNodeSetParams), memcpy nodes a device-to-device 1-D copy
+// (cudaGraphExecMemcpyNodeSetParams1D).
+Status SetExecNodeParams(cudaGraphExec_t exec, cudaGraphNode_t node, const NodeParams& params);
 
 }  // namespace vmm::cuda

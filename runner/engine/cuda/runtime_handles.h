@@ -38,6 +38,11 @@ struct GraphExecTraits {
   static constexpr Value kNull = nullptr;
   static void Release(Value raw) noexcept;
 };
+struct PinnedMemoryTraits {
+  using Value = void*;
+  static constexpr Value kNull = nullptr;
+  static void Release(Value raw) noexcept;
+};
 struct DeviceMemoryTraits {
   using Value = void*;
   static constexpr Value kNull = nullptr;
@@ -48,13 +53,19 @@ using Stream = UniqueHandle<StreamTraits>;
 using Event = UniqueHandle<EventTraits>;
 using Graph = UniqueHandle<GraphTraits>;
 using GraphExec = UniqueHandle<GraphExecTraits>;
+// Page-locked host memory (cudaMallocHost / cudaFreeHost).
+using PinnedMemory = UniqueHandle<PinnedMemoryTraits>;
 
 // A non-blocking stream: it never synchronizes implicitly with the legacy default stream.
 StatusOr<Stream> CreateStream();
-// An event with timing enabled.
-StatusOr<Event> CreateEvent();
-// cudaGraphInstantiate(&exec, graph, 0).
-StatusOr<GraphExec> InstantiateGraph(cudaGraph_t graph);
+// An event with timing enabled, or (timing false) without: cheaper for ordering only.
+StatusOr<Event> CreateEvent(bool timing = true);
+// cudaGraphInstantiateWithFlags(&exec, graph, flags).
+StatusOr<GraphExec> InstantiateGraph(cudaGraph_t graph, unsigned long long flags = 0);
+// `bytes` of page-locked host memory holding a copy of `source`. Safe during a stream capture on
+// this thread: the allocation is made in relaxed capture mode (it is not stream work, and a
+// forbidden call would invalidate the capture).
+StatusOr<PinnedMemory> PinnedCopy(const void* source, size_t bytes);
 
 // Scratch device memory (cudaMalloc) that only grows.
 class DeviceBuffer {

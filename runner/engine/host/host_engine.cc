@@ -15,26 +15,15 @@
 #include "runner/engine/capability_probe.h"
 #include "runner/engine/host/address_space.h"
 #include "runner/engine/host/cpu_kernels.h"
-#include "runner/engine/host/host_graph.h"
+#include "runner/engine/host/host_engine_impl.h"
 #include "runner/engine/host/host_vmm.h"
 
 namespace vmm {
 namespace host {
 namespace {
 
-constexpr const char* kInvalidValue = "CUDA_ERROR_INVALID_VALUE";
-// A kernel touching memory it may not is a device fault; a copy is refused when enqueued.
-constexpr const char* kIllegalAddress = "CUDA_ERROR_ILLEGAL_ADDRESS";
 constexpr const char* kChecksumKernel = "vmm_checksum_u32";
 constexpr const char* kCompareKernel = "vmm_compare_count_u32";
-
-// `count` elements of 4 bytes, saturating: an impossible size then fails the access check.
-uint64_t Bytes4(uint64_t count) { return count > UINT64_MAX / 4 ? UINT64_MAX : count * 4; }
-
-template <typename T>
-T* Ptr(DevicePtr va) {
-  return reinterpret_cast<T*>(va);
-}
 
 // "host CPU (<model name>)", or the machine name where /proc/cpuinfo has no model name.
 std::string CpuName(const struct utsname& uts) {
@@ -70,338 +59,246 @@ DeviceInfo HostInfo(uint64_t granularity, int device_count, int device) {
   return info;
 }
 
-class HostEngine final : public Engine {
- public:
-  HostEngine(uint64_t granularity, int device_count, int device)
-      : info_(HostInfo(granularity, device_count, device)),
-        space_(granularity, info_.total_memory, &ids_, device_count),
-        current_(device) {}
-  // Members go in reverse order of declaration: execs, graphs, then the address space (mappings,
-  // handles, reservations, each newest first).
-  ~HostEngine() override = default;
+}  // namespace
 
-  const DeviceInfo& info() const override { return info_; }
+HostEngine::HostEngine(uint64_t granularity, int device_count, int device)
+    : info_(HostInfo(granularity, device_count, device)),
+      space_(granularity, info_.total_memory, &ids_, device_count),
+      pool_(&space_),
+      current_(device) {}
 
-  using Engine::Reserve;
-  Status Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) override {
-    return space_.Reserve(size, alignment, hint, va);
+Status HostEngine::Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) {
+  return space_.Reserve(size, alignment, hint, va);
+}
+Status HostEngine::Free(DevicePtr va, uint64_t size) { return space_.Free(va, size); }
+Status HostEngine::Create(const AllocProps& props, AllocHandle* out) {
+  AllocProps resolved = props;  // a device location names an ordinal of the twin
+  if (props.location == MemLocation::kDevice) resolved.location_id = Ordinal(props.location_id);
+  return space_.Create(resolved, out);
+}
+Status HostEngine::Release(AllocHandle handle, SyncNote* note) {
+  if (note != nullptr) *note = SyncNote{};  // kernels are synchronous: nothing is in flight
+  return space_.Release(handle);
+}
+Status HostEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) {
+  return space_.Map(va, size, offset, handle);
+}
+Status HostEngine::SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) {
+  DeviceAccess resolved[kMaxScenarioDevices];
+  if (access.size() > kMaxScenarioDevices) {
+    return CudaError("cuMemSetAccess", kInvalidValue,
+                     std::to_string(access.size()) + " descriptors, more than the " +
+                         std::to_string(kMaxScenarioDevices) + " devices vmm-run knows");
   }
-  Status Free(DevicePtr va, uint64_t size) override { return space_.Free(va, size); }
-  using Engine::Create;
-  Status Create(const AllocProps& props, AllocHandle* out) override {
-    AllocProps resolved = props;  // a device location names an ordinal of the twin
-    if (props.location == MemLocation::kDevice) resolved.location_id = Ordinal(props.location_id);
-    return space_.Create(resolved, out);
-  }
-  Status Release(AllocHandle handle, SyncNote* note) override {
-    if (note != nullptr) *note = SyncNote{};  // kernels are synchronous: nothing is in flight
-    return space_.Release(handle);
-  }
-  Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) override {
-    return space_.Map(va, size, offset, handle);
-  }
-  using Engine::SetAccess;
-  Status SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) override {
-    DeviceAccess resolved[kMaxScenarioDevices];
-    if (access.size() > kMaxScenarioDevices) {
-      return CudaError("cuMemSetAccess", kInvalidValue,
-                       std::to_string(access.size()) + " descriptors, more than the " +
-                           std::to_string(kMaxScenarioDevices) + " devices vmm-run knows");
-    }
-    for (size_t i = 0; i < access.size(); ++i)
-      resolved[i] = DeviceAccess{Ordinal(access[i].device), access[i].access};
-    return space_.SetAccess(va, size, std::span<const DeviceAccess>(resolved, access.size()));
-  }
-  Status GetAccess(DevicePtr va, int device, Access* out) override {
-    return space_.GetAccess(va, Ordinal(device), out);
-  }
+  for (size_t i = 0; i < access.size(); ++i)
+    resolved[i] = DeviceAccess{Ordinal(access[i].device), access[i].access};
+  return space_.SetAccess(va, size, std::span<const DeviceAccess>(resolved, access.size()));
+}
+Status HostEngine::GetAccess(DevicePtr va, int device, Access* out) {
+  return space_.GetAccess(va, Ordinal(device), out);
+}
 
-  Status SelectDevice(int device) override {
-    const int ordinal = Ordinal(device);
-    if (std::string e = space_.CheckDevice(ordinal); !e.empty())
-      return CudaError("cudaSetDevice", "CUDA_ERROR_INVALID_DEVICE", e);
-    current_ = ordinal;
-    return Status::Ok();
-  }
-  Status DescribeDevice(int ordinal, DeviceInfo* out) override {
-    const int device = Ordinal(ordinal);
-    if (std::string e = space_.CheckDevice(device); !e.empty())
-      return CudaError("cuDeviceGet", "CUDA_ERROR_INVALID_DEVICE", e);
-    *out = info_;
-    out->ordinal = device;
-    return Status::Ok();
-  }
-  Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override {
-    if (note != nullptr) *note = SyncNote{};  // kernels are synchronous: nothing is in flight
-    return space_.Unmap(va, size);
-  }
+Status HostEngine::SelectDevice(int device) {
+  const int ordinal = Ordinal(device);
+  if (std::string e = space_.CheckDevice(ordinal); !e.empty())
+    return CudaError("cudaSetDevice", "CUDA_ERROR_INVALID_DEVICE", e);
+  current_ = ordinal;
+  return Status::Ok();
+}
+Status HostEngine::DescribeDevice(int ordinal, DeviceInfo* out) {
+  const int device = Ordinal(ordinal);
+  if (std::string e = space_.CheckDevice(device); !e.empty())
+    return CudaError("cuDeviceGet", "CUDA_ERROR_INVALID_DEVICE", e);
+  *out = info_;
+  out->ordinal = device;
+  return Status::Ok();
+}
+Status HostEngine::Unmap(DevicePtr va, uint64_t size, SyncNote* note) {
+  if (note != nullptr) *note = SyncNote{};  // kernels are synchronous: nothing is in flight
+  return space_.Unmap(va, size);
+}
 
-  Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override {
-    return Launch(MakeFillNode(dst, count, seed), timing);
-  }
-  Status Matmul(const MatmulArgs& args, OpTiming* timing) override {
-    if (args.m == 0 || args.n == 0) {
-      return CudaError("cuLaunchKernel", kInvalidValue,
-                       std::string(kernels::kMatmulKernelName) + " needs m > 0 and n > 0, got m=" +
-                           std::to_string(args.m) + ", n=" + std::to_string(args.n));
-    }
-    return Launch(MakeMatmulNode(args), timing);
-  }
+Status HostEngine::Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) {
+  return Launch(MakeFillNode(dst, count, seed), timing);
+}
 
-  Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override {
-    if (timing != nullptr) timing->gpu_us = -1;
-    if (capturing_) {
-      return CudaError("cuMemsetD32Async", "CUDA_ERROR_NOT_SUPPORTED",
-                       "vmm-run does not capture memset yet");
-    }
-    VMM_RETURN_IF_ERROR(space_.CheckAccess("cuMemsetD32Async", kIllegalAddress, "dst", dst,
-                                           Bytes4(count), Access::kReadWrite, current_));
-    Stopwatch watch;
-    std::fill_n(Ptr<uint32_t>(dst), count, pattern);
-    if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
-    return Status::Ok();
+Status HostEngine::Matmul(const MatmulArgs& args, OpTiming* timing) {
+  if (args.m == 0 || args.n == 0) {
+    return CudaError("cuLaunchKernel", kInvalidValue,
+                     std::string(kernels::kMatmulKernelName) + " needs m > 0 and n > 0, got m=" +
+                         std::to_string(args.m) + ", n=" + std::to_string(args.n));
   }
+  return Launch(MakeMatmulNode(args), timing);
+}
 
-  Status CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) override {
-    const char* fn = "cuMemcpyDtoDAsync";
-    if (timing != nullptr) timing->gpu_us = -1;
-    if (capturing_) {
-      return CudaError(fn, "CUDA_ERROR_NOT_SUPPORTED", "vmm-run does not capture copies yet");
-    }
-    VMM_RETURN_IF_ERROR(
-        space_.CheckAccess(fn, kInvalidValue, "src", src, bytes, Access::kRead, current_));
-    VMM_RETURN_IF_ERROR(
-        space_.CheckAccess(fn, kInvalidValue, "dst", dst, bytes, Access::kReadWrite, current_));
-    Stopwatch watch;
-    if (bytes != 0) std::memmove(Ptr<void>(dst), Ptr<const void>(src), bytes);
-    if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
-    return Status::Ok();
+Status HostEngine::Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) {
+  return Launch(MakeMemsetNode(dst, count, pattern), timing);
+}
+
+Status HostEngine::CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) {
+  return Launch(MakeCopyNode(dst, src, bytes), timing);
+}
+
+Status HostEngine::CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) {
+  const char* fn = "cuMemcpyHtoD";
+  if (timing != nullptr) timing->gpu_us = -1;
+  if (src == nullptr && bytes != 0) return CudaError(fn, kInvalidValue, "the source is null");
+  if (capturing_) {
+    // A memcpy node from host memory: the node keeps its own copy of the source (the CUDA
+    // backend stages it in pinned memory), so the graph restores the data as it was now.
+    const auto* from = static_cast<const uint8_t*>(src);
+    return Launch(
+        MakeHostCopyNode(dst, std::make_shared<const std::vector<uint8_t>>(from, from + bytes)),
+        nullptr);
   }
+  VMM_RETURN_IF_ERROR(
+      space_.CheckAccess(fn, kInvalidValue, "dst", dst, bytes, Access::kReadWrite, current_));
+  Stopwatch watch;
+  if (bytes != 0) std::memcpy(Ptr<void>(dst), src, bytes);
+  if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
+  return Status::Ok();
+}
 
-  Status CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) override {
-    const char* fn = "cuMemcpyHtoD";
-    if (timing != nullptr) timing->gpu_us = -1;
-    VMM_RETURN_IF_ERROR(SyncPoint(fn));
-    if (src == nullptr && bytes != 0) return CudaError(fn, kInvalidValue, "the source is null");
-    VMM_RETURN_IF_ERROR(
-        space_.CheckAccess(fn, kInvalidValue, "dst", dst, bytes, Access::kReadWrite, current_));
-    Stopwatch watch;
-    if (bytes != 0) std::memcpy(Ptr<void>(dst), src, bytes);
-    if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
-    return Status::Ok();
-  }
+Status HostEngine::HostFunction(OpTiming* timing) {
+  return Launch(MakeNode(NodeType::kHost), timing);
+}
 
-  Status BeginCapture() override {
-    if (capturing_) {
-      return CudaError("cuStreamBeginCapture", "CUDA_ERROR_ILLEGAL_STATE",
-                       "the stream is already capturing");
-    }
-    capturing_ = true;
-    invalidated_by_.clear();
-    capture_ = HostGraph{};
-    return Status::Ok();
-  }
+Status HostEngine::CopyToHost(DevicePtr src, uint64_t bytes, void* dst) {
+  const char* fn = "cuMemcpyDtoH";
+  VMM_RETURN_IF_ERROR(SyncPoint(fn));
+  if (dst == nullptr && bytes != 0) return CudaError(fn, kInvalidValue, "the destination is null");
+  VMM_RETURN_IF_ERROR(
+      space_.CheckAccess(fn, kInvalidValue, "src", src, bytes, Access::kRead, current_));
+  if (bytes != 0) std::memcpy(dst, Ptr<const void>(src), bytes);
+  return Status::Ok();
+}
 
-  Status EndCapture(GraphHandle* out) override {
-    if (!capturing_)
-      return CudaError("cuStreamEndCapture", "CUDA_ERROR_ILLEGAL_STATE",
-                       "the stream is not capturing");
-    capturing_ = false;
-    if (!invalidated_by_.empty()) {
-      return CudaError("cuStreamEndCapture", "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED",
-                       "the capture was invalidated by " + invalidated_by_);
-    }
-    const uint64_t id = ids_.Next();
-    graphs_.emplace(id, std::move(capture_));
-    capture_ = HostGraph{};
-    out->value = id;
-    return Status::Ok();
-  }
+Status HostEngine::Checksum(DevicePtr src, uint64_t count, uint64_t* hash) {
+  VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
+  VMM_RETURN_IF_ERROR(space_.CheckAccess(kChecksumKernel, kIllegalAddress, "src", src,
+                                         Bytes4(count), Access::kRead, current_));
+  *hash = ChecksumWords(Ptr<const void>(src), count);
+  return Status::Ok();
+}
 
-  Status Instantiate(GraphHandle graph, ExecHandle* out) override {
-    const HostGraph* g = FindGraph(graph);
-    if (g == nullptr) return UnknownGraph("cuGraphInstantiate", graph);
-    const uint64_t id = ids_.Next();
-    execs_.emplace(id, *g);  // a copy: the exec outlives changes to (and destruction of) the graph
-    exec_devices_[id] = current_;  // it belongs to the device it was instantiated on
-    out->value = id;
-    return Status::Ok();
-  }
-
-  Status Replay(ExecHandle exec, OpTiming* timing) override {
-    if (timing != nullptr) timing->gpu_us = -1;
-    VMM_RETURN_IF_ERROR(SyncPoint("cuGraphLaunch"));
-    auto it = execs_.find(exec.value);
-    if (it == execs_.end()) return UnknownExec("cuGraphLaunch", exec);
-    Stopwatch watch;
-    const std::vector<GraphNode>& nodes = it->second.nodes;
-    const int device = exec_devices_[exec.value];
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      Status s = Run(nodes[i], device);
-      if (!s.ok()) return s.WithContext("cuGraphLaunch: node " + std::to_string(i));
-    }
-    if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
-    return Status::Ok();
-  }
-
-  Status Update(ExecHandle exec, GraphHandle graph, UpdateResult* result) override {
-    auto it = execs_.find(exec.value);
-    if (it == execs_.end()) return UnknownExec("cuGraphExecUpdate", exec);
-    const HostGraph* g = FindGraph(graph);
-    if (g == nullptr) return UnknownGraph("cuGraphExecUpdate", graph);
-    *result = UpdateExec(&it->second, *g);
-    return Status::Ok();
-  }
-
-  Status KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>* out) override {
-    const HostGraph* g = FindGraph(graph);
-    if (g == nullptr) return UnknownGraph("cuGraphGetNodes", graph);
-    *out = g->KernelNodes();
-    return Status::Ok();
-  }
-
-  Status DestroyGraph(GraphHandle graph) override {
-    if (graphs_.erase(graph.value) == 0) return UnknownGraph("cuGraphDestroy", graph);
-    return Status::Ok();
-  }
-
-  Status DestroyExec(ExecHandle exec) override {
-    if (execs_.erase(exec.value) == 0) return UnknownExec("cuGraphExecDestroy", exec);
-    exec_devices_.erase(exec.value);
-    return Status::Ok();
-  }
-
-  Status CopyToHost(DevicePtr src, uint64_t bytes, void* dst) override {
-    const char* fn = "cuMemcpyDtoH";
-    VMM_RETURN_IF_ERROR(SyncPoint(fn));
-    if (dst == nullptr && bytes != 0)
-      return CudaError(fn, kInvalidValue, "the destination is null");
-    VMM_RETURN_IF_ERROR(
-        space_.CheckAccess(fn, kInvalidValue, "src", src, bytes, Access::kRead, current_));
-    if (bytes != 0) std::memcpy(dst, Ptr<const void>(src), bytes);
-    return Status::Ok();
-  }
-
-  Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash) override {
-    VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
-    VMM_RETURN_IF_ERROR(space_.CheckAccess(kChecksumKernel, kIllegalAddress, "src", src,
+Status HostEngine::Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
+                           CompareResult* out) {
+  VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
+  for (auto [operand, va] : {std::pair{"a", a}, std::pair{"b", b}}) {
+    VMM_RETURN_IF_ERROR(space_.CheckAccess(kCompareKernel, kIllegalAddress, operand, va,
                                            Bytes4(count), Access::kRead, current_));
-    *hash = ChecksumWords(Ptr<const void>(src), count);
-    return Status::Ok();
   }
+  *out = CompareWords(Ptr<const void>(a), Ptr<const void>(b), count, max_report);
+  return Status::Ok();
+}
 
-  Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
-                 CompareResult* out) override {
-    VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
-    for (auto [operand, va] : {std::pair{"a", a}, std::pair{"b", b}}) {
-      VMM_RETURN_IF_ERROR(space_.CheckAccess(kCompareKernel, kIllegalAddress, operand, va,
-                                             Bytes4(count), Access::kRead, current_));
-    }
-    *out = CompareWords(Ptr<const void>(a), Ptr<const void>(b), count, max_report);
-    return Status::Ok();
-  }
+Status HostEngine::Synchronize() { return SyncPoint("cuStreamSynchronize"); }
 
-  Status Synchronize() override { return SyncPoint("cuStreamSynchronize"); }
+Status HostEngine::MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) {
+  space_.MemoryInfo(current_, free_bytes, total_bytes);
+  return Status::Ok();
+}
+Status HostEngine::Granularity(const AllocProps& props, GranularityKind kind, uint64_t* bytes) {
+  return space_.Granularity(props, kind, bytes);
+}
+Status HostEngine::AllocProperties(AllocHandle handle, AllocProps* granted) {
+  return space_.AllocProperties(handle, granted);
+}
+Status HostEngine::Retain(DevicePtr va, AllocHandle* out) { return space_.Retain(va, out); }
+Status HostEngine::SameAllocation(AllocHandle a, AllocHandle b, bool* same) {
+  return space_.SameAllocation(a, b, same);
+}
+Status HostEngine::AddressRange(DevicePtr va, DevicePtr* base, uint64_t* size) {
+  return space_.RangeOf(va, base, size);
+}
+// No device attributes: the trial alone decides (memfd handles are POSIX fds; host and NUMA node 0
+// memory exist where the kernel has them; compression, RDMA and fabric never).
+Status HostEngine::ProbeCapability(Capability capability, std::string* why_not) {
+  return ProbeByTrial(*this, capability, why_not);
+}
 
-  Status MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) override {
-    space_.MemoryInfo(current_, free_bytes, total_bytes);
-    return Status::Ok();
-  }
-  Status Granularity(const AllocProps& props, GranularityKind kind, uint64_t* bytes) override {
-    return space_.Granularity(props, kind, bytes);
-  }
-  Status AllocProperties(AllocHandle handle, AllocProps* granted) override {
-    return space_.AllocProperties(handle, granted);
-  }
-  Status Retain(DevicePtr va, AllocHandle* out) override { return space_.Retain(va, out); }
-  Status SameAllocation(AllocHandle a, AllocHandle b, bool* same) override {
-    return space_.SameAllocation(a, b, same);
-  }
-  Status AddressRange(DevicePtr va, DevicePtr* base, uint64_t* size) override {
-    return space_.RangeOf(va, base, size);
-  }
-  // No device attributes: the trial alone decides (memfd handles are POSIX fds; host and NUMA
-  // node 0 memory exist where the kernel has them; compression, RDMA and fabric never).
-  Status ProbeCapability(Capability capability, std::string* why_not) override {
-    return ProbeByTrial(*this, capability, why_not);
-  }
+Status HostEngine::Launch(GraphNode node, OpTiming* timing) {
+  if (timing != nullptr) timing->gpu_us = -1;
+  if (capturing_) return capture_->Add(std::move(node));
+  Stopwatch watch;
+  VMM_RETURN_IF_ERROR(Run(node, nullptr));
+  if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
+  return Status::Ok();
+}
 
- private:
-  // Records `node` while capturing, else runs it now and times it.
-  Status Launch(GraphNode node, OpTiming* timing) {
-    if (timing != nullptr) timing->gpu_us = -1;
-    if (capturing_) {
-      capture_.Append(std::move(node));
-      return Status::Ok();
-    }
-    Stopwatch watch;
-    VMM_RETURN_IF_ERROR(Run(node, current_));
-    if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
-    return Status::Ok();
-  }
+int HostEngine::Ordinal(int device) const { return device < 0 ? info_.ordinal : device; }
 
-  // The ordinal `device` names (-1: the engine's own device).
-  int Ordinal(int device) const { return device < 0 ? info_.ordinal : device; }
-
-  // Proves every byte the kernel touches is accessible to `device`, then runs it on the CPU.
-  Status Run(const GraphNode& node, int device) {
-    const std::string fn = node.params.function;
-    switch (node.kind) {
-      case KernelKind::kFill: {
+Status HostEngine::Run(const GraphNode& node, const Exec* exec) {
+  if (!node.enabled) return Status::Ok();                        // a disabled node does nothing
+  const int device = exec != nullptr ? exec->device : current_;  // whose access is judged
+  switch (node.type) {
+    case NodeType::kKernel: {
+      const std::string& fn = node.params.function;
+      if (node.kind == KernelKind::kFill) {
         const FillArgs& f = node.fill;
         VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kIllegalAddress, "dst", f.dst, Bytes4(f.count),
                                                Access::kReadWrite, device));
         FillF32(Ptr<float>(f.dst), f.count, f.seed);
         return Status::Ok();
       }
-      case KernelKind::kMatmul: {
-        const MatmulArgs& m = node.matmul;
-        const uint64_t mk = uint64_t{m.m} * m.k, kn = uint64_t{m.k} * m.n, mn = uint64_t{m.m} * m.n;
-        VMM_RETURN_IF_ERROR(
-            space_.CheckAccess(fn, kIllegalAddress, "a", m.a, Bytes4(mk), Access::kRead, device));
-        VMM_RETURN_IF_ERROR(
-            space_.CheckAccess(fn, kIllegalAddress, "b", m.b, Bytes4(kn), Access::kRead, device));
-        VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kIllegalAddress, "c", m.c, Bytes4(mn),
-                                               Access::kReadWrite, device));
-        MatmulF32(Ptr<const float>(m.a), Ptr<const float>(m.b), Ptr<float>(m.c), m.m, m.n, m.k);
-        return Status::Ok();
-      }
+      const MatmulArgs& m = node.matmul;
+      const uint64_t mk = uint64_t{m.m} * m.k, kn = uint64_t{m.k} * m.n, mn = uint64_t{m.m} * m.n;
+      VMM_RETURN_IF_ERROR(
+          space_.CheckAccess(fn, kIllegalAddress, "a", m.a, Bytes4(mk), Access::kRead, device));
+      VMM_RETURN_IF_ERROR(
+          space_.CheckAccess(fn, kIllegalAddress, "b", m.b, Bytes4(kn), Access::kRead, device));
+      VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kIllegalAddress, "c", m.c, Bytes4(mn),
+                                             Access::kReadWrite, device));
+      MatmulF32(Ptr<const float>(m.a), Ptr<const float>(m.b), Ptr<float>(m.c), m.m, m.n, m.k);
+      return Status::Ok();
     }
-    return InternalError("unknown kernel kind");
+    case NodeType::kMemset:
+      VMM_RETURN_IF_ERROR(space_.CheckAccess("cuMemsetD32Async", kIllegalAddress, "dst", node.dst,
+                                             Bytes4(node.count), Access::kReadWrite, device));
+      std::fill_n(Ptr<uint32_t>(node.dst), node.count, node.pattern);
+      return Status::Ok();
+    case NodeType::kMemcpy: {
+      const char* fn = node.host_source != nullptr ? "cuMemcpyHtoDAsync" : "cuMemcpyDtoDAsync";
+      if (node.host_source == nullptr) {
+        VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kInvalidValue, "src", node.src, node.count,
+                                               Access::kRead, device));
+      }
+      VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kInvalidValue, "dst", node.dst, node.count,
+                                             Access::kReadWrite, device));
+      if (node.count == 0) return Status::Ok();
+      if (node.host_source != nullptr) {
+        std::memcpy(Ptr<void>(node.dst), node.host_source->data(), node.count);
+      } else {
+        std::memmove(Ptr<void>(node.dst), Ptr<const void>(node.src), node.count);
+      }
+      return Status::Ok();
+    }
+    case NodeType::kHost:
+      ++host_calls_;
+      return Status::Ok();
+    case NodeType::kEventRecord:
+      ++event_records_[node.event];
+      return Status::Ok();
+    case NodeType::kEventWait:  // work runs in order here: every record it waits for is done
+    case NodeType::kEmpty:
+      return Status::Ok();
+    case NodeType::kMemAlloc:
+      return pool_.Allocate(node.ptr, exec != nullptr && exec->auto_free);
+    case NodeType::kMemFree:
+      return pool_.Free(node.ptr, "cuGraphLaunch");
+    case NodeType::kGraph:
+      return RunGraph(*node.child, exec);
   }
+  return InternalError("unknown node type");
+}
 
-  // Calls that wait for the stream are illegal while it captures; they invalidate the capture.
-  Status SyncPoint(const char* function) {
-    if (!capturing_) return Status::Ok();
-    if (invalidated_by_.empty()) invalidated_by_ = function;
-    return CudaError(function, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
-                     "not allowed while the stream is capturing (the capture is now invalidated)");
-  }
+Status HostEngine::SyncPoint(const char* function) {
+  if (!capturing_) return Status::Ok();
+  if (invalidated_by_.empty()) invalidated_by_ = function;
+  return CudaError(function, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
+                   "not allowed while the stream is capturing (the capture is now invalidated)");
+}
 
-  const HostGraph* FindGraph(GraphHandle graph) const {
-    auto it = graphs_.find(graph.value);
-    return it == graphs_.end() ? nullptr : &it->second;
-  }
-  static Status UnknownGraph(const char* function, GraphHandle graph) {
-    return CudaError(function, kInvalidValue, "unknown or destroyed graph " + Hex(graph.value));
-  }
-  static Status UnknownExec(const char* function, ExecHandle exec) {
-    return CudaError(function, kInvalidValue, "unknown or destroyed exec " + Hex(exec.value));
-  }
-
-  IdSource ids_;
-  DeviceInfo info_;
-  AddressSpace space_;
-  bool capturing_ = false;
-  std::string invalidated_by_;  // the call that invalidated the current capture, if any
-  HostGraph capture_;
-  std::map<uint64_t, HostGraph> graphs_;  // by handle value
-  std::map<uint64_t, HostGraph> execs_;   // by handle value; an exec is a copy of a graph
-  std::map<uint64_t, int> exec_devices_;  // by exec handle value: where it was instantiated
-  int current_;                           // the selected device's ordinal (SelectDevice)
-};
-
-}  // namespace
 }  // namespace host
 
 StatusOr<std::unique_ptr<Engine>> CreateHostEngine(const HostEngineOptions& options) {

@@ -39,9 +39,12 @@
 // reads are judged by; an exec replays with the device it was instantiated on. All memory is host
 // memory, so peer access always works (DeviceInfo::peers lists every device).
 //
-// Graphs follow host_graph.h (capture records kernel nodes with the CUDA kernels' exact parameters;
-// update follows the programming guide's rules). Handles of all kinds come from one counter and
-// are never reused, so a stale handle is always reported as unknown.
+// Graphs follow host_graph.h: capture records one node per call on the current capture lane
+// (kernels with the CUDA kernels' exact parameters, memsets, copies — a copy from host memory keeps
+// its own copy of the source —, host functions, event record/wait, graph memory and child graph
+// nodes), lanes fork and join like streams, and update follows the CUDA runtime's documented rules.
+// Graph memory follows host_graph_memory.h. Handles of all kinds come from one counter and are
+// never reused, so a stale handle is always reported as unknown.
 #pragma once
 
 #include <cstdint>

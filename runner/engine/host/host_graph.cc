@@ -1,7 +1,10 @@
 #include "runner/engine/host/host_graph.h"
 
+#include <algorithm>
 #include <utility>
 
+#include "runner/engine/graph_structure.h"
+#include "runner/engine/host/address_space.h"
 #include "runner/engine/kernel_params.h"
 
 namespace vmm::host {
@@ -22,10 +25,34 @@ GraphNode MakeMatmulNode(const MatmulArgs& args) {
   return node;
 }
 
-void HostGraph::Append(GraphNode node) {
-  node.dependencies.clear();
-  if (!nodes.empty()) node.dependencies.push_back(static_cast<uint32_t>(nodes.size() - 1));
-  nodes.push_back(std::move(node));
+GraphNode MakeMemsetNode(DevicePtr dst, uint64_t count, uint32_t pattern) {
+  GraphNode node = MakeNode(NodeType::kMemset);
+  node.dst = dst;
+  node.count = count;
+  node.pattern = pattern;
+  return node;
+}
+
+GraphNode MakeCopyNode(DevicePtr dst, DevicePtr src, uint64_t bytes) {
+  GraphNode node = MakeNode(NodeType::kMemcpy);
+  node.dst = dst;
+  node.src = src;
+  node.count = bytes;
+  return node;
+}
+
+GraphNode MakeHostCopyNode(DevicePtr dst, std::shared_ptr<const std::vector<uint8_t>> source) {
+  GraphNode node = MakeNode(NodeType::kMemcpy);
+  node.dst = dst;
+  node.count = source->size();
+  node.host_source = std::move(source);
+  return node;
+}
+
+GraphNode MakeNode(NodeType type) {
+  GraphNode node;
+  node.type = type;
+  return node;
 }
 
 std::vector<KernelNodeParams> HostGraph::KernelNodes() const {
@@ -35,26 +62,146 @@ std::vector<KernelNodeParams> HostGraph::KernelNodes() const {
   return out;
 }
 
-UpdateResult UpdateExec(HostGraph* exec, const HostGraph& graph) {
-  UpdateResult result;
-  auto refuse = [&result](UpdateCode code, int64_t error_node) {
-    result.code = code;
-    result.error_node = error_node;
-    result.api_error = "cudaErrorGraphExecUpdateFailure";
-    return result;
-  };
-  // Topology first: nodes are paired by their place in the structure before contents are compared.
-  bool same_topology = exec->nodes.size() == graph.nodes.size();
-  for (size_t i = 0; same_topology && i < graph.nodes.size(); ++i)
-    same_topology = exec->nodes[i].dependencies == graph.nodes[i].dependencies;
-  if (!same_topology) return refuse(UpdateCode::kErrorTopologyChanged, -1);
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    if (exec->nodes[i].type != graph.nodes[i].type)
-      return refuse(UpdateCode::kErrorNodeTypeChanged, static_cast<int64_t>(i));
+int HostGraph::Find(const std::string& name) const {
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+bool HostGraph::HasMemoryNodes() const {
+  return std::any_of(nodes.begin(), nodes.end(),
+                     [](const GraphNode& n) { return IsMemoryNode(n.type); });
+}
+
+GraphStructure HostGraph::Describe() const {
+  GraphStructure out;
+  for (const GraphNode& node : nodes) {
+    GraphNodeInfo info;
+    info.name = node.name;
+    info.type = node.type;
+    info.dependencies = node.dependencies;
+    switch (node.type) {
+      case NodeType::kKernel:
+        info.detail = node.params.function;
+        if (node.kind == KernelKind::kFill) {
+          info.operands = {{node.fill.dst, node.fill.count * 4, Access::kReadWrite}};
+        } else {
+          const MatmulArgs& m = node.matmul;
+          info.operands = {{m.a, uint64_t{m.m} * m.k * 4, Access::kRead},
+                           {m.b, uint64_t{m.k} * m.n * 4, Access::kRead},
+                           {m.c, uint64_t{m.m} * m.n * 4, Access::kReadWrite}};
+        }
+        break;
+      case NodeType::kMemset:
+        info.detail = MemsetDetail(node.pattern);
+        info.operands = {{node.dst, node.count * 4, Access::kReadWrite}};
+        break;
+      case NodeType::kMemcpy:
+        info.detail = MemcpyDetail(node.host_source != nullptr);
+        if (node.host_source == nullptr)
+          info.operands.push_back({node.src, node.count, Access::kRead});
+        info.operands.push_back({node.dst, node.count, Access::kReadWrite});
+        break;
+      case NodeType::kEventRecord:
+      case NodeType::kEventWait:
+        info.detail = EventDetail(node.event);
+        break;
+      case NodeType::kMemAlloc:
+        info.detail = AllocDetail(node.count);
+        info.operands = {{node.ptr, node.count, Access::kReadWrite}};
+        break;
+      case NodeType::kMemFree:
+        info.operands = {{node.ptr, 0, Access::kReadWrite}};
+        break;
+      case NodeType::kGraph:
+        info.children = node.child->Describe().nodes;
+        break;
+      case NodeType::kHost:
+      case NodeType::kEmpty:
+        break;
+    }
+    out.nodes.push_back(std::move(info));
   }
-  exec->nodes = graph.nodes;
-  result.code = UpdateCode::kSuccess;
-  return result;
+  out.dot = StructureDot(out);
+  return out;
+}
+
+CaptureBuilder::CaptureBuilder() {
+  lanes_.emplace_back(std::vector<uint32_t>{});
+  last_.push_back(-1);
+}
+
+Status CaptureBuilder::Lane(int lane, const char* function) const {
+  if (lane >= 0 && static_cast<size_t>(lane) < lanes_.size() && lanes_[lane].has_value())
+    return Status::Ok();
+  return CudaError(function, "CUDA_ERROR_INVALID_VALUE",
+                   "lane " + std::to_string(lane) + " has not joined the capture (fork it first)");
+}
+
+Status CaptureBuilder::SetLane(int lane) {
+  VMM_RETURN_IF_ERROR(Lane(lane, "cuStreamGetCaptureInfo"));
+  lane_ = lane;
+  return Status::Ok();
+}
+
+Status CaptureBuilder::Fork(int from, int to) {
+  VMM_RETURN_IF_ERROR(Lane(from, "cuEventRecord"));
+  if (to < 0) return CudaError("cuStreamWaitEvent", "CUDA_ERROR_INVALID_VALUE", "negative lane");
+  if (static_cast<size_t>(to) >= lanes_.size()) {
+    lanes_.resize(static_cast<size_t>(to) + 1);
+    last_.resize(static_cast<size_t>(to) + 1, -1);
+  }
+  if (lanes_[to].has_value()) {
+    return CudaError("cuStreamWaitEvent", "CUDA_ERROR_INVALID_VALUE",
+                     "lane " + std::to_string(to) + " is already part of the capture");
+  }
+  lanes_[to] = lanes_[from];
+  return Status::Ok();
+}
+
+Status CaptureBuilder::Join(int from, int into) {
+  VMM_RETURN_IF_ERROR(Lane(from, "cuEventRecord"));
+  VMM_RETURN_IF_ERROR(Lane(into, "cuStreamWaitEvent"));
+  std::vector<uint32_t>& deps = *lanes_[into];
+  for (uint32_t n : *lanes_[from])
+    if (std::find(deps.begin(), deps.end(), n) == deps.end()) deps.push_back(n);
+  return Status::Ok();
+}
+
+Status CaptureBuilder::Add(GraphNode node) {
+  node.dependencies = *lanes_[lane_];
+  const auto index = static_cast<uint32_t>(graph_.nodes.size());
+  graph_.nodes.push_back(std::move(node));
+  lanes_[lane_] = std::vector<uint32_t>{index};
+  last_[lane_] = static_cast<int>(index);
+  return Status::Ok();
+}
+
+Status CaptureBuilder::NameLast(const std::string& name) {
+  const int last = last_[lane_];
+  if (last < 0) {
+    return CudaError(
+        "cuStreamGetCaptureInfo", "CUDA_ERROR_INVALID_VALUE",
+        "no node was captured on lane " + std::to_string(lane_) + " to name '" + name + "'");
+  }
+  graph_.nodes[last].name = name;
+  last_[lane_] = -1;
+  return Status::Ok();
+}
+
+Status CaptureBuilder::Finish(HostGraph* out) {
+  std::vector<bool> has_dependent(graph_.nodes.size(), false);
+  for (const GraphNode& node : graph_.nodes)
+    for (uint32_t d : node.dependencies) has_dependent[d] = true;
+  const std::vector<uint32_t>& joined = *lanes_[0];
+  for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+    if (has_dependent[i] || std::find(joined.begin(), joined.end(), i) != joined.end()) continue;
+    return CudaError("cuStreamEndCapture", "CUDA_ERROR_STREAM_CAPTURE_UNJOINED",
+                     "node '" + graph_.nodes[i].name +
+                         "' was captured on a forked lane that was never joined back");
+  }
+  *out = std::move(graph_);
+  return Status::Ok();
 }
 
 }  // namespace vmm::host

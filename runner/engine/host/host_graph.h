@@ -1,24 +1,29 @@
 // Graphs of the host backend: what stream capture records, and the cudaGraphExecUpdate rules.
 //
-// Capture on the engine's single stream records one kernel node per Fill/Matmul, each depending on
-// the node before it (a chain), exactly the graph cudaStreamBeginCapture/EndCapture builds on one
-// stream. Every node carries the KernelNodeParams the CUDA backend reads back from the driver:
-// kernel name and launch geometry from kernels/launch_config.h, and the kernel's arguments packed
-// as the CUDA ABI lays them out (little-endian, naturally aligned, no tail padding):
-//   vmm_matmul_f32(const float* a, const float* b, float* c, uint32 m, uint32 n, uint32 k) -> 36 B
-//   vmm_fill_f32(float* dst, uint64 count, uint64 seed)                                    -> 24 B
+// Capture follows CUDA stream capture. Each capture lane (stream) has a dependency set: a call on
+// it makes one node that depends on the set (in the set's order) and becomes the set. A lane joins
+// the capture when ForkLane gives it another lane's set (an event recorded there, waited for
+// here); JoinLane appends another lane's set to a lane's own. EndCapture needs every node that
+// nothing depends on (a sink) in lane 0's set: otherwise a fork was never joined back
+// (CUDA_ERROR_STREAM_CAPTURE_UNJOINED). Nodes are numbered in creation order, so dependencies
+// always point to earlier nodes and creation order is a topological order.
+//
+// Every node carries what the CUDA backend reads back from the driver: kernel nodes their
+// KernelNodeParams (kernel name and launch geometry from kernels/launch_config.h, arguments packed
+// as the CUDA ABI lays them out); memset, memcpy, event, memory and child graph nodes their
+// parameters. A node's name is the step that made it (CaptureBuilder::NameLast).
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "runner/base/status.h"
 #include "runner/engine/engine.h"
 
 namespace vmm::host {
-
-// Graph node types. Capture here only ever creates kernel nodes; the type is kept so that the
-// update rule "a node may not change type" is stated in code, not assumed.
-enum class NodeType { kKernel };
 
 enum class KernelKind { kFill, kMatmul };
 
@@ -28,40 +33,104 @@ struct FillArgs {
   uint64_t seed = 0;
 };
 
+struct HostGraph;
+
+// One node; `type` says which of the parameter fields hold.
 struct GraphNode {
   NodeType type = NodeType::kKernel;
-  std::vector<uint32_t> dependencies;  // indices of the nodes this one waits for
+  std::string name;                    // the step that made it
+  std::vector<uint32_t> dependencies;  // indices of the nodes this one waits for, in edge order
+  bool enabled = true;                 // an exec's node after SetNodeEnabled(false): false
+  // kKernel
   KernelKind kind = KernelKind::kFill;
-  FillArgs fill;      // valid when kind == kFill
-  MatmulArgs matmul;  // valid when kind == kMatmul
+  FillArgs fill;      // kind == kFill
+  MatmulArgs matmul;  // kind == kMatmul
   KernelNodeParams params;
+  // kMemset: `count` words at dst set to `pattern`. kMemcpy: `count` bytes from src (device) or
+  // from host_source (host memory the node keeps: a copy of the snapshot at capture) to dst.
+  DevicePtr dst = 0, src = 0;
+  uint64_t count = 0;
+  uint32_t pattern = 0;
+  std::shared_ptr<const std::vector<uint8_t>> host_source;
+  int event = -1;  // kEventRecord, kEventWait
+  // kMemAlloc: the allocation at ptr of `count` bytes; kMemFree: the allocation at ptr.
+  DevicePtr ptr = 0;
+  std::shared_ptr<const HostGraph> child;  // kGraph: a copy of the embedded graph
 };
 
-// The node a captured launch records (dependencies left empty; HostGraph::Append sets them).
 GraphNode MakeFillNode(DevicePtr dst, uint64_t count, uint64_t seed);
 GraphNode MakeMatmulNode(const MatmulArgs& args);
+GraphNode MakeMemsetNode(DevicePtr dst, uint64_t count, uint32_t pattern);
+GraphNode MakeCopyNode(DevicePtr dst, DevicePtr src, uint64_t bytes);
+GraphNode MakeHostCopyNode(DevicePtr dst, std::shared_ptr<const std::vector<uint8_t>> source);
+GraphNode MakeNode(NodeType type);  // host, event, memory and child graph nodes: set the rest
 
 // A captured graph, and (with the same shape) an executable graph: Instantiate copies the nodes,
 // so an exec is independent of the graph it came from.
 struct HostGraph {
   std::vector<GraphNode> nodes;
 
-  // Appends `node` after the current last node (stream order).
-  void Append(GraphNode node);
   std::vector<KernelNodeParams> KernelNodes() const;
+  // The index of the node named `name`, or -1.
+  int Find(const std::string& name) const;
+  // Whether a node (not counting child graphs) is a graph memory node.
+  bool HasMemoryNodes() const;
+  // The structure as every backend reports it (names, types, details, edges, operands).
+  GraphStructure Describe() const;
 };
 
-// cudaGraphExecUpdate(exec, graph) under the CUDA programming guide's rules, as far as they can
-// arise for graphs captured on one stream with kernel nodes only:
-//   - node count or any node's dependencies differ -> kErrorTopologyChanged, error_node = -1:
-//     the driver names no node for a topology change (an H200 with driver 580.159 returned a null
-//     errorNode whether nodes were added or removed);
-//   - a node's type differs                        -> kErrorNodeTypeChanged, error_node = index;
-//   - otherwise kSuccess: the exec takes every node of `graph` (arguments, grid, block, shared
-//     memory and function). Changing the function is allowed because both kernels live in one
-//     module (the guide forbids only a change of owning context/module, to or from a
-//     dynamic-parallelism kernel, or of the cooperative attribute, none of which exist here).
-// A refused update leaves `exec` unchanged and sets api_error to "cudaErrorGraphExecUpdateFailure".
+// The capture in progress on the lanes of one stream capture.
+class CaptureBuilder {
+ public:
+  CaptureBuilder();
+  // Work captured from now on goes to `lane`; it must have joined the capture (lane 0 always has).
+  Status SetLane(int lane);
+  Status Fork(int from, int to);
+  Status Join(int from, int into);
+  // Adds `node` on the current lane (its dependencies are the lane's set).
+  Status Add(GraphNode node);
+  // Names the node the last Add on the current lane made.
+  Status NameLast(const std::string& name);
+  // Ends the capture: the graph, or CUDA_ERROR_STREAM_CAPTURE_UNJOINED.
+  Status Finish(HostGraph* out);
+
+ private:
+  Status Lane(int lane, const char* function) const;
+
+  HostGraph graph_;
+  std::vector<std::optional<std::vector<uint32_t>>> lanes_;  // unset: not in the capture
+  std::vector<int> last_;  // by lane: the node its last Add made, -1 once named or none
+  int lane_ = 0;
+};
+
+// cudaGraphExecUpdate(exec, graph) under the rules of the CUDA runtime's documentation
+// (cudaGraphExecUpdate in cuda_runtime_api.h, CUDA 13.0):
+//   Topology: nodes are paired from the sinks (nodes nothing depends on, in creation order)
+//   backwards along dependencies in edge order.
+//     - node counts differ                        -> kErrorTopologyChanged, no error node;
+//     - `graph` has more sinks than `exec`          -> kErrorTopologyChanged at the first unpaired
+//                                                    sink of `graph`;
+//     - a pair's dependency counts differ           -> kErrorTopologyChanged at the node of
+//     `graph`;
+//     - a dependency pairs with another node than
+//       the one its edge reaches                    -> kErrorTopologyChanged at the node of
+//                                                    `graph`, error_from_node the dependency.
+//   Then, node by node in `graph`'s creation order:
+//     - the paired node's type differs              -> kErrorNodeTypeChanged;
+//     - a graph memory node (alloc or free)         -> kErrorNotSupported (what the driver is
+//                                                    expected to answer; scenarios/update_results
+//                                                    pins it on the GPU);
+//     - a memcpy whose source or destination memory
+//       type changes (host <-> device)              -> kErrorParametersChanged;
+//     - a child graph                               -> the same rules on the children (an error
+//                                                    names the child's node);
+//     - kernels (a new function is allowed: both of vmm-run's kernels live in one module, so the
+//       owning context never changes), memsets (address, value; a 1-D width change is allowed
+//       "opportunistically" by CUDA and always here), host and event nodes -> accepted.
+// Every error names the node of `graph` (error_node) by its name. A refused update leaves `exec`
+// unchanged and sets api_error to "cudaErrorGraphExecUpdateFailure". An accepted one gives every
+// node of `exec` its pair's parameters; the exec's nodes keep their names (the nodes of the graph
+// they were instantiated from) and their enabled state.
 UpdateResult UpdateExec(HostGraph* exec, const HostGraph& graph);
 
 }  // namespace vmm::host

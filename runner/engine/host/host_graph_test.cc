@@ -36,9 +36,15 @@ TEST(HostGraph, KernelArgumentsArePackedLikeTheCudaAbi) {
                                   0,    0, 0, 0, 0xef, 0xcd, 0xab, 0, 0,    0,    0,    0}));
 }
 
+// The nodes captured on one lane, named n0, n1, ...
 HostGraph Chain(std::vector<GraphNode> nodes) {
+  host::CaptureBuilder capture;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    EXPECT_TRUE(capture.Add(std::move(nodes[i])).ok());
+    EXPECT_TRUE(capture.NameLast("n" + std::to_string(i)).ok());
+  }
   HostGraph g;
-  for (GraphNode& n : nodes) g.Append(std::move(n));
+  EXPECT_TRUE(capture.Finish(&g).ok());
   return g;
 }
 
@@ -54,7 +60,7 @@ TEST(HostGraph, UpdateWithTheSameTopologyTakesTheNewParametersAndFunction) {
   HostGraph next = Chain({MakeFillNode(5, 16, 2), MakeMatmulNode({6, 7, 8, 32, 32, 32})});
   UpdateResult r = host::UpdateExec(&exec, next);
   EXPECT_EQ(r.code, UpdateCode::kSuccess);
-  EXPECT_EQ(r.error_node, -1);
+  EXPECT_EQ(r.error_node, "");
   EXPECT_EQ(r.api_error, "");
   EXPECT_EQ(exec.KernelNodes(), next.KernelNodes());
 }
@@ -65,16 +71,17 @@ TEST(HostGraph, UpdateRefusesATopologyChangeAndKeepsTheExec) {
   HostGraph longer = Chain({MakeFillNode(2, 8, 1), MakeFillNode(3, 8, 1)});
   UpdateResult r = host::UpdateExec(&exec, longer);
   EXPECT_EQ(r.code, UpdateCode::kErrorTopologyChanged);
-  EXPECT_EQ(r.error_node, -1);  // the driver names no node for a topology change
+  EXPECT_EQ(r.error_node, "");  // the driver names no node when the node count changes
   EXPECT_EQ(r.api_error, "cudaErrorGraphExecUpdateFailure");
   EXPECT_EQ(exec.KernelNodes(), before);
-  // Same count, different edges: refused too.
-  HostGraph two = Chain({MakeFillNode(1, 8, 1), MakeFillNode(2, 8, 1), MakeFillNode(3, 8, 1)});
-  HostGraph forked = two;
+  // Same count, different edges: n2 no longer depends on n1, so the graph has two sinks (n1,
+  // n2) where the exec has one: refused at the first sink the exec cannot pair.
+  HostGraph three = Chain({MakeFillNode(1, 8, 1), MakeFillNode(2, 8, 1), MakeFillNode(3, 8, 1)});
+  HostGraph forked = three;
   forked.nodes[2].dependencies = {0};
-  r = host::UpdateExec(&two, forked);
+  r = host::UpdateExec(&three, forked);
   EXPECT_EQ(r.code, UpdateCode::kErrorTopologyChanged);
-  EXPECT_EQ(r.error_node, -1);
+  EXPECT_EQ(r.error_node, "n2");
 }
 
 // --- Through the engine ---
@@ -102,8 +109,10 @@ class HostGraphEngineTest : public ::testing::Test {
   GraphHandle CaptureMatmul(DevicePtr c, int count = 1) {
     GraphHandle g;
     EXPECT_TRUE(engine_->BeginCapture().ok());
-    for (int i = 0; i < count; ++i)
+    for (int i = 0; i < count; ++i) {
       EXPECT_TRUE(engine_->Matmul({a_, b_, c, kN, kN, kN}, nullptr).ok());
+      EXPECT_TRUE(engine_->NameCapturedNode("matmul " + std::to_string(i)).ok());
+    }
     EXPECT_TRUE(engine_->EndCapture(&g).ok());
     return g;
   }
@@ -183,7 +192,7 @@ TEST_F(HostGraphEngineTest, UpdateAppliesTheRulesAndTheNewParameters) {
   UpdateResult r;
   ASSERT_TRUE(engine_->Update(exec, CaptureMatmul(c_, 2), &r).ok());  // refusal is not an error
   EXPECT_EQ(r.code, UpdateCode::kErrorTopologyChanged);
-  EXPECT_EQ(r.error_node, -1);
+  EXPECT_EQ(r.error_node, "");
   EXPECT_EQ(r.api_error, "cudaErrorGraphExecUpdateFailure");
   ASSERT_TRUE(engine_->Update(exec, CaptureMatmul(d_), &r).ok());
   EXPECT_EQ(r.code, UpdateCode::kSuccess);

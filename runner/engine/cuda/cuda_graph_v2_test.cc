@@ -1,0 +1,445 @@
+// GPU tests of the graph language v2 in the CUDA engine: DAG capture with memcpy, memset, event,
+// host and kernel nodes on two lanes; the structure read back from the driver against the host
+// twin's; each reachable cudaGraphExecUpdate result and its error node against the host twin's;
+// per-node updates and enable/disable; graph memory nodes, auto-free, upload and trim; child
+// graphs; device-launch instantiation. Every test skips without a CUDA device.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/launch_config.h"
+#include "runner/engine/cuda/cuda_engine.h"
+#include "runner/engine/cuda/cuda_test_util.h"
+#include "runner/engine/engine.h"
+#include "runner/engine/host/host_engine.h"
+
+namespace vmm::testing_cuda {
+namespace {
+
+constexpr uint32_t kN = 128;
+constexpr uint64_t kElems = uint64_t{kN} * kN;
+constexpr uint64_t kBytes = kElems * 4;
+
+// Buffers of one engine: A, A2, B, C, D, X (kBytes each, read_write).
+struct Buffers {
+  DevicePtr a = 0, a2 = 0, b = 0, c = 0, d = 0, x = 0;
+};
+
+Status NewBuffer(Engine& e, DevicePtr* va) {
+  const uint64_t size = RoundUp(kBytes, e.info().granularity_recommended);
+  AllocHandle h;
+  VMM_RETURN_IF_ERROR(e.Reserve(size, 0, va));
+  VMM_RETURN_IF_ERROR(e.Create(size, &h));
+  VMM_RETURN_IF_ERROR(e.Map(*va, size, 0, h));
+  return e.SetAccess(*va, size, Access::kReadWrite);
+}
+
+Status MakeBuffers(Engine& e, Buffers* b) {
+  for (DevicePtr* va : {&b->a, &b->a2, &b->b, &b->c, &b->d, &b->x})
+    VMM_RETURN_IF_ERROR(NewBuffer(e, va));
+  VMM_RETURN_IF_ERROR(e.Fill(b->a, kElems, 1, nullptr));
+  VMM_RETURN_IF_ERROR(e.Fill(b->a2, kElems, 11, nullptr));
+  VMM_RETURN_IF_ERROR(e.Fill(b->b, kElems, 2, nullptr));
+  return e.Fill(b->x, kElems, 3, nullptr);
+}
+
+std::vector<float> ReadBack(Engine& e, DevicePtr va) {
+  std::vector<float> out(kElems);
+  const Status s = e.CopyToHost(va, kBytes, out.data());
+  EXPECT_TRUE(s.ok()) << s.message();
+  return out;
+}
+
+// One captured call, then the name of the node it made.
+#define CAPTURED(engine, call, name)                      \
+  do {                                                    \
+    VMM_RETURN_IF_ERROR((engine).call);                   \
+    VMM_RETURN_IF_ERROR((engine).NameCapturedNode(name)); \
+  } while (0)
+
+// The decode-step DAG of scenarios/graph_dag.yaml, on lanes 0 and 1.
+Status CaptureDag(Engine& e, const Buffers& b, const std::vector<float>& host_x, GraphHandle* g) {
+  VMM_RETURN_IF_ERROR(e.BeginCapture());
+  CAPTURED(e, CopyFromHost(b.x, host_x.data(), kBytes, nullptr), "restore X");
+  CAPTURED(e, Memset(b.c, kElems, 0, nullptr), "zero C");
+  CAPTURED(e, RecordEvent(0), "mark start");
+  VMM_RETURN_IF_ERROR(e.ForkLane(0, 1));
+  CAPTURED(e, CopyDevice(b.a, b.x, kBytes, nullptr), "stage input");
+  VMM_RETURN_IF_ERROR(e.CaptureLane(1));
+  CAPTURED(e, Fill(b.b, kElems, 2, nullptr), "refresh B");
+  CAPTURED(e, HostFunction(nullptr), "B ready");
+  VMM_RETURN_IF_ERROR(e.JoinLane(1, 0));
+  VMM_RETURN_IF_ERROR(e.CaptureLane(0));
+  CAPTURED(e, Matmul({b.a, b.b, b.c, kN, kN, kN}, nullptr), "C = A·B");
+  CAPTURED(e, WaitEvent(0), "wait for start");
+  CAPTURED(e, HostFunction(nullptr), "step done");
+  return e.EndCapture(g);
+}
+
+// What must be equal across backends: names, types, details and (sorted) dependencies.
+std::string Shape(const std::vector<GraphNodeInfo>& nodes) {
+  std::string out;
+  for (const GraphNodeInfo& n : nodes) {
+    std::vector<uint32_t> deps = n.dependencies;
+    std::sort(deps.begin(), deps.end());
+    out += n.name + " | " + NodeTypeName(n.type) + " | " + n.detail + " | deps";
+    for (uint32_t d : deps) out += " " + std::to_string(d);
+    out += "\n";
+    if (!n.children.empty()) out += "{\n" + Shape(n.children) + "}\n";
+  }
+  return out;
+}
+
+class CudaGraphV2Test : public CudaEngineTest {
+ protected:
+  void SetUp() override {
+    CudaEngineTest::SetUp();
+    if (IsSkipped()) return;
+    StatusOr<std::unique_ptr<Engine>> host = CreateHostEngine({gran_});
+    ASSERT_TRUE(host.ok()) << host.status().message();
+    host_ = std::move(host).value();
+    ASSERT_OK(MakeBuffers(*engine_, &cuda_));
+    ASSERT_OK(MakeBuffers(*host_, &twin_));
+  }
+
+  std::unique_ptr<Engine> host_;
+  Buffers cuda_, twin_;
+};
+
+TEST_F(CudaGraphV2Test, CapturedDagRunsAndMatchesTheHostTwin) {
+  const std::vector<float> host_x = Expected(3, kElems);
+  GraphHandle g, hg;
+  ASSERT_OK(CaptureDag(*engine_, cuda_, host_x, &g));
+  ASSERT_OK(CaptureDag(*host_, twin_, host_x, &hg));
+  GraphStructure cs, hs;
+  ASSERT_OK(engine_->DescribeGraph(g, &cs));
+  ASSERT_OK(host_->DescribeGraph(hg, &hs));
+  EXPECT_EQ(Shape(cs.nodes), Shape(hs.nodes)) << "CUDA's structure vs the host twin's";
+  ASSERT_EQ(cs.nodes.size(), 9u);
+  EXPECT_NE(cs.dot.find("digraph"), std::string::npos) << cs.dot.substr(0, 200);
+  std::printf("cudaGraphDebugDotPrint: %zu bytes\n", cs.dot.size());
+
+  ExecHandle exec;
+  ASSERT_OK(engine_->Instantiate(g, &exec));
+  for (DevicePtr va : {cuda_.x, cuda_.a, cuda_.c})
+    ASSERT_OK(engine_->Fill(va, kElems, 99, nullptr));
+  const uint64_t calls = engine_->host_calls();
+  OpTiming timing;
+  ASSERT_OK(engine_->Replay(exec, &timing));
+  EXPECT_EQ(engine_->host_calls() - calls, 2u) << "both host nodes ran";
+  uint64_t mismatches = 0;
+  std::string diff = DescribeMismatches(host_x, ReadBack(*engine_, cuda_.x), &mismatches);
+  EXPECT_EQ(mismatches, 0u) << "restore X from host memory:" << diff;
+  diff = DescribeMismatches(host_x, ReadBack(*engine_, cuda_.a), &mismatches);
+  EXPECT_EQ(mismatches, 0u) << "stage input:" << diff;
+  const std::vector<float> want = HostMatmul(host_x, ReadBack(*engine_, cuda_.b), kN, kN, kN);
+  diff = DescribeMismatches(want, ReadBack(*engine_, cuda_.c), &mismatches);
+  EXPECT_EQ(mismatches, 0u) << "C = A·B after the join:" << diff;
+}
+
+// A captured copy from host memory (a host snapshot) must not allocate during the capture in a
+// way the runtime refuses (on the H200, cudaMallocHost there returned error 900 and invalidated
+// the capture): the capture ends, the graph has the memcpy node, and every replay writes the data
+// as it was when captured, even after the host source changed and the buffer was overwritten.
+TEST_F(CudaGraphV2Test, CapturedCopyFromAHostSnapshotReplaysItsData) {
+  std::vector<float> host_x = Expected(5, kElems);
+  const std::vector<float> want = host_x;
+  GraphHandle g;
+  ASSERT_OK(engine_->BeginCapture());
+  ASSERT_OK(engine_->CopyFromHost(cuda_.d, host_x.data(), kBytes, nullptr));
+  ASSERT_OK(engine_->NameCapturedNode("restore D"));
+  ASSERT_OK(engine_->EndCapture(&g));
+  GraphStructure structure;
+  ASSERT_OK(engine_->DescribeGraph(g, &structure));
+  ASSERT_EQ(structure.nodes.size(), 1u);
+  EXPECT_EQ(structure.nodes[0].type, NodeType::kMemcpy);
+  ExecHandle exec;
+  ASSERT_OK(engine_->Instantiate(g, &exec));
+  std::fill(host_x.begin(), host_x.end(), -1.0f);  // the node reads its own copy
+  for (int replay = 0; replay < 2; ++replay) {
+    ASSERT_OK(engine_->Fill(cuda_.d, kElems, 77, nullptr));
+    ASSERT_OK(engine_->Replay(exec, nullptr));
+    uint64_t mismatches = 0;
+    const std::string diff = DescribeMismatches(want, ReadBack(*engine_, cuda_.d), &mismatches);
+    EXPECT_EQ(mismatches, 0u) << "replay " << replay << ":" << diff;
+  }
+}
+
+// One update case on one engine: capture `before`, instantiate, capture `after`, update.
+using Capture = std::function<Status(Engine&, const Buffers&)>;
+Status UpdateCase(Engine& e, const Buffers& b, const Capture& before, const Capture& after,
+                  UpdateResult* result) {
+  GraphHandle g1, g2;
+  ExecHandle exec;
+  VMM_RETURN_IF_ERROR(e.BeginCapture());
+  VMM_RETURN_IF_ERROR(before(e, b));
+  VMM_RETURN_IF_ERROR(e.EndCapture(&g1));
+  VMM_RETURN_IF_ERROR(e.Instantiate(g1, &exec));
+  VMM_RETURN_IF_ERROR(e.BeginCapture());
+  VMM_RETURN_IF_ERROR(after(e, b));
+  VMM_RETURN_IF_ERROR(e.EndCapture(&g2));
+  VMM_RETURN_IF_ERROR(e.Update(exec, g2, result));
+  VMM_RETURN_IF_ERROR(e.Replay(exec, nullptr));  // refused or not, the exec still runs
+  VMM_RETURN_IF_ERROR(e.DestroyExec(exec));
+  VMM_RETURN_IF_ERROR(e.DestroyGraph(g1));
+  return e.DestroyGraph(g2);
+}
+
+TEST_F(CudaGraphV2Test, EveryReachableUpdateResultMatchesTheHostTwin) {
+  const std::vector<float> host_a = Expected(1, kElems);
+  struct Case {
+    const char* what;
+    Capture before, after;
+    UpdateCode want;
+    const char* error_node;
+  };
+  auto fill_c = [](Engine& e, const Buffers& b) {
+    CAPTURED(e, Fill(b.c, kElems, 3, nullptr), "fill C");
+    return Status::Ok();
+  };
+  auto matmul_c = [](Engine& e, const Buffers& b) {
+    CAPTURED(e, Matmul({b.a, b.b, b.c, kN, kN, kN}, nullptr), "C = A·B");
+    return Status::Ok();
+  };
+  auto clear_c = [](Engine& e, const Buffers& b) {
+    CAPTURED(e, Memset(b.c, kElems, 0, nullptr), "clear C");
+    return Status::Ok();
+  };
+  auto set_d = [](Engine& e, const Buffers& b) {
+    CAPTURED(e, Memset(b.d, kElems, 7, nullptr), "set D");
+    return Status::Ok();
+  };
+  auto fill_d = [](Engine& e, const Buffers& b) {
+    CAPTURED(e, Fill(b.d, kElems, 4, nullptr), "fill D instead");
+    return Status::Ok();
+  };
+  auto copy_device = [](Engine& e, const Buffers& b) {
+    CAPTURED(e, CopyDevice(b.d, b.a, kBytes, nullptr), "copy A to D");
+    return Status::Ok();
+  };
+  auto copy_host = [&](Engine& e, const Buffers& b) {
+    CAPTURED(e, CopyFromHost(b.d, host_a.data(), kBytes, nullptr), "restore D from the host");
+    return Status::Ok();
+  };
+  auto branches = [](Engine& e, const Buffers& b) {
+    VMM_RETURN_IF_ERROR(e.ForkLane(0, 1));
+    CAPTURED(e, Fill(b.c, kElems, 6, nullptr), "branch fills C");
+    VMM_RETURN_IF_ERROR(e.CaptureLane(1));
+    CAPTURED(e, Fill(b.d, kElems, 7, nullptr), "branch fills D");
+    VMM_RETURN_IF_ERROR(e.JoinLane(1, 0));
+    VMM_RETURN_IF_ERROR(e.CaptureLane(0));
+    CAPTURED(e, HostFunction(nullptr), "after both branches");
+    return Status::Ok();
+  };
+  auto chain = [](Engine& e, const Buffers& b) {
+    CAPTURED(e, Fill(b.c, kElems, 8, nullptr), "chain fills C");
+    CAPTURED(e, Fill(b.d, kElems, 9, nullptr), "chain fills D");
+    CAPTURED(e, HostFunction(nullptr), "after the chain");
+    return Status::Ok();
+  };
+  auto scratch = [](const char* alloc, uint64_t seed) {
+    return [alloc, seed](Engine& e, const Buffers& b) {
+      DevicePtr t = 0;
+      VMM_RETURN_IF_ERROR(e.GraphAlloc(kBytes, &t));
+      VMM_RETURN_IF_ERROR(e.NameCapturedNode(alloc));
+      CAPTURED(e, Fill(t, kElems, seed, nullptr), std::string("fill ") + alloc);
+      CAPTURED(e, CopyDevice(b.c, t, kBytes, nullptr), std::string("copy ") + alloc);
+      CAPTURED(e, GraphFree(t), std::string("free ") + alloc);
+      return Status::Ok();
+    };
+  };
+  const Case cases[] = {
+      {"function change", fill_c, matmul_c, UpdateCode::kSuccess, ""},
+      {"memset to another allocation", clear_c, set_d, UpdateCode::kSuccess, ""},
+      {"memset becomes a kernel", clear_c, fill_d, UpdateCode::kErrorNodeTypeChanged,
+       "fill D instead"},
+      {"device copy becomes a host copy", copy_device, copy_host,
+       UpdateCode::kErrorParametersChanged, "restore D from the host"},
+      {"branches become a chain", branches, chain, UpdateCode::kErrorTopologyChanged,
+       "after the chain"},
+      {"graph memory nodes", scratch("allocate T", 10), scratch("allocate T2", 11),
+       UpdateCode::kErrorNotSupported, "allocate T2"},
+  };
+  for (const Case& c : cases) {
+    UpdateResult cuda, twin;
+    ASSERT_OK(UpdateCase(*engine_, cuda_, c.before, c.after, &cuda));
+    ASSERT_OK(UpdateCase(*host_, twin_, c.before, c.after, &twin));
+    std::printf("%-34s cuda: %s at '%s' (from '%s'); host: %s at '%s'\n", c.what,
+                UpdateCodeName(cuda.code), cuda.error_node.c_str(), cuda.error_from_node.c_str(),
+                UpdateCodeName(twin.code), twin.error_node.c_str());
+    EXPECT_EQ(UpdateCodeName(cuda.code), UpdateCodeName(c.want)) << c.what;
+    EXPECT_EQ(cuda.error_node, c.error_node) << c.what;
+    EXPECT_EQ(UpdateCodeName(twin.code), UpdateCodeName(cuda.code)) << c.what << ": host twin";
+    EXPECT_EQ(twin.error_node, cuda.error_node) << c.what << ": host twin";
+  }
+}
+
+TEST_F(CudaGraphV2Test, PerNodeUpdatesChangeWhatTheExecComputes) {
+  GraphHandle g;
+  ExecHandle exec;
+  auto capture = [&]() -> Status {
+    VMM_RETURN_IF_ERROR(engine_->BeginCapture());
+    CAPTURED(*engine_, Memset(cuda_.c, kElems, 0, nullptr), "zero C");
+    CAPTURED(*engine_, Matmul({cuda_.a, cuda_.b, cuda_.c, kN, kN, kN}, nullptr), "C = A·B");
+    CAPTURED(*engine_, Fill(cuda_.x, kElems, 3, nullptr), "tag X");
+    CAPTURED(*engine_, CopyDevice(cuda_.d, cuda_.b, kBytes, nullptr), "stash B");
+    return engine_->EndCapture(&g);
+  };
+  ASSERT_OK(capture());
+  ASSERT_OK(engine_->Instantiate(g, &exec));
+  const std::vector<float> a = ReadBack(*engine_, cuda_.a), a2 = ReadBack(*engine_, cuda_.a2),
+                           b = ReadBack(*engine_, cuda_.b);
+  uint64_t mismatches = 0;
+
+  NodeParams matmul;
+  matmul.kind = NodeParams::Kind::kMatmul;
+  matmul.matmul = {cuda_.a2, cuda_.b, cuda_.c, kN, kN, kN};
+  ASSERT_OK(engine_->SetNodeParams(exec, "C = A·B", matmul));
+  ASSERT_OK(engine_->Replay(exec, nullptr));
+  std::string diff =
+      DescribeMismatches(HostMatmul(a2, b, kN, kN, kN), ReadBack(*engine_, cuda_.c), &mismatches);
+  EXPECT_EQ(mismatches, 0u) << "the matmul node reads A2:" << diff;
+
+  ASSERT_OK(engine_->SetNodeEnabled(exec, "zero C", false));
+  ASSERT_OK(engine_->SetNodeEnabled(exec, "C = A·B", false));
+  ASSERT_OK(engine_->Fill(cuda_.c, kElems, 5, nullptr));
+  ASSERT_OK(engine_->Replay(exec, nullptr));
+  diff = DescribeMismatches(Expected(5, kElems), ReadBack(*engine_, cuda_.c), &mismatches);
+  EXPECT_EQ(mismatches, 0u) << "disabled memset and matmul nodes do not run:" << diff;
+
+  NodeParams memset;
+  memset.kind = NodeParams::Kind::kMemset;
+  memset.dst = cuda_.c;
+  memset.count = kElems;
+  memset.pattern = 0x3f800000;  // 1.0f
+  ASSERT_OK(engine_->SetNodeParams(exec, "zero C", memset));
+  ASSERT_OK(engine_->SetNodeEnabled(exec, "zero C", true));
+  NodeParams fill;
+  fill.kind = NodeParams::Kind::kFill;
+  fill.dst = cuda_.x;
+  fill.count = kElems;
+  fill.seed = 4;
+  ASSERT_OK(engine_->SetNodeParams(exec, "tag X", fill));
+  NodeParams copy;
+  copy.kind = NodeParams::Kind::kCopy;
+  copy.dst = cuda_.d;
+  copy.src = cuda_.a;
+  copy.count = kBytes;
+  ASSERT_OK(engine_->SetNodeParams(exec, "stash B", copy));
+  ASSERT_OK(engine_->Replay(exec, nullptr));
+  diff = DescribeMismatches(std::vector<float>(kElems, 1.0f), ReadBack(*engine_, cuda_.c),
+                            &mismatches);
+  EXPECT_EQ(mismatches, 0u) << "the memset node writes 1.0:" << diff;
+  diff = DescribeMismatches(Expected(4, kElems), ReadBack(*engine_, cuda_.x), &mismatches);
+  EXPECT_EQ(mismatches, 0u) << "the fill node has seed 4:" << diff;
+  diff = DescribeMismatches(a, ReadBack(*engine_, cuda_.d), &mismatches);
+  EXPECT_EQ(mismatches, 0u) << "the copy node reads A:" << diff;
+
+  // An unknown node cannot be named, nor a node of a destroyed graph.
+  EXPECT_FALSE(engine_->SetNodeEnabled(exec, "no such node", false).ok());
+  ASSERT_OK(engine_->DestroyGraph(g));
+  EXPECT_FALSE(engine_->SetNodeEnabled(exec, "zero C", false).ok());
+}
+
+TEST_F(CudaGraphV2Test, GraphMemoryNodesAutoFreeUploadAndTrim) {
+  GraphHandle g;
+  DevicePtr t = 0;
+  ASSERT_OK(engine_->BeginCapture());
+  ASSERT_OK(engine_->GraphAlloc(kBytes, &t));
+  ASSERT_OK(engine_->NameCapturedNode("allocate T"));
+  ASSERT_OK(engine_->Fill(t, kElems, 1, nullptr));
+  ASSERT_OK(engine_->NameCapturedNode("fill T"));
+  ASSERT_OK(engine_->EndCapture(&g));
+  EXPECT_NE(t, 0u);
+
+  InstantiateOptions upload;
+  upload.upload = true;
+  InstantiateInfo info;
+  ExecHandle e1, e2;
+  ASSERT_OK(engine_->InstantiateWith(g, upload, &e1, &info));
+  std::printf("instantiate %.1f us, upload %.1f us\n", info.instantiate_us, info.upload_us);
+  EXPECT_GE(info.upload_us, 0.0);
+  EXPECT_FALSE(engine_->Instantiate(g, &e2).ok()) << "one exec of a graph with memory nodes";
+  ASSERT_OK(engine_->Replay(e1, nullptr));
+  uint64_t mismatches = 0;
+  std::string diff = DescribeMismatches(Expected(1, kElems), ReadBack(*engine_, t), &mismatches);
+  EXPECT_EQ(mismatches, 0u) << "the allocation lives after the replay:" << diff;
+  GraphMemoryUsage live;
+  ASSERT_OK(engine_->GraphMemory(&live));
+  EXPECT_GE(live.used_current, kBytes);
+  EXPECT_FALSE(engine_->Replay(e1, nullptr).ok()) << "relaunch while the allocation lives";
+  ASSERT_OK(engine_->GraphFree(t));
+  ASSERT_OK(engine_->Replay(e1, nullptr));
+  ASSERT_OK(engine_->GraphFree(t));
+
+  ASSERT_OK(engine_->DestroyExec(e1));
+  InstantiateOptions auto_free;
+  auto_free.auto_free_on_launch = true;
+  ASSERT_OK(engine_->InstantiateWith(g, auto_free, &e2, &info));
+  EXPECT_EQ(info.flags, static_cast<unsigned long long>(cudaGraphInstantiateFlagAutoFreeOnLaunch));
+  ASSERT_OK(engine_->Replay(e2, nullptr));
+  ASSERT_OK(engine_->Replay(e2, nullptr));  // auto-free frees the earlier allocation
+  ASSERT_OK(engine_->GraphFree(t));
+  ASSERT_OK(engine_->DestroyExec(e2));
+  ASSERT_OK(engine_->DestroyGraph(g));
+
+  GraphMemoryUsage before, after;
+  ASSERT_OK(engine_->GraphMemory(&before));
+  ASSERT_OK(engine_->TrimGraphMemory());
+  ASSERT_OK(engine_->GraphMemory(&after));
+  std::printf("graph pool: used %llu -> %llu, reserved %llu -> %llu (high %llu)\n",
+              static_cast<unsigned long long>(before.used_current),
+              static_cast<unsigned long long>(after.used_current),
+              static_cast<unsigned long long>(before.reserved_current),
+              static_cast<unsigned long long>(after.reserved_current),
+              static_cast<unsigned long long>(after.reserved_high));
+  EXPECT_LE(after.reserved_current, before.reserved_current);
+  EXPECT_EQ(after.used_current, 0u);
+}
+
+TEST_F(CudaGraphV2Test, ChildGraphKeepsItsNodesNamesAndDeviceLaunchRuns) {
+  GraphHandle child, parent, hchild, hparent;
+  auto capture = [](Engine& e, const Buffers& b, GraphHandle* child, GraphHandle* parent) {
+    VMM_RETURN_IF_ERROR(e.BeginCapture());
+    CAPTURED(e, Memset(b.a, kElems, 0, nullptr), "clear A");
+    CAPTURED(e, Fill(b.a, kElems, 3, nullptr), "refill A");
+    VMM_RETURN_IF_ERROR(e.EndCapture(child));
+    VMM_RETURN_IF_ERROR(e.BeginCapture());
+    CAPTURED(e, CaptureChildGraph(*child), "the epilogue");
+    CAPTURED(e, Matmul({b.a, b.b, b.c, kN, kN, kN}, nullptr), "C = A'·B");
+    return e.EndCapture(parent);
+  };
+  ASSERT_OK(capture(*engine_, cuda_, &child, &parent));
+  ASSERT_OK(capture(*host_, twin_, &hchild, &hparent));
+  GraphStructure cs, hs;
+  ASSERT_OK(engine_->DescribeGraph(parent, &cs));
+  ASSERT_OK(host_->DescribeGraph(hparent, &hs));
+  EXPECT_EQ(Shape(cs.nodes), Shape(hs.nodes));
+
+  InstantiateOptions device;
+  device.device_launch = true;
+  device.upload = true;
+  InstantiateInfo info;
+  ExecHandle e_child, e_parent;
+  ASSERT_OK(engine_->InstantiateWith(child, device, &e_child, &info));
+  EXPECT_EQ(info.flags, static_cast<unsigned long long>(cudaGraphInstantiateFlagDeviceLaunch));
+  ASSERT_OK(engine_->Replay(e_child, nullptr));
+  ASSERT_OK(engine_->Instantiate(parent, &e_parent));
+  ASSERT_OK(engine_->Replay(e_parent, nullptr));
+  uint64_t mismatches = 0;
+  const std::vector<float> a = Expected(3, kElems);
+  std::string diff = DescribeMismatches(a, ReadBack(*engine_, cuda_.a), &mismatches);
+  EXPECT_EQ(mismatches, 0u) << diff;
+  diff = DescribeMismatches(HostMatmul(a, ReadBack(*engine_, cuda_.b), kN, kN, kN),
+                            ReadBack(*engine_, cuda_.c), &mismatches);
+  EXPECT_EQ(mismatches, 0u) << diff;
+}
+
+}  // namespace
+}  // namespace vmm::testing_cuda

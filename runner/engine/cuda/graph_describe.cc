@@ -1,0 +1,194 @@
+// DescribeCudaGraph: a graph's nodes, edges and operands read back from the runtime, and its DOT
+// text from cudaGraphDebugDotPrint.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "kernels/launch_config.h"
+#include "runner/engine/cuda/cuda_call.h"
+#include "runner/engine/cuda/graph_ops.h"
+#include "runner/engine/graph_structure.h"
+
+namespace vmm::cuda {
+namespace {
+
+template <typename T>
+T ArgAt(const std::vector<uint8_t>& bytes, size_t offset) {
+  T value{};
+  if (offset + sizeof(T) <= bytes.size()) std::memcpy(&value, bytes.data() + offset, sizeof(T));
+  return value;
+}
+
+DevicePtr Va(const void* p) { return static_cast<DevicePtr>(reinterpret_cast<uintptr_t>(p)); }
+
+// The kernel's name and the memory it touches, from its packed arguments (kernel_params.h):
+// vmm_fill_f32(dst, count, seed), vmm_matmul_f32(a, b, c, m, n, k).
+Status KernelNode(const KernelRegistry& registry, cudaGraphNode_t node, GraphNodeInfo* info) {
+  cudaKernelNodeParams p = {};
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGraphKernelNodeGetParams(node, &p)));
+  const KernelEntry* entry = registry.Find(p.func);
+  if (entry == nullptr) {
+    info->detail = "unknown kernel";
+    return Status::Ok();
+  }
+  info->detail = entry->name;
+  std::vector<uint8_t> args;
+  VMM_RETURN_IF_ERROR(KernelRegistry::PackArgs(*entry, p.kernelParams, &args));
+  if (std::strcmp(entry->name, kernels::kFillKernelName) == 0) {
+    info->operands = {{ArgAt<uint64_t>(args, 0), ArgAt<uint64_t>(args, 8) * 4, Access::kReadWrite}};
+  } else {
+    const uint64_t m = ArgAt<uint32_t>(args, 24), n = ArgAt<uint32_t>(args, 28),
+                   k = ArgAt<uint32_t>(args, 32);
+    info->operands = {{ArgAt<uint64_t>(args, 0), m * k * 4, Access::kRead},
+                      {ArgAt<uint64_t>(args, 8), k * n * 4, Access::kRead},
+                      {ArgAt<uint64_t>(args, 16), m * n * 4, Access::kReadWrite}};
+  }
+  return Status::Ok();
+}
+
+Status MemcpyNode(cudaGraphNode_t node, GraphNodeInfo* info) {
+  cudaMemcpy3DParms p = {};
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGraphMemcpyNodeGetParams(node, &p)));
+  bool from_host = p.kind == cudaMemcpyHostToDevice;
+  if (p.kind == cudaMemcpyDefault) {  // the runtime may keep the kind the pointers imply
+    cudaPointerAttributes a = {};
+    if (cudaPointerGetAttributes(&a, p.srcPtr.ptr) == cudaSuccess) {
+      from_host = a.type == cudaMemoryTypeHost;
+    } else {
+      (void)cudaGetLastError();
+    }
+  }
+  const uint64_t bytes = uint64_t{p.extent.width} * p.extent.height * p.extent.depth;
+  info->detail = MemcpyDetail(from_host);
+  if (!from_host) info->operands.push_back({Va(p.srcPtr.ptr), bytes, Access::kRead});
+  info->operands.push_back({Va(p.dstPtr.ptr), bytes, Access::kReadWrite});
+  return Status::Ok();
+}
+
+Status Describe(const KernelRegistry& registry, cudaGraph_t graph, const NodeNames& names,
+                const std::unordered_map<cudaEvent_t, int>& events,
+                std::vector<GraphNodeInfo>* out) {
+  StatusOr<std::vector<cudaGraphNode_t>> all = GraphNodes(graph);
+  if (!all.ok()) return all.status();
+  // Named nodes in naming order, then the rest in cudaGraphGetNodes order.
+  std::vector<cudaGraphNode_t> order;
+  for (cudaGraphNode_t node : names.Order(graph))
+    if (std::find(all->begin(), all->end(), node) != all->end()) order.push_back(node);
+  for (cudaGraphNode_t node : *all)
+    if (std::find(order.begin(), order.end(), node) == order.end()) order.push_back(node);
+  auto index = [&](cudaGraphNode_t node) {
+    return static_cast<uint32_t>(std::find(order.begin(), order.end(), node) - order.begin());
+  };
+  for (cudaGraphNode_t node : order) {
+    GraphNodeInfo info;
+    if (const std::string* name = names.Find(node)) info.name = *name;
+    size_t count = 0;
+    VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGraphNodeGetDependencies(node, nullptr, nullptr, &count)));
+    std::vector<cudaGraphNode_t> deps(count);
+    if (count > 0) {
+      VMM_RETURN_IF_ERROR(
+          CUDA_CALL(cudaGraphNodeGetDependencies(node, deps.data(), nullptr, &count)));
+    }
+    for (size_t i = 0; i < count; ++i) info.dependencies.push_back(index(deps[i]));
+    cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
+    VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGraphNodeGetType(node, &type)));
+    switch (type) {
+      case cudaGraphNodeTypeKernel:
+        info.type = NodeType::kKernel;
+        VMM_RETURN_IF_ERROR(KernelNode(registry, node, &info));
+        break;
+      case cudaGraphNodeTypeMemset: {
+        info.type = NodeType::kMemset;
+        cudaMemsetParams p = {};
+        VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGraphMemsetNodeGetParams(node, &p)));
+        info.detail = MemsetDetail(p.value);
+        info.operands = {
+            {Va(p.dst), uint64_t{p.width} * p.height * p.elementSize, Access::kReadWrite}};
+        break;
+      }
+      case cudaGraphNodeTypeMemcpy:
+        info.type = NodeType::kMemcpy;
+        VMM_RETURN_IF_ERROR(MemcpyNode(node, &info));
+        break;
+      case cudaGraphNodeTypeHost:
+        info.type = NodeType::kHost;
+        break;
+      case cudaGraphNodeTypeEventRecord:
+      case cudaGraphNodeTypeWaitEvent: {
+        const bool record = type == cudaGraphNodeTypeEventRecord;
+        info.type = record ? NodeType::kEventRecord : NodeType::kEventWait;
+        cudaEvent_t event = nullptr;
+        VMM_RETURN_IF_ERROR(record ? CUDA_CALL(cudaGraphEventRecordNodeGetEvent(node, &event))
+                                   : CUDA_CALL(cudaGraphEventWaitNodeGetEvent(node, &event)));
+        auto it = events.find(event);
+        info.detail = EventDetail(it == events.end() ? -1 : it->second);
+        break;
+      }
+      case cudaGraphNodeTypeMemAlloc: {
+        info.type = NodeType::kMemAlloc;
+        cudaMemAllocNodeParams p = {};
+        VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGraphMemAllocNodeGetParams(node, &p)));
+        info.detail = AllocDetail(p.bytesize);
+        info.operands = {{Va(p.dptr), p.bytesize, Access::kReadWrite}};
+        break;
+      }
+      case cudaGraphNodeTypeMemFree: {
+        info.type = NodeType::kMemFree;
+        void* dptr = nullptr;
+        VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGraphMemFreeNodeGetParams(node, &dptr)));
+        info.operands = {{Va(dptr), 0, Access::kReadWrite}};
+        break;
+      }
+      case cudaGraphNodeTypeGraph: {
+        info.type = NodeType::kGraph;
+        cudaGraph_t child = nullptr;
+        VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGraphChildGraphNodeGetGraph(node, &child)));
+        VMM_RETURN_IF_ERROR(Describe(registry, child, names, events, &info.children));
+        break;
+      }
+      default:  // node types no step of the language makes (external semaphores, conditionals)
+        info.type = NodeType::kEmpty;
+        info.detail = "cudaGraphNodeType " + std::to_string(static_cast<int>(type));
+        break;
+    }
+    out->push_back(std::move(info));
+  }
+  return Status::Ok();
+}
+
+// cudaGraphDebugDotPrint writes a file: write it to a private temporary file and read it back.
+StatusOr<std::string> DotText(cudaGraph_t graph) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string path =
+      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/vmm-run-graph-XXXXXX";
+  const int fd = mkstemp(path.data());
+  if (fd < 0) return RuntimeError("cannot create a temporary file for the graph's DOT text");
+  close(fd);
+  Status s = CUDA_CALL(cudaGraphDebugDotPrint(graph, path.c_str(), cudaGraphDebugDotFlagsVerbose));
+  std::ostringstream text;
+  if (s.ok()) {
+    std::ifstream in(path);
+    text << in.rdbuf();
+  }
+  unlink(path.c_str());
+  if (!s.ok()) return s;
+  return text.str();
+}
+
+}  // namespace
+
+Status DescribeCudaGraph(const KernelRegistry& registry, cudaGraph_t graph, const NodeNames& names,
+                         const std::unordered_map<cudaEvent_t, int>& events, GraphStructure* out) {
+  *out = GraphStructure{};
+  VMM_RETURN_IF_ERROR(Describe(registry, graph, names, events, &out->nodes));
+  StatusOr<std::string> dot = DotText(graph);
+  if (!dot.ok()) return dot.status().WithContext("cudaGraphDebugDotPrint");
+  out->dot = std::move(dot).value();
+  return Status::Ok();
+}
+
+}  // namespace vmm::cuda

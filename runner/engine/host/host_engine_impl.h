@@ -1,0 +1,146 @@
+// HostEngine: the Engine behind CreateHostEngine (host_engine.h has the contract). Internal to
+// runner/engine/host: include host_engine.h elsewhere. VMM, kernels and data are in
+// host_engine.cc; graphs in host_engine_graphs.cc.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runner/base/status.h"
+#include "runner/engine/engine.h"
+#include "runner/engine/host/address_space.h"
+#include "runner/engine/host/host_graph.h"
+#include "runner/engine/host/host_graph_memory.h"
+
+namespace vmm::host {
+
+// A kernel touching memory it may not is a device fault; a copy is refused when enqueued.
+inline constexpr const char* kInvalidValue = "CUDA_ERROR_INVALID_VALUE";
+inline constexpr const char* kIllegalAddress = "CUDA_ERROR_ILLEGAL_ADDRESS";
+
+// `count` elements of 4 bytes, saturating: an impossible size then fails the access check.
+inline uint64_t Bytes4(uint64_t count) { return count > UINT64_MAX / 4 ? UINT64_MAX : count * 4; }
+
+template <typename T>
+T* Ptr(DevicePtr va) {
+  return reinterpret_cast<T*>(va);
+}
+
+class HostEngine final : public Engine {
+ public:
+  // Emulates `device_count` devices; `device` is the engine's own (host_engine.h).
+  HostEngine(uint64_t granularity, int device_count, int device);
+  // Members go in reverse order of declaration: execs, graphs, the graph memory pool, then the
+  // address space (mappings, handles, reservations, each newest first).
+  ~HostEngine() override = default;
+
+  const DeviceInfo& info() const override { return info_; }
+
+  using Engine::Reserve;
+  Status Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) override;
+  Status Free(DevicePtr va, uint64_t size) override;
+  using Engine::Create;
+  Status Create(const AllocProps& props, AllocHandle* out) override;
+  Status Release(AllocHandle handle, SyncNote* note) override;
+  Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) override;
+  using Engine::SetAccess;
+  Status SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) override;
+  Status GetAccess(DevicePtr va, int device, Access* out) override;
+  Status SelectDevice(int device) override;
+  Status DescribeDevice(int ordinal, DeviceInfo* out) override;
+  Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override;
+
+  Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override;
+  Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
+  Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override;
+  Status CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) override;
+  Status CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) override;
+  Status HostFunction(OpTiming* timing) override;
+  uint64_t host_calls() const override { return host_calls_; }
+
+  Status BeginCapture() override;
+  Status EndCapture(GraphHandle* out) override;
+  Status CaptureLane(int lane) override;
+  Status ForkLane(int from, int to) override;
+  Status JoinLane(int from, int into) override;
+  Status NameCapturedNode(const std::string& name) override;
+  Status RecordEvent(int event) override;
+  Status WaitEvent(int event) override;
+  Status GraphAlloc(uint64_t bytes, DevicePtr* ptr) override;
+  Status GraphFree(DevicePtr ptr) override;
+  Status CaptureChildGraph(GraphHandle child) override;
+  Status GraphMemory(GraphMemoryUsage* out) override;
+  Status TrimGraphMemory() override;
+  Status InstantiateWith(GraphHandle graph, const InstantiateOptions& options, ExecHandle* out,
+                         InstantiateInfo* info) override;
+  Status Replay(ExecHandle exec, OpTiming* timing) override;
+  Status Update(ExecHandle exec, GraphHandle graph, UpdateResult* result) override;
+  Status SetNodeParams(ExecHandle exec, const std::string& node, const NodeParams& params) override;
+  Status SetNodeEnabled(ExecHandle exec, const std::string& node, bool enabled) override;
+  Status KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>* out) override;
+  Status DescribeGraph(GraphHandle graph, GraphStructure* out) override;
+  Status DestroyGraph(GraphHandle graph) override;
+  Status DestroyExec(ExecHandle exec) override;
+
+  Status CopyToHost(DevicePtr src, uint64_t bytes, void* dst) override;
+  Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash) override;
+  Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
+                 CompareResult* out) override;
+  Status Synchronize() override;
+
+  Status MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) override;
+  Status Granularity(const AllocProps& props, GranularityKind kind, uint64_t* bytes) override;
+  Status AllocProperties(AllocHandle handle, AllocProps* granted) override;
+  Status Retain(DevicePtr va, AllocHandle* out) override;
+  Status SameAllocation(AllocHandle a, AllocHandle b, bool* same) override;
+  Status AddressRange(DevicePtr va, DevicePtr* base, uint64_t* size) override;
+  Status ProbeCapability(Capability capability, std::string* why_not) override;
+
+ private:
+  struct Exec {
+    HostGraph graph;         // a copy of the graph it was instantiated from, updated since
+    uint64_t from = 0;       // the handle of that graph (per-node updates name its nodes)
+    bool auto_free = false;  // cudaGraphInstantiateFlagAutoFreeOnLaunch
+    int device = 0;          // the device it was instantiated on (its replays run there)
+  };
+  // The ordinal `device` names (-1: the engine's own device).
+  int Ordinal(int device) const;
+
+  // Records `node` while capturing, else runs it now and times it.
+  Status Launch(GraphNode node, OpTiming* timing);
+  // Proves every byte the node touches is accessible to the device that runs it, then does its
+  // work (a replay: `exec` gives the allocation flags and the device; nullptr for direct work on
+  // the selected device).
+  Status Run(const GraphNode& node, const Exec* exec);
+  Status RunGraph(const HostGraph& graph, const Exec* exec);
+  // Calls that wait for the stream are illegal while it captures; they invalidate the capture.
+  Status SyncPoint(const char* function);
+  // Capture-only calls outside a capture.
+  Status NeedCapture(const char* function) const;
+  // The graph allocations `graph` holds the alloc nodes of (Hold or Drop each).
+  void HoldAllocations(const HostGraph& graph, bool hold);
+
+  const HostGraph* FindGraph(GraphHandle graph) const;
+  static Status UnknownGraph(const char* function, GraphHandle graph);
+  static Status UnknownExec(const char* function, ExecHandle exec);
+
+  IdSource ids_;
+  DeviceInfo info_;
+  AddressSpace space_;
+  GraphMemoryPool pool_;
+  bool capturing_ = false;
+  std::string invalidated_by_;  // the call that invalidated the current capture, if any
+  std::optional<CaptureBuilder> capture_;
+  std::vector<DevicePtr> capture_allocs_;  // graph allocations the capture reserved
+  uint64_t host_calls_ = 0;
+  std::map<int, uint64_t> event_records_;  // by event: how many times a record node ran
+  std::map<uint64_t, HostGraph> graphs_;   // by handle value
+  std::map<uint64_t, Exec> execs_;         // by handle value
+  int current_;                            // the selected device's ordinal (SelectDevice)
+};
+
+}  // namespace vmm::host

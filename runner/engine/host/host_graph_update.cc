@@ -1,0 +1,132 @@
+// UpdateExec: cudaGraphExecUpdate's rules on host graphs (host_graph.h states them).
+#include <deque>
+#include <utility>
+
+#include "runner/engine/host/host_graph.h"
+
+namespace vmm::host {
+namespace {
+
+struct Refusal {
+  UpdateCode code = UpdateCode::kSuccess;
+  std::string node, from_node;
+};
+
+// The sinks of `g` (nodes nothing depends on), in creation order.
+std::vector<uint32_t> Sinks(const HostGraph& g) {
+  std::vector<bool> has_dependent(g.nodes.size(), false);
+  for (const GraphNode& node : g.nodes)
+    for (uint32_t d : node.dependencies) has_dependent[d] = true;
+  std::vector<uint32_t> sinks;
+  for (uint32_t i = 0; i < g.nodes.size(); ++i)
+    if (!has_dependent[i]) sinks.push_back(i);
+  return sinks;
+}
+
+// Pairs the nodes of `graph` with those of `exec` (pair[i]: the exec node of graph node i), or
+// says why the topology differs.
+Refusal Pair(const HostGraph& exec, const HostGraph& graph, std::vector<int>* pair) {
+  Refusal r;
+  r.code = UpdateCode::kErrorTopologyChanged;
+  const size_t n = graph.nodes.size();
+  if (exec.nodes.size() != n) return r;  // no error node
+  const std::vector<uint32_t> gs = Sinks(graph), es = Sinks(exec);
+  if (gs.size() > es.size()) {
+    r.node = graph.nodes[gs[es.size()]].name;
+    return r;
+  }
+  pair->assign(n, -1);
+  std::vector<int> back(n, -1);  // exec node -> graph node
+  std::deque<uint32_t> work;
+  for (size_t i = 0; i < gs.size(); ++i) {
+    (*pair)[gs[i]] = static_cast<int>(es[i]);
+    back[es[i]] = static_cast<int>(gs[i]);
+    work.push_back(gs[i]);
+  }
+  while (!work.empty()) {
+    const uint32_t g = work.front();
+    work.pop_front();
+    const GraphNode& gn = graph.nodes[g];
+    const GraphNode& en = exec.nodes[(*pair)[g]];
+    if (gn.dependencies.size() != en.dependencies.size()) {
+      r.node = gn.name;
+      return r;
+    }
+    for (size_t k = 0; k < gn.dependencies.size(); ++k) {
+      const uint32_t gd = gn.dependencies[k], ed = en.dependencies[k];
+      if ((*pair)[gd] < 0 && back[ed] < 0) {
+        (*pair)[gd] = static_cast<int>(ed);
+        back[ed] = static_cast<int>(gd);
+        work.push_back(gd);
+      } else if ((*pair)[gd] != static_cast<int>(ed)) {
+        r.node = gn.name;
+        r.from_node = graph.nodes[gd].name;
+        return r;
+      }
+    }
+  }
+  for (size_t i = 0; i < n; ++i)
+    if ((*pair)[i] < 0) return r;  // not reachable from a paired sink: no error node
+  r.code = UpdateCode::kSuccess;
+  return r;
+}
+
+Refusal CheckGraph(const HostGraph& exec, const HostGraph& graph, std::vector<int>* pair);
+
+// The rules for one pair of nodes of the same position.
+Refusal CheckNode(const GraphNode& e, const GraphNode& g) {
+  Refusal r;
+  r.node = g.name;
+  if (e.type != g.type) {
+    r.code = UpdateCode::kErrorNodeTypeChanged;
+  } else if (IsMemoryNode(g.type)) {
+    r.code = UpdateCode::kErrorNotSupported;
+  } else if (g.type == NodeType::kMemcpy &&
+             (e.host_source != nullptr) != (g.host_source != nullptr)) {
+    r.code = UpdateCode::kErrorParametersChanged;  // the source's memory type changed
+  } else if (g.type == NodeType::kGraph) {
+    std::vector<int> inner;
+    r = CheckGraph(*e.child, *g.child, &inner);
+    if (r.code == UpdateCode::kErrorTopologyChanged && r.node.empty()) r.node = g.name;
+  }
+  if (r.code == UpdateCode::kSuccess) r.node.clear();
+  return r;
+}
+
+Refusal CheckGraph(const HostGraph& exec, const HostGraph& graph, std::vector<int>* pair) {
+  Refusal r = Pair(exec, graph, pair);
+  if (r.code != UpdateCode::kSuccess) return r;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    r = CheckNode(exec.nodes[(*pair)[i]], graph.nodes[i]);
+    if (r.code != UpdateCode::kSuccess) return r;
+  }
+  return r;
+}
+
+}  // namespace
+
+UpdateResult UpdateExec(HostGraph* exec, const HostGraph& graph) {
+  UpdateResult result;
+  std::vector<int> pair;
+  const Refusal r = CheckGraph(*exec, graph, &pair);
+  if (r.code != UpdateCode::kSuccess) {
+    result.code = r.code;
+    result.error_node = r.node;
+    result.error_from_node = r.from_node;
+    result.api_error = "cudaErrorGraphExecUpdateFailure";
+    return result;
+  }
+  // The exec keeps its names, edges and enabled states and takes everything else.
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    GraphNode& target = exec->nodes[pair[i]];
+    GraphNode next = graph.nodes[i];
+    next.name = std::move(target.name);
+    next.dependencies = std::move(target.dependencies);
+    next.enabled = target.enabled;
+    target = std::move(next);
+  }
+  result.code = UpdateCode::kSuccess;
+  return result;
+}
+
+}  // namespace vmm::host

@@ -1,0 +1,179 @@
+// PlanBuilder's per-node updates (set_node): the node, named by the captured step that made it, in
+// the graph the exec was instantiated from (which must be live: CUDA names an exec's nodes by that
+// graph's); the fields its type takes; memset and memcpy nodes keep their size; only kernel, memset
+// and memcpy nodes can be disabled; and after the change no two unordered nodes race.
+#include "runner/base/format.h"
+#include "runner/plan/plan_builder.h"
+
+namespace vmm {
+
+namespace {
+
+// The buffers a node of `spec`'s op touches with its parameters.
+// (set_node changes only fill, matmul, memset and copy nodes.)
+std::vector<std::pair<int, Access>> UsesOf(const PlanStep& spec) {
+  if (spec.op == Op::kMatmul)
+    return {{spec.a, Access::kRead}, {spec.b, Access::kRead}, {spec.c, Access::kReadWrite}};
+  if (spec.op == Op::kCopy && spec.other >= 0)
+    return {{spec.other, Access::kRead}, {spec.buffer, Access::kReadWrite}};
+  return {{spec.buffer, Access::kReadWrite}};  // fill, memset, a copy from a snapshot
+}
+
+}  // namespace
+
+void PlanBuilder::CheckExecRaces(const Step& step, const ExecModel& exec) {
+  const GraphModel& g = graph_models_[exec.graph];
+  for (size_t n = 0; n < exec.nodes.size(); ++n) {
+    for (size_t m = 0; m < n; ++m) {
+      if (g.ancestors.size() <= n || g.ancestors[n][m]) continue;
+      if (std::string race = Race(exec.nodes[m], exec.nodes[n]); !race.empty()) {
+        return Error(step.loc, "after this change " + race);
+      }
+    }
+  }
+}
+
+void PlanBuilder::SetNode(const Step& step, PlanStep* p) {
+  ResolveExec(step, p);
+  if (p->exec < 0) return;
+  ExecModel& exec = exec_models_[p->exec];
+  if (exec.graph < 0) return;
+  const std::string& graph = plan_.graphs[exec.graph];
+  if (graphs_.LiveSlot(graph) != exec.graph) {
+    return Error(At(step.exec, step),
+                 "set_node on exec '" + step.exec.value + "' needs graph '" + graph +
+                     "', which it was instantiated from: CUDA names an exec's nodes by that "
+                     "graph's nodes, and it is no longer live (keep it until the last set_node)");
+  }
+  int index = -1;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < exec.nodes.size(); ++i) {
+    if (!exec.nodes[i].named) continue;
+    names.push_back(exec.nodes[i].name);
+    if (exec.nodes[i].name == step.node.value) index = static_cast<int>(i);
+  }
+  if (index < 0) {
+    const std::string close = SuggestName(step.node.value, names);
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+    return Error(At(step.node, step),
+                 "exec '" + step.exec.value + "' has no node made by a step named '" +
+                     step.node.value + "' (in the capture of '" + graph + "')" +
+                     (!close.empty() ? "; did you mean '" + close + "'?"
+                      : list.empty() ? "; name the captured steps to refer to their nodes"
+                                     : "; its named nodes: " + list));
+  }
+  NodeModel& node = exec.nodes[index];
+  p->node_name = node.name;
+  const std::string what = "node '" + node.name + "' (" + NodeTypeName(node.type) + ")";
+  // Which keys the node takes: its step's parameters.
+  const Op op = node.spec.op;
+  const std::pair<const char*, const Located<std::string>*> text_keys[] = {
+      {"buffer", &step.buffer}, {"a", &step.a},       {"b", &step.b},
+      {"c", &step.c},           {"from", &step.from}, {"to", &step.to}};
+  auto takes = [&](const std::string& key) {
+    if (op == Op::kFill) return key == "buffer" || key == "seed";
+    if (op == Op::kMatmul) return key == "a" || key == "b" || key == "c";
+    if (op == Op::kMemset) return key == "buffer" || key == "value" || key == "byte";
+    if (op == Op::kCopy) return key == "to" || (key == "from" && !node.host_source);
+    return false;
+  };
+  const char* accepted = op == Op::kFill     ? "buffer and seed"
+                         : op == Op::kMatmul ? "a, b and c"
+                         : op == Op::kMemset ? "buffer and value or byte"
+                         : op == Op::kCopy   ? (node.host_source ? "to" : "from and to")
+                                             : "";
+  bool changes = false, ok = true, given = step.enabled.set;
+  auto refuse_key = [&](const char* key, const SourceLoc& loc) {
+    given = true;
+    Error(loc, std::string("set_node: '") + key + "' does not apply to " + what +
+                   (*accepted != '\0' ? std::string("; it takes ") + accepted
+                                      : std::string("; its parameters cannot be set")));
+    ok = false;
+  };
+  PlanStep spec = node.spec;
+  for (const auto& [key, field] : text_keys) {
+    if (!field->set) continue;
+    if (!takes(key)) {
+      refuse_key(key, field->loc);
+      continue;
+    }
+    changes = true;
+    const int slot = ResolveBuffer(*field, step);
+    if (slot < 0) {
+      ok = false;
+      continue;
+    }
+    const std::string k = key;
+    int* target = k == "buffer" ? &spec.buffer
+                  : k == "a"    ? &spec.a
+                  : k == "b"    ? &spec.b
+                  : k == "c"    ? &spec.c
+                  : k == "from" ? &spec.other
+                                : &spec.buffer;
+    const int old = *target;
+    *target = slot;
+    // Memset and memcpy nodes keep their size: cudaGraphExecMemsetNodeSetParams and
+    // cudaGraphExecMemcpyNodeSetParams1D may refuse a new width.
+    if ((op == Op::kMemset || op == Op::kCopy) && old >= 0 &&
+        plan_.buffers[old].bytes != plan_.buffers[slot].bytes) {
+      Error(field->loc, "set_node: " + what + " moves " + FormatBytes(plan_.buffers[old].bytes) +
+                            "; '" + field->value + "' has " +
+                            FormatBytes(plan_.buffers[slot].bytes) +
+                            " (a memset or memcpy node keeps its size)");
+      ok = false;
+    }
+  }
+  if (step.seed.set) {
+    if (takes("seed")) {
+      spec.seed = step.seed.value;
+      changes = true;
+    } else {
+      refuse_key("seed", step.seed.loc);
+    }
+  }
+  if (step.value.set || step.byte.set) {
+    if (takes("value")) {
+      Pattern(step, &spec);
+      changes = true;
+    } else {
+      refuse_key(step.value.set ? "value" : "byte",
+                 At(step.value.set ? step.value : step.byte, step));
+    }
+  }
+  if (step.enabled.set) {
+    if (!CanDisable(node.type)) {
+      Error(At(step.enabled, step), "set_node: " + what +
+                                        " cannot be enabled or disabled; cudaGraphNodeSetEnabled "
+                                        "takes kernel, memset and memcpy nodes only");
+      ok = false;
+    }
+    p->enabled = step.enabled.value ? 1 : 0;
+  }
+  if (!changes && !given) {
+    return Error(step.loc, "set_node changes nothing: give " + what + " new parameters" +
+                               (*accepted != '\0' ? " (" + std::string(accepted) + ")" : "") +
+                               " or 'enabled'");
+  }
+  if (!ok) return;
+  if (op == Op::kMatmul && changes) {
+    if (!MatmulShapes(step, &spec)) return;
+    if (Overlap(spec.c, spec.a) || Overlap(spec.c, spec.b)) {
+      return Error(step.loc, "set_node: the matmul output '" + plan_.buffers[spec.c].name +
+                                 "' would overlap an input");
+    }
+  }
+  if (op == Op::kCopy && spec.other >= 0 && Overlap(spec.other, spec.buffer)) {
+    return Error(step.loc, "set_node: the copy's source and destination would overlap");
+  }
+  if (changes) {
+    spec.body.clear();
+    node.spec = spec;
+    node.uses = UsesOf(spec);
+    p->body.push_back(std::move(spec));
+  }
+  if (step.enabled.set) exec.enabled[index] = step.enabled.value;
+  CheckExecRaces(step, exec);
+}
+
+}  // namespace vmm
