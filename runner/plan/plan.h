@@ -65,7 +65,11 @@ struct PlanStep {
   uint32_t m = 0, n = 0, k = 0;  // matmul / check_matmul dimensions
   Expectation expect = Expectation::kNone;
   UpdateCode expect_update = UpdateCode::kSuccess;
-  bool async = false;  // fill/matmul: leave the kernel in flight (no OpTiming)
+  bool async = false;  // fill/matmul/copy: leave the work in flight (no OpTiming)
+  // snapshot: where it lives (`to:`, `pinned:`); copy: -1 unless the destination is a snapshot
+  DataPlace place = DataPlace::kDevice;
+  int to_snapshot = -1;
+  bool verify_host = false;  // check_matmul `verify: host`: read back and judge on the CPU
 
   std::vector<PlanStep> body;  // capture
 };
@@ -75,6 +79,7 @@ struct Plan {
   uint64_t granularity = 0;
   std::vector<PlanBuffer> buffers;
   std::vector<std::string> allocs, graphs, execs, snapshots;  // slot -> name
+  std::vector<uint64_t> snapshot_bytes;                       // slot -> bytes it holds
   std::vector<uint64_t> alloc_sizes;                          // slot -> bytes
   std::vector<PlanStep> steps;
 };

@@ -33,9 +33,11 @@ struct Step {
 
   // Names of things the step acts on.
   Located<std::string> buffer, alloc, graph, exec, snapshot, other;
-  Located<std::string> from, to;         // copy: source (buffer, view or snapshot) and destination
-  Located<std::string> a, b, c;          // matmul operands (buffer names)
-  std::vector<Located<std::string>> of;  // check_address: step names
+  // copy: source and destination (buffer, view or snapshot); snapshot: `to` is where it lives
+  // ("device" | "host")
+  Located<std::string> from, to;
+  Located<std::string> a, b, c;              // matmul operands (buffer names)
+  std::vector<Located<std::string>> of;      // check_address: step names
   std::vector<Located<std::string>> graphs;  // check_kernel_params: graph names
 
   // Sizes and numbers (sizes already converted from units to bytes).
@@ -43,9 +45,11 @@ struct Step {
   Located<uint64_t> value, byte;  // memset / check_value: a 32-bit pattern, or one byte repeated
   Located<std::string> access;    // "read_write" | "read" | "none"
   Located<std::string> expect;    // op-specific expectation, e.g. "same", "success", "different"
+  Located<std::string> verify;    // check_matmul: "device" (default) | "host"
   Located<uint64_t> repeat;       // run the step this many times and report min/median/p99
   Located<bool> fatal;            // a failed check stops the run
   Located<bool> async;            // fill/matmul: enqueue and do not wait (no device time)
+  Located<bool> pinned;           // snapshot to host: page-locked memory (default true)
 
   std::vector<Step> steps;  // capture body
 };
@@ -62,7 +66,7 @@ inline constexpr StepTextField kStepTextFields[] = {
     {"graph", &Step::graph}, {"exec", &Step::exec},     {"snapshot", &Step::snapshot},
     {"other", &Step::other}, {"a", &Step::a},           {"b", &Step::b},
     {"c", &Step::c},         {"access", &Step::access}, {"expect", &Step::expect},
-    {"from", &Step::from},   {"to", &Step::to},
+    {"from", &Step::from},   {"to", &Step::to},         {"verify", &Step::verify},
 };
 struct StepSizeField {  // sizes with units ("2MiB"), converted to bytes
   const char* key;
@@ -84,8 +88,8 @@ struct StepFlagField {
   const char* key;
   Located<bool> Step::*field;
 };
-inline constexpr StepFlagField kStepFlagFields[] = {{"fatal", &Step::fatal},
-                                                    {"async", &Step::async}};
+inline constexpr StepFlagField kStepFlagFields[] = {
+    {"fatal", &Step::fatal}, {"async", &Step::async}, {"pinned", &Step::pinned}};
 struct StepListField {  // lists of names
   const char* key;
   std::vector<Located<std::string>> Step::*field;

@@ -145,6 +145,10 @@ Status CudaEngine::Init() {
     if (!e.ok()) return e.status();
     *event = std::move(e).value();
   }
+  int sms = 0;
+  VMM_RETURN_IF_ERROR(
+      CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ordinal_)));
+  sm_count_ = sms > 0 ? static_cast<uint32_t>(sms) : 1;
   return Status::Ok();
 }
 
@@ -162,6 +166,7 @@ CudaEngine::~CudaEngine() {
   while (!mappings_.empty()) mappings_.pop_back();  // newest first
   allocs_.ClearNewestFirst();
   ClearNewestFirst(reservations_);
+  ClearNewestFirst(snapshots_);
   // Scratch memory, events and the stream follow as members, in reverse declaration order.
 }
 

@@ -22,6 +22,7 @@
 #include "runner/engine/cuda/runtime_handles.h"
 #include "runner/engine/cuda/vmm_handles.h"
 #include "runner/engine/engine.h"
+#include "runner/engine/host_memory.h"
 
 namespace vmm::cuda {
 
@@ -60,7 +61,6 @@ class CudaEngine final : public Engine {
   Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
   Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override;
   Status CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) override;
-  Status CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) override;
 
   Status BeginCapture() override;
   Status EndCapture(GraphHandle* out) override;
@@ -73,9 +73,17 @@ class CudaEngine final : public Engine {
 
   Status CopyToHost(DevicePtr src, uint64_t bytes, void* dst) override;
   Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash) override;
-  Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
-                 CompareResult* out) override;
   Status Synchronize() override;
+
+  // Data plane (cuda_engine_data.cc).
+  Status AllocSnapshot(uint64_t bytes, DataPlace place, SnapshotHandle* out) override;
+  Status FreeSnapshot(const SnapshotHandle& snapshot) override;
+  Status Copy(DataRef dst, DataRef src, uint64_t bytes, OpTiming* timing) override;
+  Status CompareData(DevicePtr a, DataRef b, uint64_t count, const CompareOptions& options,
+                     DataCompareResult* out) override;
+  Status CompareValue(DevicePtr a, uint32_t pattern, uint64_t count, uint32_t max_report,
+                      DataCompareResult* out) override;
+  Status CheckMatmul(const MatmulArgs& args, uint32_t max_report, MatmulCheckResult* out) override;
 
  private:
   cudaStream_t stream() const { return stream_.get(); }
@@ -104,6 +112,19 @@ class CudaEngine final : public Engine {
   // Ends a capture in progress and drops its graph (destruction path).
   void AbortCapture() noexcept;
 
+  // cudaMemcpyAsync of `kind` on the stream, timed as a kernel (TimedLaunch).
+  Status CopyMemory(void* dst, const void* src, uint64_t bytes, cudaMemcpyKind kind,
+                    OpTiming* timing);
+  // One word check of `count` words (a against b, or against `pattern` when b is null) with the
+  // passes of kernels/check_kernels.h and one read-back: adds its mismatches, its first
+  // mismatches (up to max_report in all) and its hash sums into *out.
+  struct WordCheck;
+  Status RunWordCheck(const WordCheck& check, DataCompareResult* out, uint64_t* delta);
+  // The device scratch of the checks, grown to hold `chunks` chunk counts.
+  Status ReserveCheckScratch(uint64_t chunks);
+  // Grid of a streaming pass: a few blocks per SM.
+  uint32_t StreamBlocks() const { return sm_count_ * 4; }
+
   // Driver table first: every VMM object keeps a pointer to it, so it must be destroyed last.
   DriverApi api_;
   int ordinal_ = 0;
@@ -114,10 +135,13 @@ class CudaEngine final : public Engine {
   Stream stream_;
   Event start_;
   Event stop_;
-  DeviceBuffer hash_scratch_;     // Checksum: one uint64
-  DeviceBuffer counts_scratch_;   // Compare: one uint32 per chunk
-  DeviceBuffer chunks_scratch_;   // Compare: the picked chunks
-  DeviceBuffer indices_scratch_;  // Compare: the first mismatching indices
+  DeviceBuffer hash_scratch_;       // Checksum: one uint64
+  DeviceBuffer counts_scratch_;     // data checks: one uint32 per chunk
+  DeviceBuffer check_scratch_;      // data checks: totals, picked chunks, report (CheckState)
+  DeviceBuffer freivalds_scratch_;  // check_matmul: the ±1 vectors, B r, |B| rows, row flags
+  DeviceBuffer staging_scratch_;    // CompareData against a host snapshot: one piece
+  PinnedHost check_readback_;       // the CheckState read back after a check
+  uint32_t sm_count_ = 1;
   bool capturing_ = false;
   // False only when everything enqueued on the stream is known to have finished: set before each
   // enqueue (kernels, graph launches, copies), cleared by each completed wait on the stream. The
@@ -132,6 +156,15 @@ class CudaEngine final : public Engine {
   std::vector<Mapping> mappings_;
   std::map<uint64_t, Graph> graphs_;
   std::map<uint64_t, GraphExec> execs_;
+  // Snapshot storage by id: exactly one of the three owners holds memory. Declared last, so it
+  // goes first (after the destructor drained the stream).
+  struct SnapshotStorage {
+    SnapshotHandle handle;
+    DeviceMemory device;
+    PinnedHost pinned;
+    HostPages pageable;
+  };
+  std::map<uint64_t, SnapshotStorage> snapshots_;
 };
 
 }  // namespace vmm::cuda

@@ -1,5 +1,7 @@
 #include "runner/engine/cuda/runtime_handles.h"
 
+#include <utility>
+
 #include "runner/engine/cuda/cuda_call.h"
 
 namespace vmm::cuda {
@@ -9,6 +11,7 @@ void EventTraits::Release(Value raw) noexcept { CUDA_CALL_NOTHROW(cudaEventDestr
 void GraphTraits::Release(Value raw) noexcept { CUDA_CALL_NOTHROW(cudaGraphDestroy(raw)); }
 void GraphExecTraits::Release(Value raw) noexcept { CUDA_CALL_NOTHROW(cudaGraphExecDestroy(raw)); }
 void DeviceMemoryTraits::Release(Value raw) noexcept { CUDA_CALL_NOTHROW(cudaFree(raw)); }
+void PinnedHostTraits::Release(Value raw) noexcept { CUDA_CALL_NOTHROW(cudaFreeHost(raw)); }
 
 StatusOr<Stream> CreateStream() {
   cudaStream_t stream = nullptr;
@@ -28,13 +31,25 @@ StatusOr<GraphExec> InstantiateGraph(cudaGraph_t graph) {
   return GraphExec(exec);
 }
 
+StatusOr<DeviceMemory> AllocDeviceMemory(size_t bytes) {
+  void* memory = nullptr;
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaMalloc(&memory, bytes)));
+  return DeviceMemory(memory);
+}
+
+StatusOr<PinnedHost> AllocPinnedHost(size_t bytes) {
+  void* memory = nullptr;
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaHostAlloc(&memory, bytes, cudaHostAllocPortable)));
+  return PinnedHost(memory);
+}
+
 Status DeviceBuffer::Reserve(size_t bytes) {
   if (bytes <= size_) return Status::Ok();
   memory_.reset();
   size_ = 0;
-  void* memory = nullptr;
-  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaMalloc(&memory, bytes)));
-  memory_ = UniqueHandle<DeviceMemoryTraits>(memory);
+  StatusOr<DeviceMemory> memory = AllocDeviceMemory(bytes);
+  if (!memory.ok()) return memory.status();
+  memory_ = std::move(memory).value();
   size_ = bytes;
   return Status::Ok();
 }

@@ -14,6 +14,7 @@
 #include "runner/base/stopwatch.h"
 #include "runner/engine/host/address_space.h"
 #include "runner/engine/host/cpu_kernels.h"
+#include "runner/engine/host/host_data.h"
 #include "runner/engine/host/host_graph.h"
 #include "runner/engine/host/host_vmm.h"
 
@@ -25,7 +26,6 @@ constexpr const char* kInvalidValue = "CUDA_ERROR_INVALID_VALUE";
 // A kernel touching memory it may not is a device fault; a copy is refused when enqueued.
 constexpr const char* kIllegalAddress = "CUDA_ERROR_ILLEGAL_ADDRESS";
 constexpr const char* kChecksumKernel = "vmm_checksum_u32";
-constexpr const char* kCompareKernel = "vmm_compare_count_u32";
 
 // `count` elements of 4 bytes, saturating: an impossible size then fails the access check.
 uint64_t Bytes4(uint64_t count) { return count > UINT64_MAX / 4 ? UINT64_MAX : count * 4; }
@@ -69,8 +69,8 @@ class HostEngine final : public Engine {
  public:
   explicit HostEngine(uint64_t granularity)
       : info_(HostInfo(granularity)), space_(granularity, &ids_) {}
-  // Members go in reverse order of declaration: execs, graphs, then the address space (mappings,
-  // handles, reservations, each newest first).
+  // Members go in reverse order of declaration: execs, graphs, snapshots, then the address space
+  // (mappings, handles, reservations, each newest first).
   ~HostEngine() override = default;
 
   const DeviceInfo& info() const override { return info_; }
@@ -127,26 +127,28 @@ class HostEngine final : public Engine {
     if (capturing_) {
       return CudaError(fn, "CUDA_ERROR_NOT_SUPPORTED", "vmm-run does not capture copies yet");
     }
-    VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kInvalidValue, "src", src, bytes, Access::kRead));
     VMM_RETURN_IF_ERROR(
-        space_.CheckAccess(fn, kInvalidValue, "dst", dst, bytes, Access::kReadWrite));
+        data_.CheckRef(fn, kInvalidValue, "src", DataRef::Device(src), bytes, Access::kRead));
+    VMM_RETURN_IF_ERROR(
+        data_.CheckRef(fn, kInvalidValue, "dst", DataRef::Device(dst), bytes, Access::kReadWrite));
     Stopwatch watch;
     if (bytes != 0) std::memmove(Ptr<void>(dst), Ptr<const void>(src), bytes);
     if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
     return Status::Ok();
   }
 
-  Status CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) override {
-    const char* fn = "cuMemcpyHtoD";
+  // Device to device (mapped ranges and device snapshots alike) is CopyDevice; a host snapshot on
+  // either side is the data plane's.
+  Status Copy(DataRef dst, DataRef src, uint64_t bytes, OpTiming* timing) override {
+    if (!IsHostPlace(dst.place) && !IsHostPlace(src.place)) {
+      return CopyDevice(dst.addr, src.addr, bytes, timing);
+    }
     if (timing != nullptr) timing->gpu_us = -1;
-    VMM_RETURN_IF_ERROR(SyncPoint(fn));
-    if (src == nullptr && bytes != 0) return CudaError(fn, kInvalidValue, "the source is null");
-    VMM_RETURN_IF_ERROR(
-        space_.CheckAccess(fn, kInvalidValue, "dst", dst, bytes, Access::kReadWrite));
-    Stopwatch watch;
-    if (bytes != 0) std::memcpy(Ptr<void>(dst), src, bytes);
-    if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
-    return Status::Ok();
+    if (capturing_) {
+      return CudaError("cuMemcpyAsync", "CUDA_ERROR_NOT_SUPPORTED",
+                       "vmm-run does not capture copies yet");
+    }
+    return data_.Copy(dst, src, bytes, timing);
   }
 
   Status BeginCapture() override {
@@ -231,28 +233,40 @@ class HostEngine final : public Engine {
     VMM_RETURN_IF_ERROR(SyncPoint(fn));
     if (dst == nullptr && bytes != 0)
       return CudaError(fn, kInvalidValue, "the destination is null");
-    VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kInvalidValue, "src", src, bytes, Access::kRead));
+    VMM_RETURN_IF_ERROR(
+        data_.CheckRef(fn, kInvalidValue, "src", DataRef::Device(src), bytes, Access::kRead));
     if (bytes != 0) std::memcpy(dst, Ptr<const void>(src), bytes);
     return Status::Ok();
   }
 
   Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash) override {
     VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
-    VMM_RETURN_IF_ERROR(space_.CheckAccess(kChecksumKernel, kIllegalAddress, "src", src,
-                                           Bytes4(count), Access::kRead));
+    VMM_RETURN_IF_ERROR(data_.CheckRef(kChecksumKernel, kIllegalAddress, "src",
+                                       DataRef::Device(src), Bytes4(count), Access::kRead));
     *hash = ChecksumWords(Ptr<const void>(src), count);
     return Status::Ok();
   }
 
-  Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
-                 CompareResult* out) override {
+  // --- Data plane (host_data.h) ---
+  Status AllocSnapshot(uint64_t bytes, DataPlace place, SnapshotHandle* out) override {
+    return data_.AllocSnapshot(bytes, place, out);
+  }
+  Status FreeSnapshot(const SnapshotHandle& snapshot) override {
+    return data_.FreeSnapshot(snapshot);
+  }
+  Status CompareData(DevicePtr a, DataRef b, uint64_t count, const CompareOptions& options,
+                     DataCompareResult* out) override {
     VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
-    for (auto [operand, va] : {std::pair{"a", a}, std::pair{"b", b}}) {
-      VMM_RETURN_IF_ERROR(space_.CheckAccess(kCompareKernel, kIllegalAddress, operand, va,
-                                             Bytes4(count), Access::kRead));
-    }
-    *out = CompareWords(Ptr<const void>(a), Ptr<const void>(b), count, max_report);
-    return Status::Ok();
+    return data_.CompareData(a, b, count, options, out);
+  }
+  Status CompareValue(DevicePtr a, uint32_t pattern, uint64_t count, uint32_t max_report,
+                      DataCompareResult* out) override {
+    VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
+    return data_.CompareValue(a, pattern, count, max_report, out);
+  }
+  Status CheckMatmul(const MatmulArgs& args, uint32_t max_report, MatmulCheckResult* out) override {
+    VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
+    return data_.CheckMatmul(args, max_report, out);
   }
 
   Status Synchronize() override { return SyncPoint("cuStreamSynchronize"); }
@@ -320,6 +334,7 @@ class HostEngine final : public Engine {
   IdSource ids_;
   DeviceInfo info_;
   AddressSpace space_;
+  HostDataPlane data_{&space_, &ids_};  // snapshots go before the address space
   bool capturing_ = false;
   std::string invalidated_by_;  // the call that invalidated the current capture, if any
   HostGraph capture_;
