@@ -169,8 +169,12 @@ void PlanBuilder::PlanOp<Op::kCopy>(const Step& step, PlanStep* p, BufferUses*) 
   const uint64_t from_bytes = CopySide(step, step.from, Access::kRead, &p->other, &p->snapshot);
   const uint64_t to_bytes =
       CopySide(step, step.to, Access::kReadWrite, &p->buffer, &p->to_snapshot);
-  const bool same_snapshot = p->snapshot >= 0 && p->snapshot == p->to_snapshot;
-  if (same_snapshot || (p->buffer >= 0 && p->other >= 0 && Overlap(p->buffer, p->other))) {
+  if (p->snapshot >= 0 && p->snapshot == p->to_snapshot) {
+    return Error(At(step.to, step), "copy from '" + step.from.value +
+                                        "' to itself: a copy needs "
+                                        "two different places");
+  }
+  if (p->buffer >= 0 && p->other >= 0 && Overlap(p->buffer, p->other)) {
     return Error(At(step.to, step), "copy from '" + step.from.value + "' to '" + step.to.value +
                                         "': the two overlap; copy through another buffer");
   }
