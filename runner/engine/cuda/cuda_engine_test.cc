@@ -197,9 +197,14 @@ TEST_P(CudaMatmulTest, BitIdenticalToHostFmafLoopAndWithinFp64Bound) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, CudaMatmulTest,
+                         // Whole 128 x 128 tiles and partial ones, k a multiple of the 8-term
+                         // step or not, 16-byte loads (k, n multiples of 4) or single floats.
                          ::testing::Values(MatmulCase{37, 53, 29}, MatmulCase{256, 256, 256},
                                            MatmulCase{1000, 1000, 1000}, MatmulCase{64, 64, 1},
-                                           MatmulCase{1, 1, 70}, MatmulCase{130, 70, 17}),
+                                           MatmulCase{1, 1, 70}, MatmulCase{130, 70, 17},
+                                           MatmulCase{1, 1, 1}, MatmulCase{127, 129, 65},
+                                           MatmulCase{1000, 1000, 999}, MatmulCase{300, 260, 1028},
+                                           MatmulCase{129, 257, 8}, MatmulCase{2048, 2048, 2048}),
                          [](const ::testing::TestParamInfo<MatmulCase>& info) {
                            return std::to_string(info.param.m) + "x" +
                                   std::to_string(info.param.n) + "x" + std::to_string(info.param.k);
