@@ -27,12 +27,18 @@
 // and EndCapture, Fill and Matmul are recorded into the graph instead of running (their OpTiming
 // stays unmeasured); capturing Memset is not supported yet.
 //
+// Data plane (data_plane.h): snapshots are storage the engine owns (AllocSnapshot: cudaMalloc on
+// the device by default, cudaHostAlloc or pageable memory on the host); Copy moves bytes between
+// device memory and snapshots in any direction on the stream (cudaMemcpyAsync); CompareData,
+// CompareValue and CheckMatmul judge the data where it lives and return only verdicts, counts,
+// the first mismatches and datagen hashes, so nothing proportional to the data crosses PCIe.
+//
 // Matmul contract (so host and device results are bit-identical): row-major fp32,
 // C[m x n] = A[m x k] * B[k x n], each element accumulated as acc = fmaf(A[i,p], B[p,j], acc) for
 // p = 0 .. k-1 in order, starting from acc = 0.0f.
 //
 // Ownership and lifetime: the engine owns every object it creates. Destroying the engine releases
-// what is still alive in reverse order of creation (execs, graphs, mappings, handles,
+// what is still alive in reverse order of creation (snapshots, execs, graphs, mappings, handles,
 // reservations), so a failed run never leaks. Handles are plain values; using one after it was
 // destroyed returns an error Status, never undefined behaviour. Not thread-safe: one executor
 // drives one engine.
