@@ -81,7 +81,7 @@ TEST(FakeEngine, CaptureRecordsKernelNodesWithTheCudaArgumentLayout) {
   EXPECT_EQ(nodes[0].arg_bytes, (std::vector<uint8_t>{0, 0, 0, 0, 1, 0, 0, 0, 0xe8, 3, 0, 0,
                                                       0, 0, 0, 0, 7, 0, 0, 0, 0,    0, 0, 0}));
   EXPECT_EQ(nodes[1].function, "vmm_matmul_f32");
-  EXPECT_EQ(nodes[1].grid, (std::array<uint32_t, 3>{4, 2, 1}));  // (ceil(200/64), ceil(100/64))
+  EXPECT_EQ(nodes[1].grid, (std::array<uint32_t, 3>{2, 1, 1}));  // (ceil(200/128), ceil(100/128))
   EXPECT_EQ(nodes[1].block, (std::array<uint32_t, 3>{256, 1, 1}));
   ASSERT_EQ(nodes[1].arg_bytes.size(), 36u);
   EXPECT_EQ(nodes[1].arg_bytes[10], 0x20);  // b = 0x100200000, byte 2 of the second pointer

@@ -122,8 +122,10 @@ class CudaEngine final : public Engine {
   Status RunWordCheck(const WordCheck& check, DataCompareResult* out, uint64_t* delta);
   // The device scratch of the checks, grown to hold `chunks` chunk counts.
   Status ReserveCheckScratch(uint64_t chunks);
-  // Grid of a streaming pass: a few blocks per SM.
-  uint32_t StreamBlocks() const { return sm_count_ * 4; }
+  // Grid of a streaming check pass: one wave of two 256-thread blocks per SM (the compare passes
+  // use ~96 registers a thread, so two blocks fit; each thread keeps 16 16-byte loads in flight,
+  // far more bytes in flight than HBM needs).
+  uint32_t StreamBlocks() const { return sm_count_ * 2; }
 
   // Driver table first: every VMM object keeps a pointer to it, so it must be destroyed last.
   DriverApi api_;
