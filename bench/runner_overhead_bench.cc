@@ -107,8 +107,8 @@ class NullEngine final : public vmm::Engine {
   vmm::Status DestroyExec(vmm::ExecHandle) override { return {}; }
   vmm::Status CopyToHost(vmm::DevicePtr, uint64_t, void*) override { return {}; }
   vmm::Status Checksum(vmm::DevicePtr, uint64_t, uint64_t*) override { return {}; }
-  vmm::Status Compare(vmm::DevicePtr, vmm::DevicePtr, uint64_t, uint32_t,
-                      vmm::CompareResult*) override {
+  vmm::Status CompareData(vmm::DevicePtr, vmm::DataRef, uint64_t, const vmm::CompareOptions&,
+                          vmm::DataCompareResult*) override {
     return {};
   }
   vmm::Status Synchronize() override { return {}; }

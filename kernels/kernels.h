@@ -6,7 +6,7 @@
 // of the launch as an int (0 = cudaSuccess); errors raised while the kernel runs surface at the
 // next synchronization, as usual in CUDA. All pointers are device addresses that must stay mapped
 // and accessible until the work has finished. While `stream` is capturing, the launches are
-// recorded into the graph instead of running (Checksum and Compare also enqueue memsets).
+// recorded into the graph instead of running (Checksum also enqueues a memset).
 //
 // Geometry comes from launch_config.h (MatmulLaunch, FillLaunch), so the host backend can record
 // identical kernel nodes.
@@ -33,25 +33,7 @@ int LaunchFill(float* dst, uint64_t count, uint64_t seed, CUstream_st* stream);
 // is order-independent, so the result is deterministic.
 int LaunchChecksum(const uint32_t* src, uint64_t count, uint64_t* hash, CUstream_st* stream);
 
-// Bitwise comparison in two passes over fixed chunks of kCompareChunk words:
-//   1. LaunchCompareCount writes, for every chunk c < CompareChunkCount(count), the number of
-//      indices i in chunk c with a[i] != b[i] into chunk_counts[c] (device, uint32 per chunk).
-//   2. The caller picks, in ascending chunk order, the chunks that hold the first mismatches, and
-//      LaunchCompareCollect writes the mismatching indices of each picked chunk, ascending, to
-//      indices[chunk.base ...]; base is the number of mismatches in all earlier chunks, so the
-//      output is the first mismatching indices in ascending order. Indices at positions
-//      >= max_report are not written.
-inline constexpr uint32_t kCompareChunk = 4096;
-struct CompareChunk {
-  uint64_t chunk = 0;  // chunk number: covers [chunk * kCompareChunk, +kCompareChunk) ∩ [0, count)
-  uint64_t base = 0;   // output position of the chunk's first mismatch
-};
-uint64_t CompareChunkCount(uint64_t count);
-int LaunchCompareCount(const uint32_t* a, const uint32_t* b, uint64_t count, uint32_t* chunk_counts,
-                       CUstream_st* stream);
-int LaunchCompareCollect(const uint32_t* a, const uint32_t* b, uint64_t count,
-                         const CompareChunk* chunks, uint32_t num_chunks, uint64_t* indices,
-                         uint32_t max_report, CUstream_st* stream);
+// The data-check kernels (compare, value, matmul check) are declared in check_kernels.h.
 
 // Parameter counts of the kernels that appear in captured graphs (checked against the kernels'
 // signatures at compile time). The driver has no query for the count, and asking

@@ -19,7 +19,7 @@ inline constexpr const char* kMatmulKernelName = "vmm_matmul_f32";
 inline constexpr const char* kFillKernelName = "vmm_fill_f32";
 
 // Matmul: each block computes a kMatmulTile x kMatmulTile tile of C.
-inline constexpr uint32_t kMatmulTile = 64;
+inline constexpr uint32_t kMatmulTile = 128;
 inline constexpr uint32_t kMatmulThreads = 256;
 
 inline LaunchConfig MatmulLaunch(uint32_t m, uint32_t n) {

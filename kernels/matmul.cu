@@ -1,15 +1,26 @@
-// vmm_matmul_f32: fp32 C = A * B, tiled in shared memory and registers.
+// vmm_matmul_f32: fp32 C = A * B, register-tiled.
 //
-// Each block computes a kTile x kTile (64 x 64) tile of C with kThreads (256) threads; each thread
-// owns a 4 x 4 sub-tile. The k dimension is walked in steps of kTileK (16): A and B tiles are
-// staged in shared memory and the next step's tiles are prefetched into registers while the current
-// one is consumed.
+// Each block of kThreads (256) threads computes a kTile x kTile (128 x 128) tile of C; each thread
+// owns 8 x 8 outputs: rows {ty*4 + i, 64 + ty*4 + i} and columns {tx*4 + j, 64 + tx*4 + j} for
+// i, j < 4 (tx = t % 16, ty = t / 16), so its shared-memory reads are four 16-byte loads per k
+// term (two of A, two of B) feeding 64 FMAs, free of bank conflicts. The k dimension is walked in
+// steps of kTileK (8): A's tile is stored transposed (as[p][i], padded against bank conflicts) and
+// B's as is, in two shared-memory stages; while one stage is consumed, the next step's tiles are
+// already in flight from global memory into registers (one 16-byte load of A and one of B per
+// thread), then stored into the other stage: one __syncthreads per step.
 //
 // Bit-exactness (engine.h matmul contract): every C element is accumulated by one thread, in one
-// register, as acc = __fmaf_rn(A[i,p], B[p,j], acc) for p = 0, 1, ..., k-1 in order, from 0.0f.
-// The last, partial k step runs only its k % kTileK valid terms (no zero padding is multiplied in,
-// so an Inf or NaN input behaves exactly as in the host loop). __fmaf_rn is never contracted or
-// reordered by the compiler, so the result equals the host's std::fmaf loop bit for bit.
+// register, as acc = __fmaf_rn(A[i,p], B[p,j], acc) for p = 0, 1, ..., k-1 in order, from 0.0f,
+// no split of k. The last, partial k step runs only its k % kTileK valid terms (nothing padded is
+// multiplied in, so an Inf or NaN input behaves exactly as in the host loop). __fmaf_rn is never
+// contracted or reordered by the compiler, so the result equals the host's std::fmaf loop bit for
+// bit, for every shape: rows and columns past the matrix are loaded as zeros and never stored.
+//
+// Global loads are 16 bytes wide when k and n are multiples of 4 and A and B are 16-byte aligned
+// (whole float4s are then either inside the matrix or outside it); otherwise the same layout is
+// loaded a float at a time. C is stored 16 bytes at a time when n is a multiple of 4 and C is
+// aligned. The choice is made inside the kernel from its six arguments (kMatmulParamCount), so
+// the captured graph node is the same on every path.
 #include <cstdint>
 
 #include "kernels/kernels.h"
@@ -18,49 +29,70 @@
 
 namespace {
 
-constexpr int kTile = static_cast<int>(vmm::kernels::kMatmulTile);
-constexpr int kThreads = static_cast<int>(vmm::kernels::kMatmulThreads);
-constexpr int kTileK = 16;
-constexpr int kMicro = 4;                       // each thread: kMicro x kMicro outputs
-constexpr int kThreadsPerRow = kTile / kMicro;  // 16 threads across the tile's columns
-constexpr int kAStride = kTile + 4;             // +4 floats: fewer bank conflicts, float4 aligned
-constexpr int kALoads = kTile * kTileK / kThreads;  // A elements each thread stages per step
-constexpr int kBLoads = kTileK * kTile / kThreads;  // B elements each thread stages per step
-static_assert(kThreadsPerRow * kThreadsPerRow == kThreads, "one thread per 4x4 sub-tile");
-static_assert(kThreads % kTileK == 0 && kThreads % kTile == 0, "staging layout");
+constexpr int kTile = static_cast<int>(vmm::kernels::kMatmulTile);        // 128
+constexpr int kThreads = static_cast<int>(vmm::kernels::kMatmulThreads);  // 256
+constexpr int kTileK = 8;
+constexpr int kHalf = kTile / 2;     // 64: the second 4-row (4-column) group of a thread
+constexpr int kAStride = kTile + 4;  // as[p][i]: +4 floats, conflict-free transposed stores
+constexpr int kMicro = 8;            // each thread: kMicro x kMicro outputs
+static_assert(kTile == 128 && kThreads == 256, "the thread layout below assumes 128 x 128 / 256");
+static_assert(kTile * kTileK == 4 * kThreads, "one float4 of A and one of B per thread per step");
 
 struct Staged {
-  float a[kALoads];
-  float b[kBLoads];
+  float4 a;  // A[row0 + t/2, k0 + (t%2)*4 .. +3]
+  float4 b;  // B[k0 + t/32, col0 + (t%32)*4 .. +3]
 };
 
-// Reads the A tile [row0, +kTile) x [k0, +kTileK) and the B tile [k0, +kTileK) x [col0, +kTile)
-// into registers; elements outside the matrices read as 0 (they are never used, see Accumulate).
-__device__ __forceinline__ void LoadTiles(const float* a, const float* b, uint32_t m, uint32_t n,
-                                          uint32_t k, uint32_t row0, uint32_t col0, uint32_t k0,
-                                          Staged& s) {
-  const int t = threadIdx.x;
-#pragma unroll
-  for (int l = 0; l < kALoads; ++l) {
-    const uint32_t row = row0 + t / kTileK + l * (kThreads / kTileK);
-    const uint32_t p = k0 + t % kTileK;
-    s.a[l] = (row < m && p < k) ? a[static_cast<uint64_t>(row) * k + p] : 0.0f;
-  }
-#pragma unroll
-  for (int l = 0; l < kBLoads; ++l) {
-    const uint32_t p = k0 + t / kTile + l * (kThreads / kTile);
-    const uint32_t col = col0 + t % kTile;
-    s.b[l] = (p < k && col < n) ? b[static_cast<uint64_t>(p) * n + col] : 0.0f;
-  }
+__device__ __forceinline__ bool Aligned16(const void* p) {
+  return (reinterpret_cast<uintptr_t>(p) & 15) == 0;
 }
 
-// One k term for the thread's 4 x 4 outputs: acc[i][j] = fma(A[row_i, p], B[p, col_j], acc[i][j]).
+// Loads this thread's share of the step's A and B tiles into registers; elements outside the
+// matrices read as 0 (they are never used, see the file comment).
+__device__ __forceinline__ void LoadTiles(const float* __restrict__ a, const float* __restrict__ b,
+                                          uint32_t m, uint32_t n, uint32_t k, uint32_t row0,
+                                          uint32_t col0, uint32_t k0, bool vec, Staged& s) {
+  const int t = threadIdx.x;
+  const uint32_t ar = row0 + t / 2, ak = k0 + (t % 2) * 4;
+  const uint32_t bp = k0 + t / 32, bc = col0 + (t % 32) * 4;
+  const float* pa = a + static_cast<uint64_t>(ar) * k + ak;
+  const float* pb = b + static_cast<uint64_t>(bp) * n + bc;
+  if (vec) {
+    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    s.a = (ar < m && ak < k) ? __ldg(reinterpret_cast<const float4*>(pa)) : zero;
+    s.b = (bp < k && bc < n) ? __ldg(reinterpret_cast<const float4*>(pb)) : zero;
+    return;
+  }
+  float va[4], vb[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    va[i] = (ar < m && ak + i < k) ? __ldg(pa + i) : 0.0f;
+    vb[i] = (bp < k && bc + i < n) ? __ldg(pb + i) : 0.0f;
+  }
+  s.a = make_float4(va[0], va[1], va[2], va[3]);
+  s.b = make_float4(vb[0], vb[1], vb[2], vb[3]);
+}
+
+__device__ __forceinline__ void StoreTiles(const Staged& s, float (*as)[kAStride],
+                                           float (*bs)[kTile]) {
+  const int t = threadIdx.x;
+  const int ar = t / 2, ak = (t % 2) * 4;
+  as[ak + 0][ar] = s.a.x;
+  as[ak + 1][ar] = s.a.y;
+  as[ak + 2][ar] = s.a.z;
+  as[ak + 3][ar] = s.a.w;
+  *reinterpret_cast<float4*>(&bs[t / 32][(t % 32) * 4]) = s.b;
+}
+
+// One k term for the thread's 8 x 8 outputs: acc[i][j] = fma(A[row_i, p], B[p, col_j], acc[i][j]).
 __device__ __forceinline__ void Step(const float (*as)[kAStride], const float (*bs)[kTile], int p,
                                      int tx, int ty, float (&acc)[kMicro][kMicro]) {
-  const float4 av = *reinterpret_cast<const float4*>(&as[p][ty * kMicro]);
-  const float4 bv = *reinterpret_cast<const float4*>(&bs[p][tx * kMicro]);
-  const float ar[kMicro] = {av.x, av.y, av.z, av.w};
-  const float br[kMicro] = {bv.x, bv.y, bv.z, bv.w};
+  const float4 a0 = *reinterpret_cast<const float4*>(&as[p][ty * 4]);
+  const float4 a1 = *reinterpret_cast<const float4*>(&as[p][kHalf + ty * 4]);
+  const float4 b0 = *reinterpret_cast<const float4*>(&bs[p][tx * 4]);
+  const float4 b1 = *reinterpret_cast<const float4*>(&bs[p][kHalf + tx * 4]);
+  const float ar[kMicro] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+  const float br[kMicro] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
 #pragma unroll
   for (int i = 0; i < kMicro; ++i) {
 #pragma unroll
@@ -68,20 +100,27 @@ __device__ __forceinline__ void Step(const float (*as)[kAStride], const float (*
   }
 }
 
+// Output row (column) of the thread's i-th row (j-th column) within the tile.
+__device__ __forceinline__ int Local(int i, int lane16) {
+  return (i < 4 ? 0 : kHalf) + lane16 * 4 + (i & 3);
+}
+
 }  // namespace
 
-// Launched with MatmulLaunch(m, n): grid (ceil(n/64), ceil(m/64)), 256 threads, no dynamic shared
-// memory. extern "C" so that the kernel's symbol is its name (vmm_matmul_f32) in ncu and cuobjdump.
-extern "C" __global__ void __launch_bounds__(kThreads)
+// Launched with MatmulLaunch(m, n): grid (ceil(n/128), ceil(m/128)), 256 threads, no dynamic
+// shared memory. extern "C" so that the kernel's symbol is its name (vmm_matmul_f32) in ncu and
+// cuobjdump.
+extern "C" __global__ void __launch_bounds__(kThreads, 2)  // <= 128 registers: 2 blocks per SM
     vmm_matmul_f32(const float* a, const float* b, float* c, uint32_t m, uint32_t n, uint32_t k) {
-  __shared__ __align__(16) float as[kTileK][kAStride];  // as[p][i] = A[row0 + i, k0 + p]
-  __shared__ __align__(16) float bs[kTileK][kTile];     // bs[p][j] = B[k0 + p, col0 + j]
+  __shared__ __align__(16) float as[2][kTileK][kAStride];  // as[s][p][i] = A[row0 + i, k0 + p]
+  __shared__ __align__(16) float bs[2][kTileK][kTile];     // bs[s][p][j] = B[k0 + p, col0 + j]
 
   const int t = threadIdx.x;
-  const int tx = t % kThreadsPerRow;
-  const int ty = t / kThreadsPerRow;
+  const int tx = t % 16;
+  const int ty = t / 16;
   const uint32_t row0 = blockIdx.y * kTile;
   const uint32_t col0 = blockIdx.x * kTile;
+  const bool vec = k % 4 == 0 && n % 4 == 0 && Aligned16(a) && Aligned16(b);
 
   float acc[kMicro][kMicro];
 #pragma unroll
@@ -91,36 +130,48 @@ extern "C" __global__ void __launch_bounds__(kThreads)
   }
 
   Staged staged;
-  if (k > 0) LoadTiles(a, b, m, n, k, row0, col0, 0, staged);
+  if (k > 0) {
+    LoadTiles(a, b, m, n, k, row0, col0, 0, vec, staged);
+    StoreTiles(staged, as[0], bs[0]);
+  }
+  __syncthreads();
+  int stage = 0;
   for (uint32_t k0 = 0; k0 < k; k0 += kTileK) {
-#pragma unroll
-    for (int l = 0; l < kALoads; ++l)
-      as[t % kTileK][t / kTileK + l * (kThreads / kTileK)] = staged.a[l];
-#pragma unroll
-    for (int l = 0; l < kBLoads; ++l)
-      bs[t / kTile + l * (kThreads / kTile)][t % kTile] = staged.b[l];
-    __syncthreads();
-    // Prefetch the next step while this one is consumed (its loads overlap the FMAs below).
-    if (k0 + kTileK < k) LoadTiles(a, b, m, n, k, row0, col0, k0 + kTileK, staged);
+    const bool more = k0 + kTileK < k;
+    // The next step's tiles travel from global memory while this step is computed.
+    if (more) LoadTiles(a, b, m, n, k, row0, col0, k0 + kTileK, vec, staged);
     const uint32_t valid = k - k0;  // > 0
     if (valid >= static_cast<uint32_t>(kTileK)) {
 #pragma unroll
-      for (int p = 0; p < kTileK; ++p) Step(as, bs, p, tx, ty, acc);
+      for (int p = 0; p < kTileK; ++p) Step(as[stage], bs[stage], p, tx, ty, acc);
     } else {
       // The last, partial step: only the valid terms, in order (see the file comment).
-      for (int p = 0; p < static_cast<int>(valid); ++p) Step(as, bs, p, tx, ty, acc);
+      for (int p = 0; p < static_cast<int>(valid); ++p) Step(as[stage], bs[stage], p, tx, ty, acc);
     }
-    __syncthreads();  // everyone is done reading as/bs before the next step overwrites them
+    // The other stage was last read in the previous step, before the barrier that ended it.
+    if (more) StoreTiles(staged, as[stage ^ 1], bs[stage ^ 1]);
+    __syncthreads();
+    stage ^= 1;
   }
 
+  const bool vec_store = n % 4 == 0 && Aligned16(c);
 #pragma unroll
   for (int i = 0; i < kMicro; ++i) {
-    const uint32_t row = row0 + ty * kMicro + i;
-    if (row >= m) break;
+    const uint32_t row = row0 + Local(i, ty);
+    if (row >= m) continue;
+    float* crow = c + static_cast<uint64_t>(row) * n;
 #pragma unroll
-    for (int j = 0; j < kMicro; ++j) {
-      const uint32_t col = col0 + tx * kMicro + j;
-      if (col < n) c[static_cast<uint64_t>(row) * n + col] = acc[i][j];
+    for (int half = 0; half < 2; ++half) {
+      const uint32_t col = col0 + Local(half * 4, tx);  // the first of 4 consecutive columns
+      const float* v = &acc[i][half * 4];
+      if (vec_store && col + 3 < n) {
+        *reinterpret_cast<float4*>(crow + col) = make_float4(v[0], v[1], v[2], v[3]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          if (col + j < n) crow[col + j] = v[j];
+        }
+      }
     }
   }
 }

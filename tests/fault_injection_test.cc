@@ -72,6 +72,9 @@ std::optional<Loaded> Load(const fs::path& path) {
   }
   if (text.find("pages:") != std::string::npos) options.set.push_back({"pages", "4"});
   if (text.find("cycles:") != std::string::npos) options.set.push_back({"cycles", "3"});
+  // sleep_wake_64g: 2 of those 4 pages hold the weights, each page of 2 MiB.
+  if (text.find("weight_pages:") != std::string::npos) options.set.push_back({"weight_pages", "2"});
+  if (text.find("\n  page:") != std::string::npos) options.set.push_back({"page", "2MiB"});
   std::vector<Diagnostic> diagnostics;
   std::optional<Scenario> scenario = LoadScenarioFile(path.string(), options, &diagnostics);
   if (!scenario) return std::nullopt;

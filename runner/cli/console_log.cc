@@ -89,8 +89,13 @@ void ConsoleLog::PrintSummary(const report::Report& r, const std::string& report
                                                     : "ERROR";
   out << "result: " << verdict << " · " << r.scenario_name << " · " << s.steps << " steps (" << s.ok
       << " ok, " << s.failed << " failed, " << s.skipped << " skipped) · checks " << s.checks_passed
-      << " passed, " << s.checks_failed << " failed · " << FormatMicros(s.duration_ms * 1000)
-      << "\n";
+      << " passed, " << s.checks_failed << " failed · " << FormatMicros(s.duration_ms * 1000);
+  if (s.peak_rss_bytes != 0) {
+    char rss[32];
+    std::snprintf(rss, sizeof rss, "%.1f MiB", static_cast<double>(s.peak_rss_bytes) / (1 << 20));
+    out << " · peak RSS " << rss;
+  }
+  out << "\n";
   if (s.failed_step >= 0)
     out << "step " << s.failed_step << " failed at run time; every resource was released\n";
   if (s.interrupted) {

@@ -32,18 +32,24 @@
 //     illegal-address crash inference engines hit in practice.
 //   - Free needs the range fully unmapped.
 //
-// Work (Fill, Matmul, Memset, CopyDevice, CopyFromHost, HostFunction) runs on the selected
+// Work (Fill, Matmul, Memset, CopyDevice, Copy, HostFunction) runs on the selected
 // device's in-order stream (SelectDevice; the engine's own device unless another was selected).
 // Between BeginCapture and EndCapture it is recorded into the graph instead of running (its
 // OpTiming stays unmeasured), each call making one node on the current capture lane (see
 // CaptureLane); the caller names that node with NameCapturedNode right after the call.
+//
+// Data plane (data_plane.h): snapshots are storage the engine owns (AllocSnapshot: cudaMalloc on
+// the device by default, cudaHostAlloc or pageable memory on the host); Copy moves bytes between
+// device memory and snapshots in any direction on the stream (cudaMemcpyAsync); CompareData,
+// CompareValue and CheckMatmul judge the data where it lives and return only verdicts, counts,
+// the first mismatches and datagen hashes, so nothing proportional to the data crosses PCIe.
 //
 // Matmul contract (so host and device results are bit-identical): row-major fp32,
 // C[m x n] = A[m x k] * B[k x n], each element accumulated as acc = fmaf(A[i,p], B[p,j], acc) for
 // p = 0 .. k-1 in order, starting from acc = 0.0f.
 //
 // Ownership and lifetime: the engine owns every object it creates. Destroying the engine releases
-// what is still alive in reverse order of creation (execs, graphs, mappings, handles,
+// what is still alive in reverse order of creation (snapshots, execs, graphs, mappings, handles,
 // reservations), so a failed run never leaks. Handles are plain values; using one after it was
 // destroyed returns an error Status, never undefined behaviour. Not thread-safe: one executor
 // drives one engine.
@@ -57,13 +63,12 @@
 #include <vector>
 
 #include "runner/base/status.h"
+#include "runner/engine/data_plane.h"
 #include "runner/vocab/access.h"
 #include "runner/vocab/alloc_props.h"
 #include "runner/vocab/graph_node.h"
 
 namespace vmm {
-
-using DevicePtr = uint64_t;  // a virtual address in the engine's address space
 
 struct AllocHandle {
   uint64_t value = 0;
@@ -170,8 +175,9 @@ struct NodeOperand {
 struct GraphNodeInfo {
   std::string name;  // given by NameCapturedNode; "" for a node nobody named
   NodeType type = NodeType::kEmpty;
-  // What it does, the same words on every backend: the kernel's name; "device_to_device" or
-  // "host_to_device"; "value 0x..." (memset); "event N"; "bytes N" (mem_alloc); "" otherwise.
+  // What it does, the same words on every backend: the kernel's name; "device_to_device",
+  // "host_to_device", "device_to_host" or "host_to_host"; "value 0x..." (memset); "event N"; "bytes
+  // N" (mem_alloc); "" otherwise.
   std::string detail;
   std::vector<uint32_t> dependencies;   // indices into the graph's node list, in edge order
   std::vector<NodeOperand> operands;    // memory it reads and writes (mem_alloc: the allocation)
@@ -197,12 +203,6 @@ struct KernelNodeParams {
   uint32_t shared_bytes = 0;
   std::vector<uint8_t> arg_bytes;  // the kernel arguments, packed as the ABI lays them out
   bool operator==(const KernelNodeParams&) const = default;
-};
-
-// Result of an exact (bitwise) comparison of two buffers of 32-bit elements.
-struct CompareResult {
-  uint64_t mismatches = 0;
-  std::vector<uint64_t> first_indices;  // up to max_report indices, ascending
 };
 
 // Every method has a default that refuses (Refuse below): a backend overrides what it implements,
@@ -309,12 +309,13 @@ class Engine {
                             OpTiming* /*timing*/) {
     return Refuse("CopyDevice");
   }
-  // Copies `bytes` of host memory at src to device address dst (cudaMemcpyAsync, host to device)
-  // and waits for it: src may be pageable and is free to reuse on return. `timing` gets the
-  // transfer's device time.
-  virtual Status CopyFromHost(DevicePtr /*dst*/, const void* /*src*/, uint64_t /*bytes*/,
-                              OpTiming* /*timing*/) {
-    return Refuse("CopyFromHost");
+  // Copies `bytes` from src to dst in any direction: device memory (a mapped range or a device
+  // snapshot) or a host snapshot on either side (cudaMemcpyAsync on the stream, so it is ordered
+  // with the kernels). Timing as for kernels: with `timing` it waits and reports the transfer's
+  // device time; with nullptr it returns once enqueued (a pageable host side may make the call
+  // wait on its own, as cudaMemcpyAsync does). The two sides may not overlap.
+  virtual Status Copy(DataRef /*dst*/, DataRef /*src*/, uint64_t /*bytes*/, OpTiming* /*timing*/) {
+    return Refuse("Copy");
   }
 
   // --- Graphs ---
@@ -402,10 +403,36 @@ class Engine {
   virtual Status Checksum(DevicePtr /*src*/, uint64_t /*count*/, uint64_t* /*hash*/) {
     return Refuse("Checksum");
   }
-  // Bitwise comparison of `count` 32-bit words; records at most `max_report` indices.
-  virtual Status Compare(DevicePtr /*a*/, DevicePtr /*b*/, uint64_t /*count*/,
-                         uint32_t /*max_report*/, CompareResult* /*out*/) {
-    return Refuse("Compare");
+
+  // --- Data plane: snapshots and checks judged where the data lives ---
+  // Snapshot storage of `bytes` at `place` (device memory, pinned or pageable host memory),
+  // owned by the engine until FreeSnapshot or the engine's destruction. Its contents are
+  // undefined until a Copy writes them.
+  virtual Status AllocSnapshot(uint64_t /*bytes*/, DataPlace /*place*/, SnapshotHandle* /*out*/) {
+    return Refuse("AllocSnapshot");
+  }
+  // Waits for work in flight, then frees the storage.
+  virtual Status FreeSnapshot(const SnapshotHandle& /*snapshot*/) { return Refuse("FreeSnapshot"); }
+  // Bitwise comparison of `count` 32-bit words of device memory at `a` (the checked buffer) with
+  // `b` (device memory or a host snapshot, the reference): the mismatch count, the first
+  // options.max_report mismatches {index, want = b[i], got = a[i]} in ascending index order, and
+  // the datagen hashes of both sides. Judged on the device: only the result crosses PCIe (a host
+  // snapshot's words are staged to the device in pieces).
+  virtual Status CompareData(DevicePtr /*a*/, DataRef /*b*/, uint64_t /*count*/,
+                             const CompareOptions& /*options*/, DataCompareResult* /*out*/) {
+    return Refuse("CompareData");
+  }
+  // As CompareData against `count` copies of the word `pattern` (other_hash stays 0).
+  virtual Status CompareValue(DevicePtr /*a*/, uint32_t /*pattern*/, uint64_t /*count*/,
+                              uint32_t /*max_report*/, DataCompareResult* /*out*/) {
+    return Refuse("CompareValue");
+  }
+  // Verifies C = A·B against fp64 with the rigorous error bound of matmul_verify.h (full
+  // reference for m*n*k <= kFullReferenceLimit, else Freivalds' check with the failing rows
+  // recomputed in full), where the data lives. Keeps at most `max_report` (<= 64) mismatches.
+  virtual Status CheckMatmul(const MatmulArgs& /*args*/, uint32_t /*max_report*/,
+                             MatmulCheckResult* /*out*/) {
+    return Refuse("CheckMatmul");
   }
   virtual Status Synchronize() { return Refuse("Synchronize"); }
 

@@ -6,6 +6,7 @@
 #include "kernels/datagen.h"
 #include "runner/base/format.h"
 #include "runner/engine/kernel_params.h"
+#include "runner/engine/matmul_verify.h"
 
 namespace vmm {
 namespace {
@@ -306,14 +307,93 @@ Status FakeEngine::Checksum(DevicePtr src, uint64_t count, uint64_t* hash) {
   return Status::Ok();
 }
 
-Status FakeEngine::Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
-                           CompareResult* out) {
-  const std::string line = "Compare(a=" + Hex(a) + ", b=" + Hex(b) +
-                           ", count=" + std::to_string(count) +
-                           ", max_report=" + std::to_string(max_report) + ")";
-  VMM_RETURN_IF_ERROR(Enter("Compare", line));
-  *out = compare_result_;
-  if (out->first_indices.size() > max_report) out->first_indices.resize(max_report);
+Status FakeEngine::AllocSnapshot(uint64_t bytes, DataPlace place, SnapshotHandle* out) {
+  const std::string line =
+      "AllocSnapshot(bytes=" + Hex(bytes) + ", place=" + DataPlaceName(place) + ")";
+  VMM_RETURN_IF_ERROR(Enter("AllocSnapshot", line));
+  *out = SnapshotHandle{next_snapshot_, next_snapshot_, bytes, place};
+  next_snapshot_ += RoundUp(bytes == 0 ? 1 : bytes, 4096);
+  Record(line + " -> " + Hex(out->addr));
+  return Status::Ok();
+}
+
+Status FakeEngine::FreeSnapshot(const SnapshotHandle& snapshot) {
+  const std::string line = "FreeSnapshot(" + Hex(snapshot.addr) + ")";
+  VMM_RETURN_IF_ERROR(Enter("FreeSnapshot", line));
+  Record(line);
+  return Status::Ok();
+}
+
+Status FakeEngine::Copy(DataRef dst, DataRef src, uint64_t bytes, OpTiming* timing) {
+  const std::string line = "Copy(dst=" + Hex(dst.addr) + " " + DataPlaceName(dst.place) +
+                           ", src=" + Hex(src.addr) + " " + DataPlaceName(src.place) +
+                           ", bytes=" + Hex(bytes) + ")";
+  VMM_RETURN_IF_ERROR(Enter("Copy", line));
+  if (timing != nullptr) timing->gpu_us = 1;
+  Record(line);
+  return Status::Ok();
+}
+
+namespace {
+uint64_t ZerosHash(uint64_t count) {
+  uint64_t hash = 0;
+  for (uint64_t i = 0; i < count; ++i) hash += datagen::HashWord(0, i);
+  return hash;
+}
+}  // namespace
+
+Status FakeEngine::CompareData(DevicePtr a, DataRef b, uint64_t count,
+                               const CompareOptions& options, DataCompareResult* out) {
+  const std::string line = "CompareData(a=" + Hex(a) + ", b=" + Hex(b.addr) + " " +
+                           DataPlaceName(b.place) + ", count=" + std::to_string(count) +
+                           ", max_report=" + std::to_string(options.max_report) + ")";
+  VMM_RETURN_IF_ERROR(Enter("CompareData", line));
+  if (compare_result_) {
+    *out = *compare_result_;
+  } else {
+    *out = DataCompareResult{};
+    out->hash = ZerosHash(count);
+    out->other_hash = options.other_hash_known ? options.other_hash : out->hash;
+  }
+  if (out->first.size() > options.max_report) out->first.resize(options.max_report);
+  Record(line + " -> " + std::to_string(out->mismatches) + " mismatches");
+  return Status::Ok();
+}
+
+Status FakeEngine::CompareValue(DevicePtr a, uint32_t pattern, uint64_t count, uint32_t max_report,
+                                DataCompareResult* out) {
+  const std::string line = "CompareValue(a=" + Hex(a) + ", pattern=" + Hex(pattern) +
+                           ", count=" + std::to_string(count) + ")";
+  VMM_RETURN_IF_ERROR(Enter("CompareValue", line));
+  if (compare_result_) {
+    *out = *compare_result_;
+  } else {
+    *out = DataCompareResult{};
+    out->hash = ZerosHash(count);
+    if (pattern != 0) {
+      out->mismatches = count;
+      for (uint64_t i = 0; i < count && i < max_report; ++i) out->first.push_back({i, pattern, 0});
+    }
+  }
+  if (out->first.size() > max_report) out->first.resize(max_report);
+  Record(line + " -> " + std::to_string(out->mismatches) + " mismatches");
+  return Status::Ok();
+}
+
+Status FakeEngine::CheckMatmul(const MatmulArgs& args, uint32_t max_report,
+                               MatmulCheckResult* out) {
+  const std::string line = "CheckMatmul(a=" + Hex(args.a) + ", b=" + Hex(args.b) +
+                           ", c=" + Hex(args.c) + ", m=" + std::to_string(args.m) +
+                           ", n=" + std::to_string(args.n) + ", k=" + std::to_string(args.k) + ")";
+  VMM_RETURN_IF_ERROR(Enter("CheckMatmul", line));
+  if (matmul_result_) {
+    *out = *matmul_result_;
+  } else {
+    *out = MatmulCheckResult{};
+    out->freivalds = uint64_t{args.m} * args.n * args.k > kFullReferenceLimit;
+    out->elements = uint64_t{args.m} * args.n;
+  }
+  if (out->first.size() > max_report) out->first.resize(max_report);
   Record(line + " -> " + std::to_string(out->mismatches) + " mismatches");
   return Status::Ok();
 }

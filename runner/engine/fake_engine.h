@@ -21,10 +21,14 @@
 //   - KernelNodes returns a graph's recorded nodes; graph calls with an unknown handle fail with
 //     "fake engine: unknown graph 0x7" (or exec); BeginCapture while capturing and EndCapture
 //     without one fail too.
-//   - CopyToHost writes zeros; Checksum returns SetChecksum's value, by default the datagen hash of
-//     `count` zero words (so it agrees with what CopyToHost returns); Compare returns
-//     SetCompareResult's value (no mismatches by default); Update returns SetUpdateResult's value
-//     (success by default). Unmap and Release report SyncNote{waited = false}.
+//   - Its memory reads as zeros: CopyToHost writes zeros; Checksum returns SetChecksum's value, by
+//     default the datagen hash of `count` zero words; CompareData finds no mismatch and
+//     CompareValue finds every word different from a non-zero pattern (want = the pattern, got =
+//     0), each with the hash of zeros, unless SetCompareResult gave the result to return;
+//     CheckMatmul passes (zeros are an exact product) with the method the size selects, unless
+//     SetMatmulCheckResult gave one. AllocSnapshot hands out addresses from 0x700000000000
+//     upwards; Copy records its places and bytes. Update returns SetUpdateResult's value (success
+//     by default). Unmap and Release report SyncNote{waited = false}.
 //   - Create records "Create(size=0x200000) -> 0x1", with ", device=1" after the size when the
 //     props name a device.
 //   - SetAccess records "access=read_write" for the engine's own device alone, else the list
@@ -63,7 +67,8 @@ class FakeEngine final : public Engine {
   void FailAt(const std::string& method, int nth, Status status);
   void SetUpdateResult(UpdateResult result) { update_result_ = std::move(result); }
   void SetChecksum(uint64_t hash) { checksum_ = hash; }  // for every later Checksum call
-  void SetCompareResult(CompareResult result) { compare_result_ = std::move(result); }
+  void SetCompareResult(DataCompareResult result) { compare_result_ = std::move(result); }
+  void SetMatmulCheckResult(MatmulCheckResult result) { matmul_result_ = std::move(result); }
   void SetGetAccess(Access access) { get_access_ = access; }  // what every GetAccess answers
   void SetDeviceCount(int count) { info_.device_count = count; }
 
@@ -96,8 +101,14 @@ class FakeEngine final : public Engine {
   Status DestroyExec(ExecHandle exec) override;
   Status CopyToHost(DevicePtr src, uint64_t bytes, void* dst) override;
   Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash) override;
-  Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
-                 CompareResult* out) override;
+  Status AllocSnapshot(uint64_t bytes, DataPlace place, SnapshotHandle* out) override;
+  Status FreeSnapshot(const SnapshotHandle& snapshot) override;
+  Status Copy(DataRef dst, DataRef src, uint64_t bytes, OpTiming* timing) override;
+  Status CompareData(DevicePtr a, DataRef b, uint64_t count, const CompareOptions& options,
+                     DataCompareResult* out) override;
+  Status CompareValue(DevicePtr a, uint32_t pattern, uint64_t count, uint32_t max_report,
+                      DataCompareResult* out) override;
+  Status CheckMatmul(const MatmulArgs& args, uint32_t max_report, MatmulCheckResult* out) override;
   Status Synchronize() override;
 
  private:
@@ -116,7 +127,9 @@ class FakeEngine final : public Engine {
   std::map<std::pair<std::string, int>, Status> failures_;
   UpdateResult update_result_{UpdateCode::kSuccess, "", "", ""};
   std::optional<uint64_t> checksum_;  // unset: the hash of zeros
-  CompareResult compare_result_;
+  std::optional<DataCompareResult> compare_result_;
+  std::optional<MatmulCheckResult> matmul_result_;
+  uint64_t next_snapshot_ = 0x700000000000;
   Access get_access_ = Access::kReadWrite;
 
   DevicePtr next_va_ = kFirstVa;

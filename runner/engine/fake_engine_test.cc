@@ -81,7 +81,7 @@ TEST(FakeEngine, CaptureRecordsKernelNodesWithTheCudaArgumentLayout) {
   EXPECT_EQ(nodes[0].arg_bytes, (std::vector<uint8_t>{0, 0, 0, 0, 1, 0, 0, 0, 0xe8, 3, 0, 0,
                                                       0, 0, 0, 0, 7, 0, 0, 0, 0,    0, 0, 0}));
   EXPECT_EQ(nodes[1].function, "vmm_matmul_f32");
-  EXPECT_EQ(nodes[1].grid, (std::array<uint32_t, 3>{4, 2, 1}));  // (ceil(200/64), ceil(100/64))
+  EXPECT_EQ(nodes[1].grid, (std::array<uint32_t, 3>{2, 1, 1}));  // (ceil(200/128), ceil(100/128))
   EXPECT_EQ(nodes[1].block, (std::array<uint32_t, 3>{256, 1, 1}));
   ASSERT_EQ(nodes[1].arg_bytes.size(), 36u);
   EXPECT_EQ(nodes[1].arg_bytes[10], 0x20);  // b = 0x100200000, byte 2 of the second pointer
@@ -134,13 +134,38 @@ TEST(FakeEngine, DataCallsReturnConfiguredValues) {
   engine.SetChecksum(0xabc);
   ASSERT_TRUE(engine.Checksum(0x100000000, 4, &hash).ok());
   EXPECT_EQ(hash, 0xabcu);
-  engine.SetCompareResult({3, {1, 5, 9}});
-  CompareResult cmp;
-  ASSERT_TRUE(engine.Compare(0x100000000, 0x100200000, 16, 2, &cmp).ok());
+  DataCompareResult cmp;
+  ASSERT_TRUE(engine.CompareData(0x100000000, DataRef::Device(0x100200000), 2, {}, &cmp).ok());
+  EXPECT_EQ(cmp.mismatches, 0u);  // zeros against zeros
+  EXPECT_EQ(cmp.hash, datagen::HashWord(0, 0) + datagen::HashWord(0, 1));
+  EXPECT_EQ(cmp.other_hash, cmp.hash);
+  ASSERT_TRUE(engine.CompareValue(0x100000000, 7, 3, 2, &cmp).ok());
+  EXPECT_EQ(cmp.mismatches, 3u);  // zeros are not 7
+  EXPECT_EQ(cmp.first, (std::vector<WordMismatch>{{0, 7, 0}, {1, 7, 0}}));
+  engine.SetCompareResult({3, {{1, 2, 3}, {5, 6, 7}, {9, 1, 0}}, 0x11, 0x22});
+  CompareOptions options;
+  options.max_report = 2;
+  ASSERT_TRUE(
+      engine.CompareData(0x100000000, DataRef::Device(0x100200000), 16, options, &cmp).ok());
   EXPECT_EQ(cmp.mismatches, 3u);
-  EXPECT_EQ(cmp.first_indices, (std::vector<uint64_t>{1, 5}));  // capped at max_report
+  EXPECT_EQ(cmp.first, (std::vector<WordMismatch>{{1, 2, 3}, {5, 6, 7}}));  // capped at max_report
   EXPECT_EQ(engine.calls().back(),
-            "Compare(a=0x100000000, b=0x100200000, count=16, max_report=2) -> 3 mismatches");
+            "CompareData(a=0x100000000, b=0x100200000 device, count=16, max_report=2) -> 3 "
+            "mismatches");
+  SnapshotHandle snap;
+  ASSERT_TRUE(engine.AllocSnapshot(100, DataPlace::kHostPinned, &snap).ok());
+  EXPECT_EQ(snap.addr, 0x700000000000u);
+  EXPECT_EQ(engine.calls().back(),
+            "AllocSnapshot(bytes=0x64, place=host_pinned) -> 0x700000000000");
+  OpTiming timing;
+  ASSERT_TRUE(engine.Copy(DataRef::Of(snap), DataRef::Device(0x100000000), 100, &timing).ok());
+  EXPECT_EQ(engine.calls().back(),
+            "Copy(dst=0x700000000000 host_pinned, src=0x100000000 device, bytes=0x64)");
+  MatmulCheckResult check;
+  ASSERT_TRUE(engine.CheckMatmul({0x1, 0x2, 0x3, 2048, 2048, 2048}, 8, &check).ok());
+  EXPECT_TRUE(check.freivalds);
+  EXPECT_EQ(check.elements, 2048u * 2048u);
+  EXPECT_EQ(check.mismatches, 0u);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@ constexpr FaultKindInfo kKinds[kFaultKindCount] = {
     {"unmap", "cuMemUnmap", "CUDA_ERROR_INVALID_VALUE"},
     {"launch", "cudaLaunchKernel", "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
     {"copy", "cudaMemcpyAsync", "CUDA_ERROR_INVALID_VALUE"},
+    {"snapshot", "cudaMalloc", "CUDA_ERROR_OUT_OF_MEMORY"},
     {"check", "cudaLaunchKernel", "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
     {"capture", "cudaStreamBeginCapture", "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"},
     {"graph_node", "cudaStreamWaitEvent", "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"},
@@ -95,8 +96,8 @@ Status FaultEngine::Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTi
 Status FaultEngine::CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) {
   VMM_FORWARD(kCopy, CopyDevice(dst, src, bytes, timing));
 }
-Status FaultEngine::CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) {
-  VMM_FORWARD(kCopy, CopyFromHost(dst, src, bytes, timing));
+Status FaultEngine::Copy(DataRef dst, DataRef src, uint64_t bytes, OpTiming* timing) {
+  VMM_FORWARD(kCopy, Copy(dst, src, bytes, timing));
 }
 Status FaultEngine::HostFunction(OpTiming* timing) { VMM_FORWARD(kLaunch, HostFunction(timing)); }
 Status FaultEngine::BeginCapture() { VMM_FORWARD(kCapture, BeginCapture()); }
@@ -151,9 +152,23 @@ Status FaultEngine::CopyToHost(DevicePtr src, uint64_t bytes, void* dst) {
 Status FaultEngine::Checksum(DevicePtr src, uint64_t count, uint64_t* hash) {
   VMM_FORWARD(kCheck, Checksum(src, count, hash));
 }
-Status FaultEngine::Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
-                            CompareResult* out) {
-  VMM_FORWARD(kCheck, Compare(a, b, count, max_report, out));
+Status FaultEngine::AllocSnapshot(uint64_t bytes, DataPlace place, SnapshotHandle* out) {
+  VMM_FORWARD(kSnapshot, AllocSnapshot(bytes, place, out));
+}
+Status FaultEngine::FreeSnapshot(const SnapshotHandle& snapshot) {
+  VMM_FORWARD(kSnapshot, FreeSnapshot(snapshot));
+}
+Status FaultEngine::CompareData(DevicePtr a, DataRef b, uint64_t count,
+                                const CompareOptions& options, DataCompareResult* out) {
+  VMM_FORWARD(kCheck, CompareData(a, b, count, options, out));
+}
+Status FaultEngine::CompareValue(DevicePtr a, uint32_t pattern, uint64_t count, uint32_t max_report,
+                                 DataCompareResult* out) {
+  VMM_FORWARD(kCheck, CompareValue(a, pattern, count, max_report, out));
+}
+Status FaultEngine::CheckMatmul(const MatmulArgs& args, uint32_t max_report,
+                                MatmulCheckResult* out) {
+  VMM_FORWARD(kCheck, CheckMatmul(args, max_report, out));
 }
 Status FaultEngine::Synchronize() { VMM_FORWARD(kSynchronize, Synchronize()); }
 

@@ -32,8 +32,9 @@ enum class FaultKind : uint8_t {
   kSetAccess,
   kUnmap,
   kLaunch,       // work on the stream: Fill, Matmul, Memset, HostFunction
-  kCopy,         // CopyDevice, CopyFromHost, CopyToHost
-  kCheck,        // Checksum, Compare (kernels that read data back)
+  kCopy,         // CopyDevice, Copy, CopyToHost
+  kSnapshot,     // AllocSnapshot, FreeSnapshot (snapshot storage)
+  kCheck,        // Checksum, CompareData, CompareValue, CheckMatmul (checks that read data)
   kCapture,      // BeginCapture, EndCapture
   kGraphNode,    // capture-only calls that shape the graph: CaptureLane, ForkLane, JoinLane,
                  // NameCapturedNode, RecordEvent, WaitEvent, CaptureChildGraph
@@ -94,7 +95,7 @@ class FaultEngine final : public Engine {
   Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
   Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override;
   Status CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) override;
-  Status CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) override;
+  Status Copy(DataRef dst, DataRef src, uint64_t bytes, OpTiming* timing) override;
   Status HostFunction(OpTiming* timing) override;
   uint64_t host_calls() const override { return inner_.host_calls(); }  // not a driver call
   Status BeginCapture() override;
@@ -122,8 +123,13 @@ class FaultEngine final : public Engine {
   Status DestroyExec(ExecHandle exec) override;
   Status CopyToHost(DevicePtr src, uint64_t bytes, void* dst) override;
   Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash) override;
-  Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
-                 CompareResult* out) override;
+  Status AllocSnapshot(uint64_t bytes, DataPlace place, SnapshotHandle* out) override;
+  Status FreeSnapshot(const SnapshotHandle& snapshot) override;
+  Status CompareData(DevicePtr a, DataRef b, uint64_t count, const CompareOptions& options,
+                     DataCompareResult* out) override;
+  Status CompareValue(DevicePtr a, uint32_t pattern, uint64_t count, uint32_t max_report,
+                      DataCompareResult* out) override;
+  Status CheckMatmul(const MatmulArgs& args, uint32_t max_report, MatmulCheckResult* out) override;
   Status Synchronize() override;
   Status MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) override;
   Status Granularity(const AllocProps& props, GranularityKind kind, uint64_t* bytes) override;

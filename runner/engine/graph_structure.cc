@@ -53,8 +53,9 @@ void Nodes(const std::vector<GraphNodeInfo>& nodes, const std::string& prefix, i
 }  // namespace
 
 std::string MemsetDetail(uint32_t pattern) { return "value " + Hex(pattern); }
-const char* MemcpyDetail(bool from_host) {
-  return from_host ? "host_to_device" : "device_to_device";
+const char* MemcpyDetail(bool from_host, bool to_host) {
+  if (from_host) return to_host ? "host_to_host" : "host_to_device";
+  return to_host ? "device_to_host" : "device_to_device";
 }
 std::string EventDetail(int event) { return "event " + std::to_string(event); }
 std::string AllocDetail(uint64_t bytes) { return "bytes " + std::to_string(bytes); }

@@ -11,9 +11,10 @@
 namespace vmm {
 
 std::string MemsetDetail(uint32_t pattern);  // "value 0xa5a5a5a5"
-const char* MemcpyDetail(bool from_host);    // "host_to_device" | "device_to_device"
-std::string EventDetail(int event);          // "event 3"
-std::string AllocDetail(uint64_t bytes);     // "bytes 65536"
+// "host_to_device" | "device_to_device" | "device_to_host" | "host_to_host"
+const char* MemcpyDetail(bool from_host, bool to_host);
+std::string EventDetail(int event);       // "event 3"
+std::string AllocDetail(uint64_t bytes);  // "bytes 65536"
 
 // A Graphviz digraph of `graph`: one box per node (its name, type and detail; a child graph as a
 // cluster of its nodes), an edge per dependency.

@@ -1,13 +1,15 @@
-// snapshot and the check_* steps. Data is read back to the host and judged there, independently of
-// the engine's kernels; the engine's device checksum is cross-checked against a host hash of the
-// same bytes, so a wrong checksum kernel cannot hide.
+// The check_* steps. Data checks are judged where the data lives (the engine's CompareData,
+// CompareValue, CheckMatmul: device kernels on the CUDA backend, plain C++ on the host twin, which
+// the GPU tests hold the kernels to); only verdicts, counts and the first mismatches come back.
+// `check_matmul` with `verify: host` reads A, B and C back instead and judges them with the host
+// oracle, cross-checking the device hash of every buffer against a host hash of the same bytes.
 #include <cstring>
 #include <variant>
 
 #include "kernels/datagen.h"
 #include "runner/base/format.h"
 #include "runner/base/stopwatch.h"
-#include "runner/exec/matmul_check.h"
+#include "runner/engine/matmul_verify.h"
 #include "runner/exec/run_state.h"
 #include "runner/exec/step_text.h"
 
@@ -18,7 +20,7 @@ using report::CheckRecord;
 using report::StepRecord;
 using report::Verdict;
 
-constexpr size_t kMaxReportedMismatches = 8;
+constexpr uint32_t kMaxReportedMismatches = 8;
 
 uint64_t HostHash(const std::vector<uint32_t>& words) {
   uint64_t h = 0;
@@ -42,113 +44,117 @@ Status ReadBuffer(RunState& state, int slot, std::vector<uint32_t>* words, uint6
   return Status::Ok();
 }
 
-std::string FloatBits(uint32_t w) {
-  float f;
-  std::memcpy(&f, &w, sizeof f);
+std::string FloatText(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", f);
+  std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
 }
 
+std::string FloatBits(uint32_t w) {
+  float f;
+  std::memcpy(&f, &w, sizeof f);
+  return FloatText(f);
+}
+
 Status CheckMatmul(const PlanStep& step, RunState& state, StepRecord& record) {
-  std::vector<uint32_t> a, b, c;
+  MatmulCheckResult v;
   uint64_t ha = 0, hb = 0, hc = 0;
-  VMM_RETURN_IF_ERROR(ReadBuffer(state, step.a, &a, &ha));
-  VMM_RETURN_IF_ERROR(ReadBuffer(state, step.b, &b, &hb));
-  VMM_RETURN_IF_ERROR(ReadBuffer(state, step.c, &c, &hc));
-  auto as_float = [](const std::vector<uint32_t>& v) {
-    return reinterpret_cast<const float*>(v.data());
-  };
-  MatmulVerification v = VerifyMatmul(as_float(a), as_float(b), as_float(c), step.m, step.n, step.k,
-                                      kMaxReportedMismatches);
+  if (step.verify_host) {
+    std::vector<uint32_t> a, b, c;
+    VMM_RETURN_IF_ERROR(ReadBuffer(state, step.a, &a, &ha));
+    VMM_RETURN_IF_ERROR(ReadBuffer(state, step.b, &b, &hb));
+    VMM_RETURN_IF_ERROR(ReadBuffer(state, step.c, &c, &hc));
+    auto as_float = [](const std::vector<uint32_t>& w) {
+      return reinterpret_cast<const float*>(w.data());
+    };
+    v = VerifyMatmul(as_float(a), as_float(b), as_float(c), step.m, step.n, step.k,
+                     kMaxReportedMismatches);
+  } else {
+    const MatmulArgs args{DataVa(state, step.a),
+                          DataVa(state, step.b),
+                          DataVa(state, step.c),
+                          step.m,
+                          step.n,
+                          step.k};
+    VMM_RETURN_IF_ERROR(state.engine.CheckMatmul(args, kMaxReportedMismatches, &v));
+    const uint64_t mk = uint64_t{step.m} * step.k, kn = uint64_t{step.k} * step.n;
+    VMM_RETURN_IF_ERROR(state.engine.Checksum(args.a, mk, &ha));
+    VMM_RETURN_IF_ERROR(state.engine.Checksum(args.b, kn, &hb));
+    VMM_RETURN_IF_ERROR(state.engine.Checksum(args.c, v.elements, &hc));
+  }
   CheckRecord check;
   check.expected = "pass";
   check.actual = v.mismatches == 0 ? "pass" : "fail";
   check.verdict = v.mismatches == 0 ? Verdict::kPass : Verdict::kFail;
   check.mismatch_count = v.mismatches;
-  check.mismatches = std::move(v.first);
+  for (const MatmulMismatch& m : v.first)
+    check.mismatches.push_back({m.index, FloatText(m.want), FloatText(m.got)});
   record.check = std::move(check);
-  record.details.emplace_back("method", v.method);
+  record.details.emplace_back("method", std::string(v.method()));
   record.details.emplace_back("elements", static_cast<int64_t>(v.elements));
   record.details.emplace_back("max_error_over_bound", v.max_error_ratio);
   record.details.emplace_back("a_hash", Hex(ha));
   record.details.emplace_back("b_hash", Hex(hb));
   record.details.emplace_back("c_hash", Hex(hc));
+  record.details.emplace_back("verify", std::string(step.verify_host ? "host" : "device"));
+  if (v.freivalds)
+    record.details.emplace_back("rows_recomputed", static_cast<int64_t>(v.rows_recomputed));
   return Status::Ok();
 }
 
-Status CheckEqual(const PlanStep& step, RunState& state, StepRecord& record) {
-  std::vector<uint32_t> words, other_words;
-  uint64_t hash = 0, other_hash = 0;
-  VMM_RETURN_IF_ERROR(ReadBuffer(state, step.buffer, &words, &hash));
-  const std::vector<uint32_t>* other = nullptr;
-  if (step.snapshot >= 0) {
-    const Snapshot& snap = *state.snapshots[step.snapshot];
-    other = &snap.words;
-    other_hash = snap.hash;
-  } else {
-    VMM_RETURN_IF_ERROR(ReadBuffer(state, step.other, &other_words, &other_hash));
-    other = &other_words;
-  }
+// The verdict of check_equal / check_value from a comparison, with the first mismatches shown as
+// `show` prints a word (floats for check_equal, hex patterns for check_value).
+template <typename Show>
+void RecordComparison(const PlanStep& step, const DataCompareResult& r, Show show,
+                      StepRecord& record) {
   CheckRecord check;
-  std::vector<report::Mismatch> first;
-  for (uint64_t i = 0; i < words.size(); ++i) {
-    if (words[i] == (*other)[i]) continue;
-    ++check.mismatch_count;
-    if (first.size() < kMaxReportedMismatches)
-      first.push_back({i, FloatBits((*other)[i]), FloatBits(words[i])});
-  }
-  if (step.other >= 0) {
-    // Two device buffers: the backend's compare kernel must agree with the host's comparison.
-    CompareResult device;
-    VMM_RETURN_IF_ERROR(state.engine.Compare(DataVa(state, step.buffer), DataVa(state, step.other),
-                                             words.size(), kMaxReportedMismatches, &device));
-    bool agree =
-        device.mismatches == check.mismatch_count && device.first_indices.size() == first.size();
-    for (size_t i = 0; agree && i < first.size(); ++i)
-      agree = device.first_indices[i] == first[i].index;
-    if (!agree) {
-      return RuntimeError("the backend's compare found " + std::to_string(device.mismatches) +
-                          " differing elements, the host found " +
-                          std::to_string(check.mismatch_count) + " in the same bytes");
-    }
-    record.details.emplace_back("device_compare_agrees", true);
-  }
-  const bool equal = check.mismatch_count == 0;
+  check.mismatch_count = r.mismatches;
+  const bool equal = r.mismatches == 0;
   check.expected = step.expect == Expectation::kDifferent ? "different" : "equal";
   check.actual = equal ? "equal" : "different";
   check.verdict = check.expected == check.actual ? Verdict::kPass : Verdict::kFail;
   // Listing mismatches is only informative when equality was expected.
-  if (step.expect != Expectation::kDifferent) check.mismatches = std::move(first);
+  if (step.expect != Expectation::kDifferent) {
+    for (const WordMismatch& m : r.first)
+      check.mismatches.push_back({m.index, show(m.want), show(m.got)});
+  }
   record.check = std::move(check);
-  record.details.emplace_back("elements", static_cast<int64_t>(words.size()));
-  record.details.emplace_back("buffer_hash", Hex(hash));
-  record.details.emplace_back("other_hash", Hex(other_hash));
+}
+
+Status CheckEqual(const PlanStep& step, RunState& state, StepRecord& record) {
+  const PlanBuffer& buffer = state.plan.buffers[step.buffer];
+  CompareOptions options;
+  options.max_report = kMaxReportedMismatches;
+  DataRef other;
+  if (step.snapshot >= 0) {
+    const Snapshot& snap = *state.snapshots[step.snapshot];
+    other = DataRef::Of(snap.storage);
+    options.other_hash_known = true;
+    options.other_hash = snap.hash;
+  } else {
+    other = DataRef::Device(DataVa(state, step.other));
+  }
+  DataCompareResult r;
+  VMM_RETURN_IF_ERROR(
+      state.engine.CompareData(DataVa(state, step.buffer), other, buffer.elements, options, &r));
+  RecordComparison(step, r, FloatBits, record);
+  record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));
+  record.details.emplace_back("buffer_hash", Hex(r.hash));
+  record.details.emplace_back("other_hash", Hex(r.other_hash));
   return Status::Ok();
 }
 
 // Every element of the buffer holds step.pattern (or, with expect: different, at least one not).
 Status CheckValue(const PlanStep& step, RunState& state, StepRecord& record) {
-  std::vector<uint32_t> words;
-  uint64_t hash = 0;
-  VMM_RETURN_IF_ERROR(ReadBuffer(state, step.buffer, &words, &hash));
-  CheckRecord check;
-  std::vector<report::Mismatch> first;
-  for (uint64_t i = 0; i < words.size(); ++i) {
-    if (words[i] == step.pattern) continue;
-    ++check.mismatch_count;
-    if (first.size() < kMaxReportedMismatches)
-      first.push_back({i, Hex(step.pattern), Hex(words[i])});
-  }
-  const bool equal = check.mismatch_count == 0;
-  check.expected = step.expect == Expectation::kDifferent ? "different" : "equal";
-  check.actual = equal ? "equal" : "different";
-  check.verdict = check.expected == check.actual ? Verdict::kPass : Verdict::kFail;
-  if (step.expect != Expectation::kDifferent) check.mismatches = std::move(first);
-  record.check = std::move(check);
-  record.details.emplace_back("elements", static_cast<int64_t>(words.size()));
+  const PlanBuffer& buffer = state.plan.buffers[step.buffer];
+  DataCompareResult r;
+  VMM_RETURN_IF_ERROR(state.engine.CompareValue(DataVa(state, step.buffer), step.pattern,
+                                                buffer.elements, kMaxReportedMismatches, &r));
+  RecordComparison(
+      step, r, [](uint32_t w) { return Hex(w); }, record);
+  record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));
   record.details.emplace_back("pattern", Hex(step.pattern));
-  record.details.emplace_back("buffer_hash", Hex(hash));
+  record.details.emplace_back("buffer_hash", Hex(r.hash));
   return Status::Ok();
 }
 
@@ -236,79 +242,7 @@ Status CheckKernelParams(const PlanStep& step, RunState& state, StepRecord& reco
   return Status::Ok();
 }
 
-// "0", "0,1": the devices whose bits are set in the low 32 bits of `bits`; "" for none.
-std::string DeviceList(uint64_t bits) {
-  std::string list;
-  for (int d = 0; d < 32; ++d)
-    if ((bits >> d) & 1) list += (list.empty() ? "" : ",") + std::to_string(d);
-  return list;
-}
-
 }  // namespace
-
-template <>
-Status RunStep<Op::kCopy>(const PlanStep& step, RunState& state, StepRecord& record) {
-  const uint64_t bytes = state.plan.buffers[step.buffer].bytes;
-  OpTiming timing;
-  OpTiming* timing_out = step.async ? nullptr : &timing;
-  Stopwatch watch;
-  Status status;
-  if (step.snapshot >= 0) {
-    const Snapshot& snap = *state.snapshots[step.snapshot];
-    status = state.engine.CopyFromHost(DataVa(state, step.buffer), snap.words.data(), bytes,
-                                       &timing);  // a host copy is always waited for
-    record.details.emplace_back("direction", std::string("host_to_device"));
-    // Captured, the graph keeps its own pinned copy of the snapshot (engine.h).
-    record.details.emplace_back("staging", std::string(state.capturing ? "pinned" : "pageable"));
-  } else {
-    status = state.engine.CopyDevice(DataVa(state, step.buffer), DataVa(state, step.other), bytes,
-                                     timing_out);
-    record.details.emplace_back("direction", std::string("device_to_device"));
-    if (step.async) record.details.emplace_back("async", true);
-  }
-  record.wall_us = watch.ElapsedUs();
-  record.details.emplace_back("bytes", static_cast<int64_t>(bytes));
-  if (state.plan.devices > 1) {
-    // Which devices run the copy and hold each side's memory: a peer copy crosses devices.
-    const uint64_t from = step.memory_devices & 0xffffffffu, to = step.memory_devices >> 32;
-    record.details.emplace_back("device", int64_t{step.device});
-    record.details.emplace_back("from_memory_devices", DeviceList(from));
-    record.details.emplace_back("to_memory_devices", DeviceList(to));
-    // Peer: some of the memory lives on another device than the one running the copy.
-    record.details.emplace_back("peer", ((from | to) & ~(uint64_t{1} << step.device)) != 0);
-  }
-  if (timing.gpu_us > 0) {
-    record.gpu_us = timing.gpu_us;
-    record.details.emplace_back("gb_per_s", static_cast<double>(bytes) / (timing.gpu_us * 1e3));
-  }
-  return status;
-}
-
-template <>
-std::string DescribeStep<Op::kCopy>(const Plan& plan, const PlanStep& step, const StepRecord& r) {
-  const std::string from =
-      step.snapshot >= 0 ? plan.snapshots[step.snapshot] : plan.buffers[step.other].name;
-  const std::string rate = DetailText(r, "gb_per_s");
-  const std::string where = plan.devices <= 1
-                                ? ""
-                                : " · on device " + std::to_string(step.device) +
-                                      (DetailText(r, "peer") == "true" ? " (peer)" : "");
-  return plan.buffers[step.buffer].name + " ← " + from + " · " +
-         FormatBytes(plan.buffers[step.buffer].bytes) + " " + DetailText(r, "direction") + where +
-         (rate.empty() ? "" : " · " + rate + " GB/s");
-}
-
-template <>
-Status RunStep<Op::kSnapshot>(const PlanStep& step, RunState& state, StepRecord& record) {
-  return TimedCall(record, [&] {
-    Snapshot snap;
-    VMM_RETURN_IF_ERROR(ReadBuffer(state, step.buffer, &snap.words, &snap.hash));
-    record.details.emplace_back("elements", static_cast<int64_t>(snap.words.size()));
-    record.details.emplace_back("data_hash", Hex(snap.hash));
-    state.snapshots[step.snapshot] = std::move(snap);
-    return Status::Ok();
-  });
-}
 
 template <>
 Status RunStep<Op::kCheckMatmul>(const PlanStep& step, RunState& state, StepRecord& record) {
@@ -338,13 +272,6 @@ Status RunStep<Op::kCheckAccess>(const PlanStep& step, RunState& state, StepReco
 template <>
 Status RunStep<Op::kCheckKernelParams>(const PlanStep& step, RunState& state, StepRecord& record) {
   return TimedCall(record, [&] { return CheckKernelParams(step, state, record); });
-}
-
-template <>
-std::string DescribeStep<Op::kSnapshot>(const Plan& plan, const PlanStep& step,
-                                        const StepRecord& r) {
-  return plan.buffers[step.buffer].name + " → " + plan.snapshots[step.snapshot] + " · hash " +
-         DetailText(r, "data_hash");
 }
 
 template <>

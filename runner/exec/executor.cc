@@ -5,6 +5,7 @@
 #include <string>
 
 #include "runner/base/exit_code.h"
+#include "runner/base/process_memory.h"
 #include "runner/base/stop_signal.h"
 #include "runner/base/stopwatch.h"
 #include "runner/exec/run_state.h"
@@ -256,6 +257,7 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
     summary.result = "pass";
   }
   summary.duration_ms = total.ElapsedUs() / 1000.0;
+  summary.peak_rss_bytes = PeakRssBytes();
   return outcome;
 }
 

@@ -55,6 +55,8 @@ TEST(ExecutorDevices, SelectsADeviceOnlyWhereTheStepsDeviceChanges) {
       "Fill(dst=0x100000000, count=1024, seed=2)",
       "GetAccess(va=0x100000000, device=1) -> read_write",
       "SelectDevice(-1)",
+      "AllocSnapshot(bytes=0x1000, place=device) -> 0x700000000000",
+      "Copy(dst=0x700000000000 device, src=0x100000000 device, bytes=0x1000)",
       "Unmap(va=0x100000000, size=0x200000)",
       "Release(handle=0x1)",
       "Free(va=0x100000000, size=0x200000)",

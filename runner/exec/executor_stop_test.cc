@@ -137,8 +137,22 @@ class HookedEngine final : public Engine {
   Status DestroyExec(ExecHandle e) override { return fake.DestroyExec(e); }
   Status CopyToHost(DevicePtr s, uint64_t b, void* d) override { return fake.CopyToHost(s, b, d); }
   Status Checksum(DevicePtr s, uint64_t c, uint64_t* h) override { return fake.Checksum(s, c, h); }
-  Status Compare(DevicePtr a, DevicePtr b, uint64_t c, uint32_t m, CompareResult* o) override {
-    return fake.Compare(a, b, c, m, o);
+  Status AllocSnapshot(uint64_t b, DataPlace p, SnapshotHandle* o) override {
+    return fake.AllocSnapshot(b, p, o);
+  }
+  Status Copy(DataRef d, DataRef s, uint64_t b, OpTiming* t) override {
+    return fake.Copy(d, s, b, t);
+  }
+  Status CompareData(DevicePtr a, DataRef b, uint64_t c, const CompareOptions& o,
+                     DataCompareResult* r) override {
+    return fake.CompareData(a, b, c, o, r);
+  }
+  Status CompareValue(DevicePtr a, uint32_t p, uint64_t c, uint32_t m,
+                      DataCompareResult* r) override {
+    return fake.CompareValue(a, p, c, m, r);
+  }
+  Status CheckMatmul(const MatmulArgs& a, uint32_t m, MatmulCheckResult* r) override {
+    return fake.CheckMatmul(a, m, r);
   }
   Status Synchronize() override { return fake.Synchronize(); }
 

@@ -8,6 +8,8 @@
 #include <variant>
 #include <vector>
 
+#include "kernels/datagen.h"
+#include "runner/base/format.h"
 #include "runner/engine/fake_engine.h"
 #include "runner/engine/host/host_engine.h"
 #include "runner/exec/planned_test_util.h"
@@ -201,9 +203,14 @@ TEST(Executor, HostEngineComputesAndVerifiesTheProduct) {
   EXPECT_EQ(product.check->mismatch_count, 0u);
 }
 
-// A backend whose checksum disagrees with the bytes it returns is caught, not trusted.
-TEST(Executor, ChecksumIsCrossCheckedOnTheHost) {
-  Planned p(kGraph);
+// With `verify: host`, a backend whose checksum disagrees with the bytes it returns is caught, not
+// trusted.
+TEST(Executor, HostVerificationCrossChecksTheChecksum) {
+  std::string text = kGraph;
+  const std::string product = "{op: check_matmul, name: product, a: A, b: B, c: C}";
+  text.replace(text.find(product), product.size(),
+               "{op: check_matmul, name: product, a: A, b: B, c: C, verify: host}");
+  Planned p(text);
   ASSERT_EQ(p.errors, "");
   FakeEngine engine;
   engine.SetChecksum(0x1234);
@@ -221,10 +228,8 @@ TEST(Executor, ChecksumIsCrossCheckedOnTheHost) {
 namespace vmm {
 namespace {
 
-// A backend whose compare kernel disagrees with the bytes it returns is caught too.
-TEST(Executor, DeviceCompareIsCrossCheckedOnTheHost) {
-  Planned p(R"(version: 1
-name: compare
+const char* kData = R"(version: 1
+name: data
 buffers: {A: {shape: [16]}, B: {shape: [16]}}
 steps:
   - {op: reserve, buffer: A}
@@ -235,23 +240,82 @@ steps:
   - {op: map, buffer: B, alloc: pB}
   - {op: set_access, buffer: A}
   - {op: set_access, buffer: B}
+  - {op: snapshot, buffer: A, snapshot: s}
+  - {op: snapshot, buffer: B, snapshot: h, to: host, pinned: false}
+  - {op: copy, from: A, to: h}
+  - {op: copy, from: h, to: B, async: true}
   - {op: check_equal, name: same, buffer: A, other: B, expect: equal}
-)");
+  - {op: check_equal, name: kept, buffer: A, snapshot: s}
+)";
+
+// The data checks are the engine's: the executor reports the verdict, the count and the first
+// mismatches (want, got) it returns, and passes a snapshot's hash so that nothing is re-hashed.
+TEST(Executor, DataChecksReportWhatTheEngineFound) {
+  Planned p(kData);
   ASSERT_EQ(p.errors, "");
-  FakeEngine honest;  // zeros on both sides, compare reports no mismatch
+  FakeEngine honest;  // zeros on both sides, no mismatch
   RunOutcome ok = RunPlan(p.plan, honest, nullptr);
   EXPECT_EQ(ok.summary.exit_code, 0);
-  EXPECT_EQ(ok.steps.back().check->actual, "equal");
+  EXPECT_EQ(ok.steps[12].check->actual, "equal");
+  EXPECT_EQ(ok.steps[13].check->actual, "equal");
 
   FakeEngine lying;
-  CompareResult wrong;
+  DataCompareResult wrong;
   wrong.mismatches = 3;
-  wrong.first_indices = {0, 1, 2};
+  wrong.first = {{0, 0x3f800000, 0}, {1, 0x40000000, 0}, {2, 0, 0x3f800000}};
+  wrong.hash = 0x11;
+  wrong.other_hash = 0x22;
   lying.SetCompareResult(wrong);
   RunOutcome bad = RunPlan(p.plan, lying, nullptr);
-  EXPECT_EQ(bad.summary.exit_code, 4);
-  EXPECT_EQ(bad.steps.back().error,
-            "the backend's compare found 3 differing elements, the host found 0 in the same bytes");
+  EXPECT_EQ(bad.summary.exit_code, 1);
+  const report::StepRecord& same = bad.steps[12];
+  ASSERT_TRUE(same.check.has_value());
+  EXPECT_EQ(same.check->verdict, report::Verdict::kFail);
+  EXPECT_EQ(same.check->mismatch_count, 3u);
+  ASSERT_EQ(same.check->mismatches.size(), 3u);
+  EXPECT_EQ(same.check->mismatches[1].index, 1u);
+  EXPECT_EQ(same.check->mismatches[1].want, "2");
+  EXPECT_EQ(same.check->mismatches[1].got, "0");
+}
+
+TEST(Executor, SnapshotsLiveWhereTheStepSaysAndCopiesGoAnyWay) {
+  Planned p(kData);
+  ASSERT_EQ(p.errors, "");
+  FakeEngine engine;
+  RunOutcome out = RunPlan(p.plan, engine, nullptr);
+  ASSERT_EQ(out.summary.exit_code, 0);
+  auto detail = [](const report::StepRecord& r, const std::string& key) -> std::string {
+    for (const auto& [k, v] : r.details) {
+      if (k != key) continue;
+      if (const auto* text = std::get_if<std::string>(&v)) return *text;
+      if (const auto* flag = std::get_if<bool>(&v)) return *flag ? "true" : "false";
+      return "<number>";
+    }
+    return "<none>";
+  };
+  uint64_t zeros_hash = 0;  // the fake engine's memory is zeros
+  for (uint64_t i = 0; i < 16; ++i) zeros_hash += datagen::HashWord(0, i);
+  const std::string zeros = Hex(zeros_hash);
+  EXPECT_EQ(detail(out.steps[8], "to"), "device");
+  EXPECT_EQ(detail(out.steps[8], "direction"), "device_to_device");
+  EXPECT_EQ(detail(out.steps[8], "data_hash"), zeros);
+  EXPECT_EQ(detail(out.steps[9], "to"), "host");
+  EXPECT_EQ(detail(out.steps[9], "staging"), "pageable");
+  EXPECT_EQ(detail(out.steps[10], "direction"), "device_to_host");
+  EXPECT_EQ(detail(out.steps[10], "data_hash"), zeros);  // the snapshot's new contents
+  EXPECT_EQ(detail(out.steps[11], "direction"), "host_to_device");
+  EXPECT_EQ(detail(out.steps[11], "async"), "true");
+  EXPECT_EQ(detail(out.steps[11], "gb_per_s"), "<none>");  // not waited for, not timed
+  EXPECT_EQ(detail(out.steps[13], "other_hash"), zeros);   // the snapshot's, as taken
+  const std::vector<std::string>& calls = engine.calls();
+  auto called = [&](const std::string& prefix) {
+    for (const std::string& c : calls)
+      if (c.rfind(prefix, 0) == 0) return true;
+    return false;
+  };
+  EXPECT_TRUE(called("AllocSnapshot(bytes=0x40, place=device)"));
+  EXPECT_TRUE(called("AllocSnapshot(bytes=0x40, place=host_pageable)"));
+  EXPECT_TRUE(called("CompareData(a=0x100000000, b=0x700000000000 device, count=16"));
 }
 
 // A reserve's expect_address is judged in its burst: a failing verdict fails that step (never

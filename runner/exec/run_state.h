@@ -15,9 +15,12 @@
 
 namespace vmm {
 
+// A snapshot taken by the run: storage the engine owns (device memory by default, or pinned or
+// pageable host memory) and the datagen hash of what it holds, computed where the data lives when
+// it was written. Nothing of its contents is held by the executor.
 struct Snapshot {
-  std::vector<uint32_t> words;  // raw bits of the fp32 elements
-  uint64_t hash = 0;            // datagen hash, as the engine computed it
+  SnapshotHandle storage;
+  uint64_t hash = 0;
 };
 
 struct RunState {

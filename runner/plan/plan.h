@@ -124,10 +124,14 @@ struct PlanStep {
   uint32_t m = 0, n = 0, k = 0;  // matmul / check_matmul dimensions
   Expectation expect = Expectation::kNone;
   UpdateCode expect_update = UpdateCode::kSuccess;
-  bool async = false;  // fill/matmul: leave the kernel in flight (no OpTiming)
+  bool async = false;  // fill/matmul/copy: leave the work in flight (no OpTiming)
   // reserve: the address hint is `offset` bytes after the (current or last) reservation of buffer
   // `other`; with `other` -1, `offset` is the hint itself (0: none).
   Boxed<PlanQuery> query;  // the queries (kQuery ops)
+  // snapshot: where it lives (`to:`, `pinned:`); copy: -1 unless the destination is a snapshot
+  DataPlace place = DataPlace::kDevice;
+  int to_snapshot = -1;
+  bool verify_host = false;  // check_matmul `verify: host`: read back and judge on the CPU
 
   // Graphs (plan_graphs.cc, plan_graph_nodes.cc).
   int event = -1;  // record_event / wait_event: event slot
@@ -168,6 +172,8 @@ struct Plan {
   std::vector<int> alloc_devices;      // slot -> scenario device whose memory it is (-1: host RAM)
   std::vector<AllocSpec> alloc_specs;  // slot -> how create makes it (retain: the size only)
   std::vector<std::string> marks;      // slot -> the mark step's name
+  std::vector<uint64_t> snapshot_bytes;    // slot -> bytes it holds
+  std::vector<DataPlace> snapshot_places;  // slot -> where it lives
   std::vector<PlanStep> steps;
   // The devices the scenario may name: `requires: devices`, else 1. Every step's device is below.
   int devices = 1;

@@ -112,6 +112,8 @@ class PlanBuilder {
   void ResolveGraph(const Step& step, PlanStep* p);
   void ResolveExec(const Step& step, PlanStep* p);
   void Snapshot(const Step& step, PlanStep* p);
+  uint64_t CopySide(const Step& step, const Located<std::string>& ref, Access need, int device,
+                    BufferUses* capture_uses, int* buffer, int* snapshot);
   void CheckEqual(const Step& step, PlanStep* p);
   void CheckAddress(const Step& step, PlanStep* p);
   void CheckKernelParams(const Step& step, PlanStep* p);

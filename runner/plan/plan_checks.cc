@@ -8,6 +8,20 @@ namespace vmm {
 void PlanBuilder::Snapshot(const Step& step, PlanStep* p) {
   p->buffer = ResolveBuffer(step.buffer, step);
   if (p->buffer >= 0) Use(p->buffer, Access::kRead, "snapshot reads", At(step.buffer, step));
+  // Where it lives: `to: device` (the default) or `to: host`, pinned unless `pinned: false`.
+  const bool host = step.to.set && step.to.value == "host";
+  if (step.to.set && !host && step.to.value != "device") {
+    Error(At(step.to, step),
+          "'to' of snapshot must be device or host, got '" + step.to.value + "'");
+  }
+  if (step.pinned.set && !host) {
+    Error(At(step.pinned, step),
+          "'pinned' applies to a snapshot kept on the host (to: host); a device snapshot is "
+          "device memory");
+  }
+  p->place = !host                                     ? DataPlace::kDevice
+             : (!step.pinned.set || step.pinned.value) ? DataPlace::kHostPinned
+                                                       : DataPlace::kHostPageable;
   auto [it, inserted] = snapshots_.try_emplace(step.snapshot.value);
   if (!inserted) {
     Error(At(step.snapshot, step), "snapshot '" + step.snapshot.value +
@@ -19,6 +33,8 @@ void PlanBuilder::Snapshot(const Step& step, PlanStep* p) {
   it->second = SnapshotInfo{static_cast<int>(plan_.snapshots.size()), p->buffer, step.loc.line};
   p->snapshot = it->second.slot;
   plan_.snapshots.push_back(step.snapshot.value);
+  plan_.snapshot_bytes.push_back(p->buffer >= 0 ? plan_.buffers[p->buffer].bytes : 0);
+  plan_.snapshot_places.push_back(p->place);
 }
 
 void PlanBuilder::CheckEqual(const Step& step, PlanStep* p) {
@@ -123,45 +139,74 @@ void PlanBuilder::DecodeExpect(
                                    allowed + ", got '" + e + "'");
 }
 
-// copy: `to` is a buffer or view; `from` a buffer or view (device to device) or a snapshot (host
-// to device: a restore). Both sides have the same size. In a capture the buffers are recorded in
-// the node (checked at replay) and a snapshot source makes a memcpy node from host memory.
+// One side of a copy: a buffer or view (its slot in *buffer, `need` checked at this step, or in a
+// capture recorded in the node's uses and checked at replay), else a snapshot taken before this
+// step (its slot in *snapshot). Returns the side's bytes, 0 when unknown.
+uint64_t PlanBuilder::CopySide(const Step& step, const Located<std::string>& ref, Access need,
+                               int device, BufferUses* capture_uses, int* buffer, int* snapshot) {
+  if (buffer_slots_.count(ref.value) != 0) {
+    *buffer = ResolveBuffer(ref, step);
+    if (*buffer < 0) return 0;
+    if (capture_uses != nullptr) {
+      AddUse(capture_uses, *buffer, need);
+    } else {
+      Use(*buffer, need, need == Access::kRead ? "copy reads" : "copy writes", At(ref, step),
+          device);
+    }
+    return plan_.buffers[*buffer].bytes;
+  }
+  if (auto it = snapshots_.find(ref.value); it != snapshots_.end()) {
+    *snapshot = it->second.slot;
+    return plan_.snapshot_bytes[it->second.slot];
+  }
+  std::vector<std::string> names;
+  for (const PlanBuffer& b : plan_.buffers) names.push_back(b.name);
+  for (const std::string& n : plan_.snapshots) names.push_back(n);
+  const std::string close = SuggestName(ref.value, names);
+  Error(At(ref, step), std::string("copy ") + (need == Access::kRead ? "from" : "to") + " '" +
+                           ref.value + "': not a buffer, view or snapshot taken before this step" +
+                           (close.empty() ? "" : "; did you mean '" + close + "'?"));
+  return 0;
+}
+
+// copy: each side is a buffer, a view or a snapshot taken earlier (device to device, a restore
+// from a snapshot, an offload into one, in any direction). Both sides have the same size and do
+// not overlap. In a capture the buffers are recorded in the node (checked at replay); a snapshot
+// source makes a memcpy node that reads the snapshot's memory at every replay (device memory, or
+// pinned host memory: the runtime refuses a memcpy node over pageable memory), and a snapshot
+// cannot be written by a node (its hash is known only when a step writes it).
 template <>
 void PlanBuilder::PlanOp<Op::kCopy>(const Step& step, PlanStep* p, BufferUses* capture_uses) {
-  auto use = [&](int buffer, Access need, const char* what, const Located<std::string>& field) {
-    if (capture_uses != nullptr) return AddUse(capture_uses, buffer, need);
-    Use(buffer, need, what, At(field, step), p->device);
-  };
-  p->buffer = ResolveBuffer(step.to, step);
-  if (p->buffer >= 0) use(p->buffer, Access::kReadWrite, "copy writes", step.to);
-  uint64_t from_bytes = 0;
-  if (buffer_slots_.count(step.from.value) != 0) {
-    p->other = ResolveBuffer(step.from, step);
-    use(p->other, Access::kRead, "copy reads", step.from);
-    from_bytes = plan_.buffers[p->other].bytes;
-    if (p->buffer >= 0 && Overlap(p->buffer, p->other)) {
-      Error(At(step.to, step), "copy from '" + step.from.value + "' to '" + step.to.value +
-                                   "': the two overlap; copy through another buffer");
-    }
-  } else if (auto it = snapshots_.find(step.from.value); it != snapshots_.end()) {
-    p->snapshot = it->second.slot;
-    from_bytes = it->second.buffer >= 0 ? plan_.buffers[it->second.buffer].bytes : 0;
-  } else {
-    std::vector<std::string> names;
-    for (const PlanBuffer& b : plan_.buffers) names.push_back(b.name);
-    for (const std::string& n : plan_.snapshots) names.push_back(n);
-    const std::string close = SuggestName(step.from.value, names);
+  const uint64_t from_bytes =
+      CopySide(step, step.from, Access::kRead, p->device, capture_uses, &p->other, &p->snapshot);
+  const uint64_t to_bytes = CopySide(step, step.to, Access::kReadWrite, p->device, capture_uses,
+                                     &p->buffer, &p->to_snapshot);
+  if (p->snapshot >= 0 && p->snapshot == p->to_snapshot) {
+    return Error(At(step.to, step), "copy from '" + step.from.value +
+                                        "' to itself: a copy needs "
+                                        "two different places");
+  }
+  if (p->buffer >= 0 && p->other >= 0 && Overlap(p->buffer, p->other)) {
+    return Error(At(step.to, step), "copy from '" + step.from.value + "' to '" + step.to.value +
+                                        "': the two overlap; copy through another buffer");
+  }
+  if (capture_uses != nullptr && p->to_snapshot >= 0) {
+    return Error(At(step.to, step), "copy to snapshot '" + step.to.value +
+                                        "' in a capture: a graph node cannot write a snapshot; "
+                                        "copy into it outside the capture");
+  }
+  if (capture_uses != nullptr && p->snapshot >= 0 &&
+      plan_.snapshot_places[p->snapshot] == DataPlace::kHostPageable) {
     return Error(At(step.from, step),
-                 "copy from '" + step.from.value +
-                     "': not a buffer, view or snapshot taken before this step" +
-                     (close.empty() ? "" : "; did you mean '" + close + "'?"));
+                 "copy from snapshot '" + step.from.value +
+                     "' in a capture: it is pageable host memory (pinned: false), which a graph "
+                     "cannot copy; take it pinned (the default) or on the device");
   }
   if (p->buffer >= 0) p->memory_devices = uint64_t{MemoryDevices(p->buffer)} << 32;
   if (p->other >= 0) p->memory_devices |= MemoryDevices(p->other);
-  if (p->buffer >= 0 && from_bytes != 0 && from_bytes != plan_.buffers[p->buffer].bytes) {
+  if (from_bytes != 0 && to_bytes != 0 && from_bytes != to_bytes) {
     Error(step.loc, "copy from '" + step.from.value + "' (" + FormatBytes(from_bytes) + ") to '" +
-                        step.to.value + "' (" + FormatBytes(plan_.buffers[p->buffer].bytes) +
-                        "): the sizes differ");
+                        step.to.value + "' (" + FormatBytes(to_bytes) + "): the sizes differ");
   }
 }
 
@@ -174,6 +219,11 @@ template <>
 void PlanBuilder::PlanOp<Op::kCheckMatmul>(const Step& step, PlanStep* p, BufferUses* uses) {
   Kernel(step, p, uses);
   p->expect = Expectation::kPass;
+  if (step.verify.set && step.verify.value != "device" && step.verify.value != "host") {
+    Error(At(step.verify, step),
+          "'verify' of check_matmul must be device or host, got '" + step.verify.value + "'");
+  }
+  p->verify_host = step.verify.value == "host";
 }
 
 template <>

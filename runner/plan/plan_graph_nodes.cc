@@ -103,7 +103,10 @@ void PlanBuilder::AddNode(const Step& step, const PlanStep& p, BufferUses uses) 
   node.uses = std::move(uses);
   if (p.op == Op::kMemAlloc) node.alloc = p.buffer;
   if (p.op == Op::kMemFree) node.freed = p.buffer;
-  node.host_source = p.op == Op::kCopy && p.snapshot >= 0;
+  // A memcpy node with a host side: a copy from a host snapshot (device snapshots are device
+  // memory; the plan refuses a node that writes a snapshot).
+  node.host_source =
+      p.op == Op::kCopy && p.snapshot >= 0 && IsHostPlace(plan_.snapshot_places[p.snapshot]);
   node.spec = p;
   const int n = static_cast<int>(g.nodes.size());
   std::vector<bool> ancestors(static_cast<size_t>(n), false);

@@ -138,6 +138,10 @@ struct Summary {
   std::string result;       // "pass", "fail", "error" (a step failed), "skipped", "interrupted"
   std::string skip_reason;  // "skipped": what the scenario requires that this run lacked
   double duration_ms = 0;
+  // The process's peak resident set size when the run ended (getrusage ru_maxrss), bytes; 0 when
+  // unknown. Noisy, never compared: it shows that host memory does not grow with the data on the
+  // GPU (snapshots on the device, checks judged there). Written to JSON only when known.
+  uint64_t peak_rss_bytes = 0;
   // Stopped by a signal at a step boundary (exit 128 + signal). Written to JSON only when true.
   bool interrupted = false;
   int signal = 0;            // the signal's number (SIGINT 2, SIGTERM 15, SIGHUP 1)

@@ -146,6 +146,7 @@ Json SummaryToJson(const Summary& s) {
   j["result"] = s.result;
   if (!s.skip_reason.empty()) j["skip_reason"] = s.skip_reason;
   j["duration_ms"] = s.duration_ms;
+  if (s.peak_rss_bytes != 0) j["peak_rss_bytes"] = std::to_string(s.peak_rss_bytes);
   if (s.interrupted) {
     j["interrupted"] = true;
     j["signal"] = s.signal;

@@ -362,6 +362,7 @@ void ReadSummary(FieldReader& r, const Json& s, Summary* out) {
   r.String(s, p, "result", &out->result);
   if (s.contains("skip_reason")) r.String(s, p, "skip_reason", &out->skip_reason);
   r.Double(s, p, "duration_ms", &out->duration_ms);
+  if (s.contains("peak_rss_bytes")) r.DecimalString(s, p, "peak_rss_bytes", &out->peak_rss_bytes);
   if (r.Member(s, p, "interrupted", false)) {
     r.Bool(s, p, "interrupted", &out->interrupted);
     r.Integer(s, p, "signal", &out->signal, 1, 255);

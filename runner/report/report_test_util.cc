@@ -132,6 +132,7 @@ Report SampleReport() {
   r.summary.failed_step = 10;
   r.summary.result = "error";
   r.summary.duration_ms = 12.5;
+  r.summary.peak_rss_bytes = 123456789012ull;  // above 2^32: a decimal string
   return r;
 }
 

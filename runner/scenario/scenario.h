@@ -49,9 +49,11 @@ struct Step {
 
   // Names of things the step acts on.
   Located<std::string> buffer, alloc, graph, exec, snapshot, other;
-  Located<std::string> from, to;         // copy: source (buffer, view or snapshot) and destination
-  Located<std::string> a, b, c;          // matmul operands (buffer names)
-  std::vector<Located<std::string>> of;  // check_address: step names
+  // copy: source and destination (buffer, view or snapshot); snapshot: `to` is where it lives
+  // ("device" | "host")
+  Located<std::string> from, to;
+  Located<std::string> a, b, c;              // matmul operands (buffer names)
+  std::vector<Located<std::string>> of;      // check_address: step names
   std::vector<Located<std::string>> graphs;  // check_kernel_params: graph names
   Located<std::string> event;                // record_event / wait_event: an event's name
   Located<std::string> node;                 // set_node: the captured step that made the node
@@ -71,11 +73,13 @@ struct Step {
   Located<uint64_t> device;     // create: where memory lives; kernels, copies, instantiate,
                                 // check_access: which device runs or is asked (default 0)
   Located<std::string> expect;  // op-specific expectation, e.g. "same", "success", "different"
+  Located<std::string> verify;  // check_matmul: "device" (default) | "host"
   Located<uint64_t> repeat;     // run the step this many times and report min/median/p99
   Located<bool> fatal;          // a failed check stops the run
   Located<bool> async;          // fill/matmul: enqueue and do not wait (no device time)
   Located<bool> enabled;        // set_node: enable (true) or disable (false) the node
   Located<bool> upload, auto_free_on_launch, device_launch;  // instantiate options
+  Located<bool> pinned;  // snapshot to host: page-locked memory (default true)
 
   // Allocation properties (create, check_granularity).
   Located<std::string> location;  // "device" | "host" | "host_numa"
@@ -123,6 +127,7 @@ inline constexpr StepTextField kStepTextFields[] = {
     {"event", &Step::event},
     {"node", &Step::node},
     {"expect_error_node", &Step::expect_error_node},
+    {"verify", &Step::verify},
 };
 struct StepSizeField {  // sizes with units ("2MiB"), converted to bytes
   const char* key;
@@ -152,7 +157,8 @@ inline constexpr StepFlagField kStepFlagFields[] = {
     {"enabled", &Step::enabled},
     {"upload", &Step::upload},
     {"auto_free_on_launch", &Step::auto_free_on_launch},
-    {"device_launch", &Step::device_launch}};
+    {"device_launch", &Step::device_launch},
+    {"pinned", &Step::pinned}};
 struct StepListField {  // lists of names
   const char* key;
   std::vector<Located<std::string>> Step::*field;

@@ -18,6 +18,18 @@ constexpr std::array<std::pair<UpdateCode, const char*>, 9> kUpdateCodeNames = {
 }};
 }  // namespace
 
+const char* DataPlaceName(DataPlace place) {
+  switch (place) {
+    case DataPlace::kDevice:
+      return "device";
+    case DataPlace::kHostPinned:
+      return "host_pinned";
+    case DataPlace::kHostPageable:
+      return "host_pageable";
+  }
+  return "unknown";
+}
+
 const char* AccessName(Access access) {
   switch (access) {
     case Access::kNone:

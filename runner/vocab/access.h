@@ -35,4 +35,13 @@ const char* UpdateCodeName(UpdateCode code);
 // Inverse of UpdateCodeName; false when `name` is not one of them.
 bool ParseUpdateCode(const std::string& name, UpdateCode* out);
 
+// Where a snapshot's bytes live (`snapshot` with `to: device | host` and `pinned`): device memory
+// the engine owns, or host memory that is pinned (page-locked: DMA at full PCIe speed, and what
+// sleep-mode offload uses) or pageable (ordinary memory; the driver stages it through its own
+// pinned buffers).
+enum class DataPlace : uint8_t { kDevice, kHostPinned, kHostPageable };
+// "device", "host_pinned", "host_pageable" (the report spelling).
+const char* DataPlaceName(DataPlace place);
+inline bool IsHostPlace(DataPlace place) { return place != DataPlace::kDevice; }
+
 }  // namespace vmm

@@ -179,6 +179,10 @@ StatusOr<std::unique_ptr<Lane>> CudaEngine::MakeLane(int ordinal) {
     if (!e.ok()) return e.status();
     *event = std::move(e).value();
   }
+  int sms = 0;  // the grid of the data checks' streaming passes
+  VMM_RETURN_IF_ERROR(
+      CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ordinal)));
+  lane->sm_count = sms > 0 ? static_cast<uint32_t>(sms) : 1;
   return lane;
 }
 
@@ -216,6 +220,7 @@ CudaEngine::~CudaEngine() {
   while (!mappings_.empty()) mappings_.pop_back();  // newest first
   allocs_.ClearNewestFirst();
   ClearNewestFirst(reservations_);
+  ClearNewestFirst(snapshots_);  // cudaFree / cudaFreeHost: no device needs to be current
   // Each lane's scratch memory, events and stream go with its own device current, newest lane
   // first; the engine's own lane last, leaving its device current.
   while (!lanes_.empty()) {

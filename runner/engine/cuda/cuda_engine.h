@@ -32,10 +32,11 @@
 //     this thread may not make unsafe calls (the capture fails, as with Global mode), other
 //     threads are unaffected. Because nothing is in flight during a capture, Unmap and Release
 //     there do not query the stream (that would invalidate the capture) and report waited=false.
-//   - Calls that synchronize the stream (Replay, CopyToHost, Checksum, Compare, Synchronize)
-//     during a capture fail as the runtime decides (cudaErrorStreamCaptureUnsupported) and
-//     invalidate the capture; EndCapture then fails and ends it. CopyFromHost during a capture
-//     stages the source in pinned memory the engine keeps until it is destroyed (a memcpy node).
+//   - Calls that synchronize the stream (Replay, CopyToHost, Checksum, the data checks,
+//     Synchronize) during a capture fail as the runtime decides (cudaErrorStreamCaptureUnsupported)
+//     and invalidate the capture; EndCapture then fails and ends it. Copy during a capture makes a
+//     memcpy node over the snapshot's own memory (device, or pinned host) and allocates nothing;
+//     a pageable host side is refused before the runtime sees it.
 //   - Capture lanes 1, 2, ... are streams of the engine that join a capture through ForkLane
 //     (an event, no node); EndCapture of a capture a lane never rejoined joins it first and fails.
 //     NameCapturedNode reads the lane's dependency set (cudaStreamGetCaptureInfo): the node the

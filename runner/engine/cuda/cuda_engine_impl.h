@@ -40,6 +40,7 @@
 #include "runner/engine/cuda/runtime_handles.h"
 #include "runner/engine/cuda/vmm_handles.h"
 #include "runner/engine/engine.h"
+#include "runner/engine/host_memory.h"
 
 namespace vmm::cuda {
 
@@ -63,10 +64,13 @@ struct Lane {
   Stream stream;
   Event start, stop;
   Event fence;  // marks the end of this lane's work for another lane to wait on (Follow)
-  DeviceBuffer hash_scratch;     // Checksum: one uint64
-  DeviceBuffer counts_scratch;   // Compare: one uint32 per chunk
-  DeviceBuffer chunks_scratch;   // Compare: the picked chunks
-  DeviceBuffer indices_scratch;  // Compare: the first mismatching indices
+  DeviceBuffer hash_scratch;       // Checksum: one uint64
+  DeviceBuffer counts_scratch;     // data checks: one uint32 per chunk
+  DeviceBuffer check_scratch;      // data checks: totals, picked chunks, report (CheckState)
+  DeviceBuffer freivalds_scratch;  // check_matmul: the ±1 vectors, B r, |B| rows, row flags
+  DeviceBuffer staging_scratch;    // CompareData against a host snapshot: one piece
+  PinnedHost check_readback;       // the CheckState read back after a check
+  uint32_t sm_count = 1;           // the device's multiprocessors (grid of the check passes)
   // Capture lanes 1, 2, ... of a capture on this device: streams that join the capture by forks
   // (lane 0 is `stream`), created on first use; and the events of forks and joins, reused.
   std::vector<Stream> capture_streams;
@@ -106,7 +110,6 @@ class CudaEngine final : public Engine {
   Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
   Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override;
   Status CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) override;
-  Status CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) override;
   Status HostFunction(OpTiming* timing) override;
   uint64_t host_calls() const override { return host_calls_.load(); }
 
@@ -136,8 +139,6 @@ class CudaEngine final : public Engine {
 
   Status CopyToHost(DevicePtr src, uint64_t bytes, void* dst) override;
   Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash) override;
-  Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
-                 CompareResult* out) override;
   Status Synchronize() override;
 
   Status MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) override;
@@ -154,6 +155,16 @@ class CudaEngine final : public Engine {
   // then the trial (capability_probe.h), which decides: on the H200 the fabric attribute says
   // yes but cuMemCreate returns CUDA_ERROR_NOT_PERMITTED without an IMEX channel.
   Status ProbeCapability(Capability capability, std::string* why_not) override;
+
+  // Data plane (cuda_engine_data.cc).
+  Status AllocSnapshot(uint64_t bytes, DataPlace place, SnapshotHandle* out) override;
+  Status FreeSnapshot(const SnapshotHandle& snapshot) override;
+  Status Copy(DataRef dst, DataRef src, uint64_t bytes, OpTiming* timing) override;
+  Status CompareData(DevicePtr a, DataRef b, uint64_t count, const CompareOptions& options,
+                     DataCompareResult* out) override;
+  Status CompareValue(DevicePtr a, uint32_t pattern, uint64_t count, uint32_t max_report,
+                      DataCompareResult* out) override;
+  Status CheckMatmul(const MatmulArgs& args, uint32_t max_report, MatmulCheckResult* out) override;
 
  private:
   cudaStream_t stream() const { return lane_->stream.get(); }
@@ -210,6 +221,21 @@ class CudaEngine final : public Engine {
   // Ends a capture in progress and drops its graph (destruction path).
   void AbortCapture() noexcept;
 
+  // cudaMemcpyAsync of `kind` on the stream, timed as a kernel (TimedLaunch).
+  Status CopyMemory(void* dst, const void* src, uint64_t bytes, cudaMemcpyKind kind,
+                    OpTiming* timing);
+  // One word check of `count` words (a against b, or against `pattern` when b is null) with the
+  // passes of kernels/check_kernels.h and one read-back: adds its mismatches, its first
+  // mismatches (up to max_report in all) and its hash sums into *out.
+  struct WordCheck;
+  Status RunWordCheck(const WordCheck& check, DataCompareResult* out, uint64_t* delta);
+  // The device scratch of the checks, grown to hold `chunks` chunk counts.
+  Status ReserveCheckScratch(uint64_t chunks);
+  // Grid of a streaming check pass: one wave of two 256-thread blocks per SM (the compare passes
+  // use ~96 registers a thread, so two blocks fit; each thread keeps 16 16-byte loads in flight,
+  // far more bytes in flight than HBM needs).
+  uint32_t StreamBlocks() const { return lane_->sm_count * 2; }
+
   // Driver table first: every VMM object keeps a pointer to it, so it must be destroyed last.
   DriverApi api_;
   int ordinal_ = 0;
@@ -226,7 +252,6 @@ class CudaEngine final : public Engine {
   std::atomic<uint64_t> host_calls_{0};
   NodeNames names_;  // node names of every live graph
   std::vector<std::pair<cudaGraphNode_t, std::string>> capture_names_;  // the capture's, so far
-  std::vector<PinnedMemory> staging_;  // sources of captured host copies; outlive every exec
   // Graph allocations: per exec, what a launch allocates and leaves alive, and what it frees of
   // others'; the allocations alive now, with the device each lives on (freed by the destructor if
   // the scenario did not).
@@ -247,6 +272,16 @@ class CudaEngine final : public Engine {
   std::map<uint64_t, GraphExec> execs_;
   // The lane a graph was captured on / an exec was instantiated on, by handle id.
   std::map<uint64_t, Lane*> graph_lanes_, exec_lanes_;
+  // Snapshot storage by id: exactly one of the three owners holds memory (device memory on the
+  // device selected when it was taken). Declared last, so it goes first (after the destructor
+  // drained every lane).
+  struct SnapshotStorage {
+    SnapshotHandle handle;
+    DeviceMemory device;
+    PinnedHost pinned;
+    HostPages pageable;
+  };
+  std::map<uint64_t, SnapshotStorage> snapshots_;
 };
 
 }  // namespace vmm::cuda

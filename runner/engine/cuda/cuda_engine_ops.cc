@@ -90,33 +90,20 @@ Status CudaEngine::CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTi
                   what);
 }
 
-Status CudaEngine::CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) {
+Status CudaEngine::CopyMemory(void* dst, const void* src, uint64_t bytes, cudaMemcpyKind kind,
+                              OpTiming* timing) {
   auto what = [&] {
-    return "CopyFromHost(dst=" + Hex(dst) + ", bytes=" + FormatBytes(bytes) + ")";
+    return "Copy(dst=" + Hex(reinterpret_cast<uintptr_t>(dst)) +
+           ", src=" + Hex(reinterpret_cast<uintptr_t>(src)) + ", bytes=" + FormatBytes(bytes) +
+           ", kind=" + std::to_string(static_cast<int>(kind)) + ")";
   };
   VMM_RETURN_IF_ERROR(Bind());
-  void* to = DevicePointer<void>(dst);
-  if (capturing_) {
-    // A memcpy node from host memory must read memory that lives as long as the graph and its
-    // execs: a pinned copy of the source, kept until the engine goes. The node restores the data
-    // as it is now.
-    if (timing != nullptr) timing->gpu_us = -1;
-    StatusOr<PinnedMemory> staged = PinnedCopy(src, bytes);
-    if (!staged.ok()) return Annotate(staged.status(), what);
-    const void* from = staged->get();
-    staging_.push_back(std::move(staged).value());
-    return Annotate(
-        CUDA_CALL(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, work_stream())), what);
-  }
-  OpTiming local;  // the copy is always waited for: src may be reused on return
-  OpTiming* measured = timing != nullptr ? timing : &local;
-  VMM_RETURN_IF_ERROR(Annotate(TimedLaunch(measured,
-                                           [&] {
-                                             return CUDA_CALL(cudaMemcpyAsync(
-                                                 to, src, bytes, cudaMemcpyHostToDevice, stream()));
-                                           }),
-                               what));
-  return Status::Ok();
+  // On the capture lane's stream while capturing: a memcpy node over memory that outlives the
+  // graph (device memory, or a pinned host snapshot the engine owns); nothing is allocated here.
+  return Annotate(
+      TimedLaunch(timing,
+                  [&] { return CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, kind, work_stream())); }),
+      what);
 }
 
 Status CudaEngine::Matmul(const MatmulArgs& args, OpTiming* timing) {
@@ -183,64 +170,6 @@ Status CudaEngine::Checksum(DevicePtr src, uint64_t count, uint64_t* hash) {
   VMM_RETURN_IF_ERROR(Annotate(SyncStream(), what));
   *hash = value;
   return Status::Ok();
-}
-
-Status CudaEngine::Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
-                           CompareResult* out) {
-  auto what = [&] {
-    return "Compare(a=" + Hex(a) + ", b=" + Hex(b) + ", count=" + std::to_string(count) + ")";
-  };
-  VMM_RETURN_IF_ERROR(Bind());
-  VMM_RETURN_IF_ERROR(Annotate(SyncIfCapturing(), what));
-  *out = CompareResult{};
-  if (count == 0) return Status::Ok();
-  const uint32_t* wa = DevicePointer<const uint32_t>(a);
-  const uint32_t* wb = DevicePointer<const uint32_t>(b);
-  lane_->busy = true;
-
-  // Pass 1: mismatches per chunk, summed and scanned on the host.
-  const uint64_t num_chunks = kernels::CompareChunkCount(count);
-  VMM_RETURN_IF_ERROR(Annotate(lane_->counts_scratch.Reserve(num_chunks * sizeof(uint32_t)), what));
-  auto* counts_dev = static_cast<uint32_t*>(lane_->counts_scratch.data());
-  VMM_RETURN_IF_ERROR(
-      Annotate(CUDA_CALL(kernels::LaunchCompareCount(wa, wb, count, counts_dev, stream())), what));
-  std::vector<uint32_t> counts(num_chunks);
-  VMM_RETURN_IF_ERROR(
-      Annotate(CUDA_CALL(cudaMemcpyAsync(counts.data(), counts_dev, num_chunks * sizeof(uint32_t),
-                                         cudaMemcpyDeviceToHost, stream())),
-               what));
-  VMM_RETURN_IF_ERROR(Annotate(SyncStream(), what));
-  std::vector<kernels::CompareChunk> picked;  // the chunks holding the first max_report
-  for (uint64_t c = 0; c < num_chunks; ++c) {
-    if (counts[c] == 0) continue;
-    if (out->mismatches < max_report) picked.push_back({c, out->mismatches});
-    out->mismatches += counts[c];
-  }
-  if (picked.empty()) return Status::Ok();
-
-  // Pass 2: the indices of the picked chunks, ascending.
-  const uint64_t reported = std::min<uint64_t>(out->mismatches, max_report);
-  VMM_RETURN_IF_ERROR(
-      Annotate(lane_->chunks_scratch.Reserve(picked.size() * sizeof(kernels::CompareChunk)), what));
-  VMM_RETURN_IF_ERROR(Annotate(lane_->indices_scratch.Reserve(reported * sizeof(uint64_t)), what));
-  auto* chunks_dev = static_cast<kernels::CompareChunk*>(lane_->chunks_scratch.data());
-  auto* indices_dev = static_cast<uint64_t*>(lane_->indices_scratch.data());
-  VMM_RETURN_IF_ERROR(
-      Annotate(CUDA_CALL(cudaMemcpyAsync(chunks_dev, picked.data(),
-                                         picked.size() * sizeof(kernels::CompareChunk),
-                                         cudaMemcpyHostToDevice, stream())),
-               what));
-  const auto num_picked = static_cast<uint32_t>(picked.size());  // <= max_report
-  VMM_RETURN_IF_ERROR(
-      Annotate(CUDA_CALL(kernels::LaunchCompareCollect(wa, wb, count, chunks_dev, num_picked,
-                                                       indices_dev, max_report, stream())),
-               what));
-  out->first_indices.resize(reported);
-  VMM_RETURN_IF_ERROR(Annotate(
-      CUDA_CALL(cudaMemcpyAsync(out->first_indices.data(), indices_dev, reported * sizeof(uint64_t),
-                                cudaMemcpyDeviceToHost, stream())),
-      what));
-  return Annotate(SyncStream(), what);
 }
 
 Status CudaEngine::Synchronize() {

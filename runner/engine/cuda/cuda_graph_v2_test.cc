@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -26,10 +27,21 @@ constexpr uint32_t kN = 128;
 constexpr uint64_t kElems = uint64_t{kN} * kN;
 constexpr uint64_t kBytes = kElems * 4;
 
-// Buffers of one engine: A, A2, B, C, D, X (kBytes each, read_write).
+// Buffers of one engine: A, A2, B, C, D, X (kBytes each, read_write), and two pinned host
+// snapshots (made before any capture: allocating during one is refused) holding the data of
+// Expected(3) (host_x) and Expected(1) (host_a).
 struct Buffers {
   DevicePtr a = 0, a2 = 0, b = 0, c = 0, d = 0, x = 0;
+  SnapshotHandle host_x, host_a;
 };
+
+// A pinned host snapshot holding `data` (its address is a host pointer in this process).
+Status HostSnapshot(Engine& e, const std::vector<float>& data, SnapshotHandle* out) {
+  VMM_RETURN_IF_ERROR(e.AllocSnapshot(data.size() * 4, DataPlace::kHostPinned, out));
+  std::memcpy(reinterpret_cast<void*>(static_cast<uintptr_t>(out->addr)), data.data(),
+              data.size() * 4);
+  return Status::Ok();
+}
 
 Status NewBuffer(Engine& e, DevicePtr* va) {
   const uint64_t size = RoundUp(kBytes, e.info().granularity_recommended);
@@ -46,6 +58,8 @@ Status MakeBuffers(Engine& e, Buffers* b) {
   VMM_RETURN_IF_ERROR(e.Fill(b->a, kElems, 1, nullptr));
   VMM_RETURN_IF_ERROR(e.Fill(b->a2, kElems, 11, nullptr));
   VMM_RETURN_IF_ERROR(e.Fill(b->b, kElems, 2, nullptr));
+  VMM_RETURN_IF_ERROR(HostSnapshot(e, Expected(3, kElems), &b->host_x));
+  VMM_RETURN_IF_ERROR(HostSnapshot(e, Expected(1, kElems), &b->host_a));
   return e.Fill(b->x, kElems, 3, nullptr);
 }
 
@@ -63,10 +77,10 @@ std::vector<float> ReadBack(Engine& e, DevicePtr va) {
     VMM_RETURN_IF_ERROR((engine).NameCapturedNode(name)); \
   } while (0)
 
-// The decode-step DAG of scenarios/graph_dag.yaml, on lanes 0 and 1.
-Status CaptureDag(Engine& e, const Buffers& b, const std::vector<float>& host_x, GraphHandle* g) {
+// The decode-step DAG of scenarios/graph_dag.yaml, on lanes 0 and 1 (X restored from b.host_x).
+Status CaptureDag(Engine& e, const Buffers& b, GraphHandle* g) {
   VMM_RETURN_IF_ERROR(e.BeginCapture());
-  CAPTURED(e, CopyFromHost(b.x, host_x.data(), kBytes, nullptr), "restore X");
+  CAPTURED(e, Copy(DataRef::Device(b.x), DataRef::Of(b.host_x), kBytes, nullptr), "restore X");
   CAPTURED(e, Memset(b.c, kElems, 0, nullptr), "zero C");
   CAPTURED(e, RecordEvent(0), "mark start");
   VMM_RETURN_IF_ERROR(e.ForkLane(0, 1));
@@ -115,8 +129,8 @@ class CudaGraphV2Test : public CudaEngineTest {
 TEST_F(CudaGraphV2Test, CapturedDagRunsAndMatchesTheHostTwin) {
   const std::vector<float> host_x = Expected(3, kElems);
   GraphHandle g, hg;
-  ASSERT_OK(CaptureDag(*engine_, cuda_, host_x, &g));
-  ASSERT_OK(CaptureDag(*host_, twin_, host_x, &hg));
+  ASSERT_OK(CaptureDag(*engine_, cuda_, &g));
+  ASSERT_OK(CaptureDag(*host_, twin_, &hg));
   GraphStructure cs, hs;
   ASSERT_OK(engine_->DescribeGraph(g, &cs));
   ASSERT_OK(host_->DescribeGraph(hg, &hs));
@@ -143,31 +157,60 @@ TEST_F(CudaGraphV2Test, CapturedDagRunsAndMatchesTheHostTwin) {
   EXPECT_EQ(mismatches, 0u) << "C = A·B after the join:" << diff;
 }
 
-// A captured copy from host memory (a host snapshot) must not allocate during the capture in a
-// way the runtime refuses (on the H200, cudaMallocHost there returned error 900 and invalidated
-// the capture): the capture ends, the graph has the memcpy node, and every replay writes the data
-// as it was when captured, even after the host source changed and the buffer was overwritten.
-TEST_F(CudaGraphV2Test, CapturedCopyFromAHostSnapshotReplaysItsData) {
-  std::vector<float> host_x = Expected(5, kElems);
-  const std::vector<float> want = host_x;
-  GraphHandle g;
-  ASSERT_OK(engine_->BeginCapture());
-  ASSERT_OK(engine_->CopyFromHost(cuda_.d, host_x.data(), kBytes, nullptr));
-  ASSERT_OK(engine_->NameCapturedNode("restore D"));
-  ASSERT_OK(engine_->EndCapture(&g));
-  GraphStructure structure;
-  ASSERT_OK(engine_->DescribeGraph(g, &structure));
-  ASSERT_EQ(structure.nodes.size(), 1u);
-  EXPECT_EQ(structure.nodes[0].type, NodeType::kMemcpy);
-  ExecHandle exec;
-  ASSERT_OK(engine_->Instantiate(g, &exec));
-  std::fill(host_x.begin(), host_x.end(), -1.0f);  // the node reads its own copy
-  for (int replay = 0; replay < 2; ++replay) {
-    ASSERT_OK(engine_->Fill(cuda_.d, kElems, 77, nullptr));
-    ASSERT_OK(engine_->Replay(exec, nullptr));
-    uint64_t mismatches = 0;
-    const std::string diff = DescribeMismatches(want, ReadBack(*engine_, cuda_.d), &mismatches);
-    EXPECT_EQ(mismatches, 0u) << "replay " << replay << ":" << diff;
+// Captured copies from snapshots read the snapshot's own memory when the graph runs: a pinned
+// host snapshot and a device snapshot, with nothing allocated during the capture (on the H200 a
+// cudaMallocHost there returned error 900 and invalidated the capture). The capture ends, the
+// memcpy nodes read back as host_to_device and device_to_device as on the host twin, every replay
+// writes what the snapshots hold at that replay, and a pageable host side is refused without
+// invalidating the capture, on both backends.
+TEST_F(CudaGraphV2Test, CapturedCopiesFromHostAndDeviceSnapshotsReplayTheirData) {
+  for (Engine* e : {engine_.get(), host_.get()}) {
+    SCOPED_TRACE(e->info().backend);
+    const Buffers& b = e == engine_.get() ? cuda_ : twin_;
+    SnapshotHandle on_device, pageable;
+    ASSERT_OK(e->AllocSnapshot(kBytes, DataPlace::kDevice, &on_device));
+    ASSERT_OK(e->Copy(DataRef::Of(on_device), DataRef::Device(b.b), kBytes, nullptr));
+    ASSERT_OK(e->AllocSnapshot(kBytes, DataPlace::kHostPageable, &pageable));
+    GraphHandle g;
+    ASSERT_OK(e->BeginCapture());
+    ASSERT_OK(e->Copy(DataRef::Device(b.d), DataRef::Of(b.host_a), kBytes, nullptr));
+    ASSERT_OK(e->NameCapturedNode("restore D"));
+    ASSERT_OK(e->Copy(DataRef::Device(b.c), DataRef::Of(on_device), kBytes, nullptr));
+    ASSERT_OK(e->NameCapturedNode("restore C"));
+    const Status refused = e->Copy(DataRef::Device(b.c), DataRef::Of(pageable), kBytes, nullptr);
+    EXPECT_NE(refused.message().find("CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"), std::string::npos)
+        << refused.message();
+    ASSERT_OK(e->EndCapture(&g));
+    GraphStructure structure;
+    ASSERT_OK(e->DescribeGraph(g, &structure));
+    ASSERT_EQ(structure.nodes.size(), 2u);
+    EXPECT_EQ(structure.nodes[0].type, NodeType::kMemcpy);
+    EXPECT_EQ(structure.nodes[0].detail, "host_to_device");
+    EXPECT_EQ(structure.nodes[1].detail, "device_to_device");
+    ExecHandle exec;
+    ASSERT_OK(e->Instantiate(g, &exec));
+    const std::vector<float> want_b = ReadBack(*e, b.b);
+    for (int replay = 0; replay < 2; ++replay) {
+      // The second replay finds new data in the host snapshot and restores that.
+      const std::vector<float> want_d = Expected(replay == 0 ? 1 : 9, kElems);
+      std::memcpy(reinterpret_cast<void*>(static_cast<uintptr_t>(b.host_a.addr)), want_d.data(),
+                  kBytes);
+      ASSERT_OK(e->Fill(b.d, kElems, 77, nullptr));
+      ASSERT_OK(e->Fill(b.c, kElems, 78, nullptr));
+      ASSERT_OK(e->Replay(exec, nullptr));
+      uint64_t mismatches = 0;
+      std::string diff = DescribeMismatches(want_d, ReadBack(*e, b.d), &mismatches);
+      EXPECT_EQ(mismatches, 0u) << "replay " << replay << ", D from the host snapshot:" << diff;
+      diff = DescribeMismatches(want_b, ReadBack(*e, b.c), &mismatches);
+      EXPECT_EQ(mismatches, 0u) << "replay " << replay << ", C from the device snapshot:" << diff;
+    }
+    const std::vector<float> restore = Expected(1, kElems);  // host_a as the other tests expect
+    std::memcpy(reinterpret_cast<void*>(static_cast<uintptr_t>(b.host_a.addr)), restore.data(),
+                kBytes);
+    ASSERT_OK(e->DestroyExec(exec));
+    ASSERT_OK(e->DestroyGraph(g));
+    ASSERT_OK(e->FreeSnapshot(on_device));
+    ASSERT_OK(e->FreeSnapshot(pageable));
   }
 }
 
@@ -192,7 +235,6 @@ Status UpdateCase(Engine& e, const Buffers& b, const Capture& before, const Capt
 }
 
 TEST_F(CudaGraphV2Test, EveryReachableUpdateResultMatchesTheHostTwin) {
-  const std::vector<float> host_a = Expected(1, kElems);
   struct Case {
     const char* what;
     Capture before, after;
@@ -223,8 +265,9 @@ TEST_F(CudaGraphV2Test, EveryReachableUpdateResultMatchesTheHostTwin) {
     CAPTURED(e, CopyDevice(b.d, b.a, kBytes, nullptr), "copy A to D");
     return Status::Ok();
   };
-  auto copy_host = [&](Engine& e, const Buffers& b) {
-    CAPTURED(e, CopyFromHost(b.d, host_a.data(), kBytes, nullptr), "restore D from the host");
+  auto copy_host = [](Engine& e, const Buffers& b) {
+    CAPTURED(e, Copy(DataRef::Device(b.d), DataRef::Of(b.host_a), kBytes, nullptr),
+             "restore D from the host");
     return Status::Ok();
   };
   auto branches = [](Engine& e, const Buffers& b) {

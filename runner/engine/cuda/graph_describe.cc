@@ -53,19 +53,23 @@ Status KernelNode(const KernelRegistry& registry, cudaGraphNode_t node, GraphNod
 Status MemcpyNode(cudaGraphNode_t node, GraphNodeInfo* info) {
   cudaMemcpy3DParms p = {};
   VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGraphMemcpyNodeGetParams(node, &p)));
-  bool from_host = p.kind == cudaMemcpyHostToDevice;
+  bool from_host = p.kind == cudaMemcpyHostToDevice || p.kind == cudaMemcpyHostToHost;
+  bool to_host = p.kind == cudaMemcpyDeviceToHost || p.kind == cudaMemcpyHostToHost;
   if (p.kind == cudaMemcpyDefault) {  // the runtime may keep the kind the pointers imply
-    cudaPointerAttributes a = {};
-    if (cudaPointerGetAttributes(&a, p.srcPtr.ptr) == cudaSuccess) {
-      from_host = a.type == cudaMemoryTypeHost;
-    } else {
+    auto is_host = [](const void* ptr) {
+      cudaPointerAttributes a = {};
+      if (cudaPointerGetAttributes(&a, ptr) == cudaSuccess) return a.type == cudaMemoryTypeHost;
       (void)cudaGetLastError();
-    }
+      return false;
+    };
+    from_host = is_host(p.srcPtr.ptr);
+    to_host = is_host(p.dstPtr.ptr);
   }
   const uint64_t bytes = uint64_t{p.extent.width} * p.extent.height * p.extent.depth;
-  info->detail = MemcpyDetail(from_host);
+  info->detail = MemcpyDetail(from_host, to_host);
+  // Host memory (a host snapshot) is no device operand.
   if (!from_host) info->operands.push_back({Va(p.srcPtr.ptr), bytes, Access::kRead});
-  info->operands.push_back({Va(p.dstPtr.ptr), bytes, Access::kReadWrite});
+  if (!to_host) info->operands.push_back({Va(p.dstPtr.ptr), bytes, Access::kReadWrite});
   return Status::Ok();
 }
 

@@ -1,6 +1,6 @@
 #include "runner/engine/cuda/runtime_handles.h"
 
-#include <cstring>
+#include <utility>
 
 #include "runner/engine/cuda/cuda_call.h"
 
@@ -11,7 +11,7 @@ void EventTraits::Release(Value raw) noexcept { CUDA_CALL_NOTHROW(cudaEventDestr
 void GraphTraits::Release(Value raw) noexcept { CUDA_CALL_NOTHROW(cudaGraphDestroy(raw)); }
 void GraphExecTraits::Release(Value raw) noexcept { CUDA_CALL_NOTHROW(cudaGraphExecDestroy(raw)); }
 void DeviceMemoryTraits::Release(Value raw) noexcept { CUDA_CALL_NOTHROW(cudaFree(raw)); }
-void PinnedMemoryTraits::Release(Value raw) noexcept { CUDA_CALL_NOTHROW(cudaFreeHost(raw)); }
+void PinnedHostTraits::Release(Value raw) noexcept { CUDA_CALL_NOTHROW(cudaFreeHost(raw)); }
 
 StatusOr<Stream> CreateStream() {
   cudaStream_t stream = nullptr;
@@ -32,29 +32,25 @@ StatusOr<GraphExec> InstantiateGraph(cudaGraph_t graph, unsigned long long flags
   return GraphExec(exec);
 }
 
-StatusOr<PinnedMemory> PinnedCopy(const void* source, size_t bytes) {
+StatusOr<DeviceMemory> AllocDeviceMemory(size_t bytes) {
   void* memory = nullptr;
-  // A capture in this thread (ThreadLocal or Global mode) forbids cudaMallocHost: the runtime
-  // returns cudaErrorStreamCaptureUnsupported and invalidates the capture. The allocation is not
-  // stream work, so it is made in relaxed mode, as the runtime documents for allocations a
-  // library makes during a capture, and the thread's mode is put back right after.
-  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaThreadExchangeStreamCaptureMode(&mode)));
-  const Status allocated = CUDA_CALL(cudaMallocHost(&memory, bytes == 0 ? 1 : bytes));
-  PinnedMemory owned(allocated.ok() ? memory : nullptr);
-  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaThreadExchangeStreamCaptureMode(&mode)));
-  VMM_RETURN_IF_ERROR(allocated);
-  if (bytes != 0) std::memcpy(memory, source, bytes);
-  return owned;
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaMalloc(&memory, bytes)));
+  return DeviceMemory(memory);
+}
+
+StatusOr<PinnedHost> AllocPinnedHost(size_t bytes) {
+  void* memory = nullptr;
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaHostAlloc(&memory, bytes, cudaHostAllocPortable)));
+  return PinnedHost(memory);
 }
 
 Status DeviceBuffer::Reserve(size_t bytes) {
   if (bytes <= size_) return Status::Ok();
   memory_.reset();
   size_ = 0;
-  void* memory = nullptr;
-  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaMalloc(&memory, bytes)));
-  memory_ = UniqueHandle<DeviceMemoryTraits>(memory);
+  StatusOr<DeviceMemory> memory = AllocDeviceMemory(bytes);
+  if (!memory.ok()) return memory.status();
+  memory_ = std::move(memory).value();
   size_ = bytes;
   return Status::Ok();
 }

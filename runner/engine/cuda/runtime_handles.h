@@ -1,12 +1,12 @@
-// Owners of CUDA runtime objects: Stream, Event, Graph, GraphExec (UniqueHandle over the runtime's
-// pointer, runner/base/unique_handle.h) and DeviceBuffer. Factories return StatusOr; destructors
-// are noexcept and log a failed destroy (CUDA_CALL_NOTHROW).
+// Owners of CUDA runtime objects: Stream, Event, Graph, GraphExec, DeviceMemory, PinnedHost
+// (UniqueHandle over the runtime's pointer, runner/base/unique_handle.h) and DeviceBuffer.
+// Factories return StatusOr; destructors are noexcept and log a failed destroy (CUDA_CALL_NOTHROW).
 //
 // Lifetime rules the owners must respect:
 //   - Destroy a Stream only after its work finished and no capture is in progress on it.
 //   - A GraphExec does not depend on the Graph it was instantiated from (either may go first);
 //     destroying an exec that is still running is allowed (CUDA frees it when it completes).
-//   - cudaFree (DeviceBuffer) synchronizes the device.
+//   - cudaFree (DeviceMemory, DeviceBuffer) and cudaFreeHost synchronize the device.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -38,12 +38,12 @@ struct GraphExecTraits {
   static constexpr Value kNull = nullptr;
   static void Release(Value raw) noexcept;
 };
-struct PinnedMemoryTraits {
+struct DeviceMemoryTraits {
   using Value = void*;
   static constexpr Value kNull = nullptr;
   static void Release(Value raw) noexcept;
 };
-struct DeviceMemoryTraits {
+struct PinnedHostTraits {  // cudaHostAlloc / cudaFreeHost
   using Value = void*;
   static constexpr Value kNull = nullptr;
   static void Release(Value raw) noexcept;
@@ -53,8 +53,8 @@ using Stream = UniqueHandle<StreamTraits>;
 using Event = UniqueHandle<EventTraits>;
 using Graph = UniqueHandle<GraphTraits>;
 using GraphExec = UniqueHandle<GraphExecTraits>;
-// Page-locked host memory (cudaMallocHost / cudaFreeHost).
-using PinnedMemory = UniqueHandle<PinnedMemoryTraits>;
+using DeviceMemory = UniqueHandle<DeviceMemoryTraits>;
+using PinnedHost = UniqueHandle<PinnedHostTraits>;
 
 // A non-blocking stream: it never synchronizes implicitly with the legacy default stream.
 StatusOr<Stream> CreateStream();
@@ -62,10 +62,10 @@ StatusOr<Stream> CreateStream();
 StatusOr<Event> CreateEvent(bool timing = true);
 // cudaGraphInstantiateWithFlags(&exec, graph, flags).
 StatusOr<GraphExec> InstantiateGraph(cudaGraph_t graph, unsigned long long flags = 0);
-// `bytes` of page-locked host memory holding a copy of `source`. Safe during a stream capture on
-// this thread: the allocation is made in relaxed capture mode (it is not stream work, and a
-// forbidden call would invalidate the capture).
-StatusOr<PinnedMemory> PinnedCopy(const void* source, size_t bytes);
+// cudaMalloc(bytes).
+StatusOr<DeviceMemory> AllocDeviceMemory(size_t bytes);
+// cudaHostAlloc(bytes, cudaHostAllocPortable): page-locked host memory, DMA at full PCIe speed.
+StatusOr<PinnedHost> AllocPinnedHost(size_t bytes);
 
 // Scratch device memory (cudaMalloc) that only grows.
 class DeviceBuffer {
@@ -77,7 +77,7 @@ class DeviceBuffer {
   size_t size() const { return size_; }
 
  private:
-  UniqueHandle<DeviceMemoryTraits> memory_;
+  DeviceMemory memory_;
   size_t size_ = 0;
 };
 

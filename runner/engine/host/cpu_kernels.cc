@@ -79,20 +79,4 @@ uint64_t ChecksumWords(const void* words, uint64_t count) {
   return sum;
 }
 
-CompareResult CompareWords(const void* a, const void* b, uint64_t count, uint32_t max_report) {
-  const auto* pa = static_cast<const unsigned char*>(a);
-  const auto* pb = static_cast<const unsigned char*>(b);
-  CompareResult result;
-  for (uint64_t i = 0; i < count; ++i) {
-    uint32_t wa, wb;
-    std::memcpy(&wa, pa + i * 4, 4);
-    std::memcpy(&wb, pb + i * 4, 4);
-    if (wa != wb) {
-      if (result.first_indices.size() < max_report) result.first_indices.push_back(i);
-      ++result.mismatches;
-    }
-  }
-  return result;
-}
-
 }  // namespace vmm::host

@@ -23,7 +23,4 @@ void MatmulF32(const float* a, const float* b, float* c, uint32_t m, uint32_t n,
 // The datagen buffer hash: wrapping sum of datagen::HashWord(word[i], i) over `count` 32-bit words.
 uint64_t ChecksumWords(const void* words, uint64_t count);
 
-// Bitwise comparison of `count` 32-bit words; keeps the first `max_report` mismatching indices.
-CompareResult CompareWords(const void* a, const void* b, uint64_t count, uint32_t max_report);
-
 }  // namespace vmm::host

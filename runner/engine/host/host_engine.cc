@@ -15,6 +15,7 @@
 #include "runner/engine/capability_probe.h"
 #include "runner/engine/host/address_space.h"
 #include "runner/engine/host/cpu_kernels.h"
+#include "runner/engine/host/host_data.h"
 #include "runner/engine/host/host_engine_impl.h"
 #include "runner/engine/host/host_vmm.h"
 
@@ -23,7 +24,6 @@ namespace host {
 namespace {
 
 constexpr const char* kChecksumKernel = "vmm_checksum_u32";
-constexpr const char* kCompareKernel = "vmm_compare_count_u32";
 
 // "host CPU (<model name>)", or the machine name where /proc/cpuinfo has no model name.
 std::string CpuName(const struct utsname& uts) {
@@ -139,24 +139,18 @@ Status HostEngine::CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTi
   return Launch(MakeCopyNode(dst, src, bytes), timing);
 }
 
-Status HostEngine::CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) {
-  const char* fn = "cuMemcpyHtoD";
-  if (timing != nullptr) timing->gpu_us = -1;
-  if (src == nullptr && bytes != 0) return CudaError(fn, kInvalidValue, "the source is null");
-  if (capturing_) {
-    // A memcpy node from host memory: the node keeps its own copy of the source (the CUDA
-    // backend stages it in pinned memory), so the graph restores the data as it was now.
-    const auto* from = static_cast<const uint8_t*>(src);
-    return Launch(
-        MakeHostCopyNode(dst, std::make_shared<const std::vector<uint8_t>>(from, from + bytes)),
-        nullptr);
+Status HostEngine::Copy(DataRef dst, DataRef src, uint64_t bytes, OpTiming* timing) {
+  if (capturing_ &&
+      (dst.place == DataPlace::kHostPageable || src.place == DataPlace::kHostPageable)) {
+    // The runtime refuses a memcpy node over pageable memory (and would invalidate the capture);
+    // both backends refuse it before the call.
+    if (timing != nullptr) timing->gpu_us = -1;
+    return CudaError("cudaMemcpyAsync", "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
+                     "a captured copy cannot use pageable host memory; keep the snapshot pinned "
+                     "or on the device");
   }
-  VMM_RETURN_IF_ERROR(
-      space_.CheckAccess(fn, kInvalidValue, "dst", dst, bytes, Access::kReadWrite, current_));
-  Stopwatch watch;
-  if (bytes != 0) std::memcpy(Ptr<void>(dst), src, bytes);
-  if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
-  return Status::Ok();
+  // One node when capturing (it reads and writes the places when its graph runs), else run now.
+  return Launch(MakeDataCopyNode(dst, src, bytes), timing);
 }
 
 Status HostEngine::HostFunction(OpTiming* timing) {
@@ -167,29 +161,42 @@ Status HostEngine::CopyToHost(DevicePtr src, uint64_t bytes, void* dst) {
   const char* fn = "cuMemcpyDtoH";
   VMM_RETURN_IF_ERROR(SyncPoint(fn));
   if (dst == nullptr && bytes != 0) return CudaError(fn, kInvalidValue, "the destination is null");
-  VMM_RETURN_IF_ERROR(
-      space_.CheckAccess(fn, kInvalidValue, "src", src, bytes, Access::kRead, current_));
+  VMM_RETURN_IF_ERROR(data_.CheckRef(fn, kInvalidValue, "src", DataRef::Device(src), bytes,
+                                     Access::kRead, current_));
   if (bytes != 0) std::memcpy(dst, Ptr<const void>(src), bytes);
   return Status::Ok();
 }
 
 Status HostEngine::Checksum(DevicePtr src, uint64_t count, uint64_t* hash) {
   VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
-  VMM_RETURN_IF_ERROR(space_.CheckAccess(kChecksumKernel, kIllegalAddress, "src", src,
-                                         Bytes4(count), Access::kRead, current_));
+  VMM_RETURN_IF_ERROR(data_.CheckRef(kChecksumKernel, kIllegalAddress, "src", DataRef::Device(src),
+                                     Bytes4(count), Access::kRead, current_));
   *hash = ChecksumWords(Ptr<const void>(src), count);
   return Status::Ok();
 }
 
-Status HostEngine::Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
-                           CompareResult* out) {
+// --- Data plane (host_data.h) ---
+Status HostEngine::AllocSnapshot(uint64_t bytes, DataPlace place, SnapshotHandle* out) {
+  return data_.AllocSnapshot(bytes, place, out);
+}
+Status HostEngine::FreeSnapshot(const SnapshotHandle& snapshot) {
   VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
-  for (auto [operand, va] : {std::pair{"a", a}, std::pair{"b", b}}) {
-    VMM_RETURN_IF_ERROR(space_.CheckAccess(kCompareKernel, kIllegalAddress, operand, va,
-                                           Bytes4(count), Access::kRead, current_));
-  }
-  *out = CompareWords(Ptr<const void>(a), Ptr<const void>(b), count, max_report);
-  return Status::Ok();
+  return data_.FreeSnapshot(snapshot);
+}
+Status HostEngine::CompareData(DevicePtr a, DataRef b, uint64_t count,
+                               const CompareOptions& options, DataCompareResult* out) {
+  VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
+  return data_.CompareData(a, b, count, options, current_, out);
+}
+Status HostEngine::CompareValue(DevicePtr a, uint32_t pattern, uint64_t count, uint32_t max_report,
+                                DataCompareResult* out) {
+  VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
+  return data_.CompareValue(a, pattern, count, max_report, current_, out);
+}
+Status HostEngine::CheckMatmul(const MatmulArgs& args, uint32_t max_report,
+                               MatmulCheckResult* out) {
+  VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
+  return data_.CheckMatmul(args, max_report, current_, out);
 }
 
 Status HostEngine::Synchronize() { return SyncPoint("cuStreamSynchronize"); }
@@ -257,22 +264,9 @@ Status HostEngine::Run(const GraphNode& node, const Exec* exec) {
                                              Bytes4(node.count), Access::kReadWrite, device));
       std::fill_n(Ptr<uint32_t>(node.dst), node.count, node.pattern);
       return Status::Ok();
-    case NodeType::kMemcpy: {
-      const char* fn = node.host_source != nullptr ? "cuMemcpyHtoDAsync" : "cuMemcpyDtoDAsync";
-      if (node.host_source == nullptr) {
-        VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kInvalidValue, "src", node.src, node.count,
-                                               Access::kRead, device));
-      }
-      VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kInvalidValue, "dst", node.dst, node.count,
-                                             Access::kReadWrite, device));
-      if (node.count == 0) return Status::Ok();
-      if (node.host_source != nullptr) {
-        std::memcpy(Ptr<void>(node.dst), node.host_source->data(), node.count);
-      } else {
-        std::memmove(Ptr<void>(node.dst), Ptr<const void>(node.src), node.count);
-      }
-      return Status::Ok();
-    }
+    case NodeType::kMemcpy:  // device memory, device snapshots and host snapshots alike
+      return data_.Copy(DataRef{node.dst, node.dst_place}, DataRef{node.src, node.src_place},
+                        node.count, nullptr, device);
     case NodeType::kHost:
       ++host_calls_;
       return Status::Ok();

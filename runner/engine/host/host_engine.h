@@ -16,22 +16,26 @@
 //
 // Every driver rule is enforced (address_space.h lists them, with what an H200 driver returned) and
 // reported as a Code::kRuntime Status in the CUDA backend's words,
-// "<driver function>: <CUDA error name>: <reason>". Every kernel, CopyToHost, Checksum and Compare
-// first proves that each byte it touches is mapped with enough access (writes need read_write)
-// instead of faulting: a kernel reports "<kernel>: CUDA_ERROR_ILLEGAL_ADDRESS: ..." (the device
-// fault; kernels vmm_fill_f32, vmm_matmul_f32, vmm_checksum_u32 for Checksum,
-// vmm_compare_count_u32 for Compare; "cuGraphLaunch: node <i>: " in front during a replay), and
-// CopyToHost reports "cuMemcpyDtoH: CUDA_ERROR_INVALID_VALUE: ..." (the driver refuses such a copy
-// when it is enqueued). Graph calls are named cuStreamBeginCapture, cuStreamEndCapture,
-// cuGraphInstantiate, cuGraphLaunch, cuGraphExecUpdate, cuGraphGetNodes, cuGraphDestroy and
-// cuGraphExecDestroy.
+// "<driver function>: <CUDA error name>: <reason>". Every kernel, copy, Checksum and data check
+// first proves that each byte it touches is mapped with enough access (writes need read_write), or
+// lies in a snapshot of the right place, instead of faulting: a kernel reports
+// "<kernel>: CUDA_ERROR_ILLEGAL_ADDRESS: ..." (the device fault; kernels vmm_fill_f32,
+// vmm_matmul_f32, vmm_checksum_u32 for Checksum, vmm_compare_count for CompareData,
+// vmm_value_count for CompareValue, vmm_matmul_check for CheckMatmul; "cuGraphLaunch: node <i>: "
+// in front during a replay), and a copy reports "cuMemcpy...: CUDA_ERROR_INVALID_VALUE: ..." (the
+// driver refuses such a copy when it is enqueued). Graph calls are named cuStreamBeginCapture,
+// cuStreamEndCapture, cuGraphInstantiate, cuGraphLaunch, cuGraphExecUpdate, cuGraphGetNodes,
+// cuGraphDestroy and cuGraphExecDestroy.
+//
+// Snapshots and data checks are host_data.h's: snapshots of every place are anonymous host memory
+// the engine owns, and checks run in place (the plain C++ reference of the device kernels).
 //
 // Kernels run synchronously on the calling thread, so the engine's in-order stream is always
 // drained: OpTiming::gpu_us is the wall time of the CPU kernel itself (of all nodes, for Replay),
 // Synchronize has nothing to wait for, and Unmap/Release report SyncNote{waited = false}.
-// While capturing, calls that would synchronize the stream (Replay, CopyToHost, Checksum, Compare,
-// Synchronize) fail with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the capture, as
-// they do under cudaStreamCaptureModeGlobal; EndCapture then fails with
+// While capturing, calls that would synchronize the stream (Replay, CopyToHost, Checksum, the
+// data checks, Synchronize) fail with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the
+// capture, as they do under cudaStreamCaptureModeGlobal; EndCapture then fails with
 // CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and ends the capture.
 //
 // Devices: the twin emulates options.device_count devices (address_space.h says how memory and

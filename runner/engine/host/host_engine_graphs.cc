@@ -160,7 +160,7 @@ Status HostEngine::InstantiateWith(GraphHandle graph, const InstantiateOptions& 
   }
   if (options.device_launch) {
     for (const GraphNode& node : g->nodes) {
-      if (!DeviceLaunchable(node.type) || node.host_source != nullptr) {
+      if (!DeviceLaunchable(node.type) || node.HostCopy()) {
         return CudaError(fn, kInvalidValue,
                          "node '" + node.name + "' cannot be in a graph for device launch");
       }
@@ -250,8 +250,8 @@ Status HostEngine::SetNodeParams(ExecHandle exec, const std::string& name,
       next = MakeMemsetNode(params.dst, params.count, params.pattern);
       break;
     case NodeParams::Kind::kCopy:
-      if (node.host_source != nullptr) {
-        return CudaError(fn, kInvalidValue, "node '" + name + "' copies from host memory");
+      if (node.HostCopy()) {
+        return CudaError(fn, kInvalidValue, "node '" + name + "' copies host memory");
       }
       next = MakeCopyNode(params.dst, params.src, params.count);
       break;

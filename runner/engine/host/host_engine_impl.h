@@ -13,6 +13,7 @@
 #include "runner/base/status.h"
 #include "runner/engine/engine.h"
 #include "runner/engine/host/address_space.h"
+#include "runner/engine/host/host_data.h"
 #include "runner/engine/host/host_graph.h"
 #include "runner/engine/host/host_graph_memory.h"
 
@@ -34,8 +35,8 @@ class HostEngine final : public Engine {
  public:
   // Emulates `device_count` devices; `device` is the engine's own (host_engine.h).
   HostEngine(uint64_t granularity, int device_count, int device);
-  // Members go in reverse order of declaration: execs, graphs, the graph memory pool, then the
-  // address space (mappings, handles, reservations, each newest first).
+  // Members go in reverse order of declaration: execs, graphs, the graph memory pool, snapshots,
+  // then the address space (mappings, handles, reservations, each newest first).
   ~HostEngine() override = default;
 
   const DeviceInfo& info() const override { return info_; }
@@ -58,7 +59,7 @@ class HostEngine final : public Engine {
   Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
   Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override;
   Status CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) override;
-  Status CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) override;
+  Status Copy(DataRef dst, DataRef src, uint64_t bytes, OpTiming* timing) override;
   Status HostFunction(OpTiming* timing) override;
   uint64_t host_calls() const override { return host_calls_; }
 
@@ -88,8 +89,13 @@ class HostEngine final : public Engine {
 
   Status CopyToHost(DevicePtr src, uint64_t bytes, void* dst) override;
   Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash) override;
-  Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
-                 CompareResult* out) override;
+  Status AllocSnapshot(uint64_t bytes, DataPlace place, SnapshotHandle* out) override;
+  Status FreeSnapshot(const SnapshotHandle& snapshot) override;
+  Status CompareData(DevicePtr a, DataRef b, uint64_t count, const CompareOptions& options,
+                     DataCompareResult* out) override;
+  Status CompareValue(DevicePtr a, uint32_t pattern, uint64_t count, uint32_t max_report,
+                      DataCompareResult* out) override;
+  Status CheckMatmul(const MatmulArgs& args, uint32_t max_report, MatmulCheckResult* out) override;
   Status Synchronize() override;
 
   Status MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) override;
@@ -131,6 +137,7 @@ class HostEngine final : public Engine {
   IdSource ids_;
   DeviceInfo info_;
   AddressSpace space_;
+  HostDataPlane data_{&space_, &ids_};  // snapshots go before the address space
   GraphMemoryPool pool_;
   bool capturing_ = false;
   std::string invalidated_by_;  // the call that invalidated the current capture, if any

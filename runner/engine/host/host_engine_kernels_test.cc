@@ -58,9 +58,11 @@ TEST_F(HostKernelsTest, EmptyLaunchesAndDegenerateShapes) {
   EXPECT_EQ(engine_->CopyToHost(c, 4, nullptr).message(),
             "cuMemcpyDtoH: CUDA_ERROR_INVALID_VALUE: the destination is null");
   EXPECT_TRUE(engine_->CopyToHost(c, 0, nullptr).ok());
-  CompareResult cmp{7, {1}};
-  ASSERT_TRUE(engine_->Compare(c, c, 0, 4, &cmp).ok());
+  DataCompareResult cmp{7, {{1, 2, 3}}, 5, 6};
+  ASSERT_TRUE(engine_->CompareData(c, DataRef::Device(c), 0, {}, &cmp).ok());
   EXPECT_EQ(cmp.mismatches, 0u);
+  EXPECT_TRUE(cmp.first.empty());
+  EXPECT_EQ(cmp.hash, 0u);
 }
 
 TEST_F(HostKernelsTest, MatmulThroughTheEngineMatchesTheCpuKernel) {
@@ -99,8 +101,10 @@ TEST_F(HostKernelsTest, ReuseDemo) {
     ASSERT_TRUE(engine_->Fill(va, count, 3 + i, nullptr).ok());
   }
   ASSERT_TRUE(engine_->Matmul({a, b, c, 256, 256, 256}, nullptr).ok());
-  CompareResult cmp;
-  ASSERT_TRUE(engine_->Compare(c, first, count, 4, &cmp).ok());
+  DataCompareResult cmp;
+  CompareOptions options;
+  options.max_report = 4;
+  ASSERT_TRUE(engine_->CompareData(c, DataRef::Device(first), count, options, &cmp).ok());
   EXPECT_GT(cmp.mismatches, count / 2);  // new inputs, new product
   std::vector<float> ha = Read(a, count), hb = Read(b, count), want(count);
   EXPECT_EQ(ha[0], datagen::FillValue(3, 0));

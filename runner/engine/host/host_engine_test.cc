@@ -164,10 +164,13 @@ TEST_F(HostEngineTest, AccessIsEnforcedPerMapping) {
   EXPECT_EQ(Msg(engine_->Checksum(va, 2 * kG / 4, &hash)),
             "vmm_checksum_u32: CUDA_ERROR_ILLEGAL_ADDRESS: read of 'src' [" + Hex(va) +
                 ", +0x20000) touches " + Hex(va + kG) + " with access 'none' (needs 'read')");
-  CompareResult cmp;
-  EXPECT_EQ(Msg(engine_->Compare(va, va + 2 * kG, 4, 4, &cmp)),
-            "vmm_compare_count_u32: CUDA_ERROR_ILLEGAL_ADDRESS: read of 'b' [" + Hex(va + 2 * kG) +
+  DataCompareResult cmp;
+  EXPECT_EQ(Msg(engine_->CompareData(va, DataRef::Device(va + 2 * kG), 4, {}, &cmp)),
+            "vmm_compare_count: CUDA_ERROR_ILLEGAL_ADDRESS: read of 'b' [" + Hex(va + 2 * kG) +
                 ", +0x10) touches the unmapped address " + Hex(va + 2 * kG));
+  EXPECT_EQ(Msg(engine_->CompareValue(va + kG, 0, 4, 4, &cmp)),
+            "vmm_value_count: CUDA_ERROR_ILLEGAL_ADDRESS: read of 'a' [" + Hex(va + kG) +
+                ", +0x10) touches " + Hex(va + kG) + " with access 'none' (needs 'read')");
   ASSERT_TRUE(engine_->SetAccess(va + kG, kG, Access::kRead).ok());
   EXPECT_TRUE(engine_->Checksum(va, 2 * kG / 4, &hash).ok());  // read-only suffices to read
 }
@@ -269,11 +272,11 @@ TEST_F(HostEngineTest, OneHandleMappedTwiceSharesItsMemory) {
     ASSERT_TRUE(engine_->SetAccess(va, kG, Access::kReadWrite).ok());
   }
   ASSERT_TRUE(engine_->Fill(a, kG / 4, 3, nullptr).ok());
-  CompareResult cmp{1, {}};
-  ASSERT_TRUE(engine_->Compare(a, b, kG / 4, 8, &cmp).ok());
+  DataCompareResult cmp{1, {}, 0, 0};
+  ASSERT_TRUE(engine_->CompareData(a, DataRef::Device(b), kG / 4, {}, &cmp).ok());
   EXPECT_EQ(cmp.mismatches, 0u);
   ASSERT_TRUE(engine_->Fill(b, 1, 4, nullptr).ok());
-  ASSERT_TRUE(engine_->Compare(a, b, kG / 4, 8, &cmp).ok());
+  ASSERT_TRUE(engine_->CompareData(a, DataRef::Device(b), kG / 4, {}, &cmp).ok());
   EXPECT_EQ(cmp.mismatches, 0u);  // a write through b shows through a
 }
 

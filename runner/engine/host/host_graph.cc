@@ -41,11 +41,10 @@ GraphNode MakeCopyNode(DevicePtr dst, DevicePtr src, uint64_t bytes) {
   return node;
 }
 
-GraphNode MakeHostCopyNode(DevicePtr dst, std::shared_ptr<const std::vector<uint8_t>> source) {
-  GraphNode node = MakeNode(NodeType::kMemcpy);
-  node.dst = dst;
-  node.count = source->size();
-  node.host_source = std::move(source);
+GraphNode MakeDataCopyNode(DataRef dst, DataRef src, uint64_t bytes) {
+  GraphNode node = MakeCopyNode(dst.addr, src.addr, bytes);
+  node.dst_place = dst.place;
+  node.src_place = src.place;
   return node;
 }
 
@@ -97,10 +96,12 @@ GraphStructure HostGraph::Describe() const {
         info.operands = {{node.dst, node.count * 4, Access::kReadWrite}};
         break;
       case NodeType::kMemcpy:
-        info.detail = MemcpyDetail(node.host_source != nullptr);
-        if (node.host_source == nullptr)
+        info.detail = MemcpyDetail(IsHostPlace(node.src_place), IsHostPlace(node.dst_place));
+        // Host memory (a host snapshot) is no device operand.
+        if (!IsHostPlace(node.src_place))
           info.operands.push_back({node.src, node.count, Access::kRead});
-        info.operands.push_back({node.dst, node.count, Access::kReadWrite});
+        if (!IsHostPlace(node.dst_place))
+          info.operands.push_back({node.dst, node.count, Access::kReadWrite});
         break;
       case NodeType::kEventRecord:
       case NodeType::kEventWait:

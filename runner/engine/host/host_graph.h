@@ -46,12 +46,14 @@ struct GraphNode {
   FillArgs fill;      // kind == kFill
   MatmulArgs matmul;  // kind == kMatmul
   KernelNodeParams params;
-  // kMemset: `count` words at dst set to `pattern`. kMemcpy: `count` bytes from src (device) or
-  // from host_source (host memory the node keeps: a copy of the snapshot at capture) to dst.
+  // kMemset: `count` words at dst set to `pattern`. kMemcpy: `count` bytes from src to dst; a side
+  // whose place is a host one is a host snapshot's memory, read or written when the node runs (as
+  // a memcpy node over pinned host memory is; the node holds no copy of it).
   DevicePtr dst = 0, src = 0;
+  DataPlace src_place = DataPlace::kDevice, dst_place = DataPlace::kDevice;
   uint64_t count = 0;
   uint32_t pattern = 0;
-  std::shared_ptr<const std::vector<uint8_t>> host_source;
+  bool HostCopy() const { return IsHostPlace(src_place) || IsHostPlace(dst_place); }
   int event = -1;  // kEventRecord, kEventWait
   // kMemAlloc: the allocation at ptr of `count` bytes; kMemFree: the allocation at ptr.
   DevicePtr ptr = 0;
@@ -62,7 +64,8 @@ GraphNode MakeFillNode(DevicePtr dst, uint64_t count, uint64_t seed);
 GraphNode MakeMatmulNode(const MatmulArgs& args);
 GraphNode MakeMemsetNode(DevicePtr dst, uint64_t count, uint32_t pattern);
 GraphNode MakeCopyNode(DevicePtr dst, DevicePtr src, uint64_t bytes);
-GraphNode MakeHostCopyNode(DevicePtr dst, std::shared_ptr<const std::vector<uint8_t>> source);
+// A memcpy node between any two places (a host side is a host snapshot's memory).
+GraphNode MakeDataCopyNode(DataRef dst, DataRef src, uint64_t bytes);
 GraphNode MakeNode(NodeType type);  // host, event, memory and child graph nodes: set the rest
 
 // A captured graph, and (with the same shape) an executable graph: Instantiate copies the nodes,

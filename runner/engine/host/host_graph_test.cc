@@ -20,7 +20,7 @@ using host::MakeMatmulNode;
 TEST(HostGraph, KernelArgumentsArePackedLikeTheCudaAbi) {
   GraphNode mm = MakeMatmulNode({0x1122334455667788, 0x10, 0x20, 0x01020304, 5, 6});
   EXPECT_EQ(mm.params.function, "vmm_matmul_f32");
-  EXPECT_EQ(mm.params.grid, (std::array<uint32_t, 3>{1, (0x01020304 + 63) / 64, 1}));
+  EXPECT_EQ(mm.params.grid, (std::array<uint32_t, 3>{1, (0x01020304 + 127) / 128, 1}));
   EXPECT_EQ(mm.params.block, (std::array<uint32_t, 3>{256, 1, 1}));
   EXPECT_EQ(
       mm.params.arg_bytes,

@@ -82,8 +82,8 @@ Refusal CheckNode(const GraphNode& e, const GraphNode& g) {
   } else if (IsMemoryNode(g.type)) {
     r.code = UpdateCode::kErrorNotSupported;
   } else if (g.type == NodeType::kMemcpy &&
-             (e.host_source != nullptr) != (g.host_source != nullptr)) {
-    r.code = UpdateCode::kErrorParametersChanged;  // the source's memory type changed
+             (e.src_place != g.src_place || e.dst_place != g.dst_place)) {
+    r.code = UpdateCode::kErrorParametersChanged;  // a side's memory type changed
   } else if (g.type == NodeType::kGraph) {
     std::vector<int> inner;
     r = CheckGraph(*e.child, *g.child, &inner);

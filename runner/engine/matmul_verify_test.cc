@@ -1,4 +1,4 @@
-#include "runner/exec/matmul_check.h"
+#include "runner/engine/matmul_verify.h"
 
 #include <gtest/gtest.h>
 
@@ -31,14 +31,15 @@ Problem MakeProblem(uint32_t m, uint32_t n, uint32_t k) {
   return p;
 }
 
-MatmulVerification Verify(const Problem& p, uint64_t limit = kFullReferenceLimit) {
+MatmulCheckResult Verify(const Problem& p, uint64_t limit = kFullReferenceLimit) {
   return VerifyMatmul(p.a.data(), p.b.data(), p.c.data(), p.m, p.n, p.k, 4, limit);
 }
 
 TEST(VerifyMatmul, CorrectProductPassesEveryElement) {
   Problem p = MakeProblem(37, 53, 29);
-  MatmulVerification v = Verify(p);
-  EXPECT_EQ(v.method, "fp64 reference");
+  MatmulCheckResult v = Verify(p);
+  EXPECT_FALSE(v.freivalds);
+  EXPECT_STREQ(v.method(), "fp64 reference");
   EXPECT_EQ(v.elements, 37u * 53u);
   EXPECT_EQ(v.mismatches, 0u);
   EXPECT_LE(v.max_error_ratio, 1.0);
@@ -49,12 +50,13 @@ TEST(VerifyMatmul, ReportsPerturbedElementsWithIndexWantGot) {
   Problem p = MakeProblem(16, 16, 16);
   p.c[5] += 0.01f;
   p.c[200] = -p.c[200] + 1.0f;
-  MatmulVerification v = Verify(p);
+  MatmulCheckResult v = Verify(p);
   EXPECT_EQ(v.mismatches, 2u);
   ASSERT_EQ(v.first.size(), 2u);
   EXPECT_EQ(v.first[0].index, 5u);
   EXPECT_EQ(v.first[1].index, 200u);
-  EXPECT_NE(v.first[0].want, v.first[0].got);
+  EXPECT_NE(v.first[0].want, static_cast<double>(v.first[0].got));
+  EXPECT_EQ(v.first[0].got, p.c[5]);
 }
 
 TEST(VerifyMatmul, NanIsAMismatch) {
@@ -71,14 +73,17 @@ TEST(VerifyMatmul, OneUlpOffIsWithinTheBound) {
 
 TEST(VerifyMatmul, FreivaldsPassesCorrectAndCatchesWrongRows) {
   Problem p = MakeProblem(64, 48, 40);
-  MatmulVerification ok = Verify(p, 0);
-  EXPECT_EQ(ok.method, "freivalds");
+  MatmulCheckResult ok = Verify(p, 0);
+  EXPECT_STREQ(ok.method(), "freivalds");
+  EXPECT_EQ(ok.rows_recomputed, 0u);
   EXPECT_EQ(ok.mismatches, 0u);
   p.c[10 * 48 + 7] += 0.5f;
-  MatmulVerification bad = Verify(p, 0);
+  MatmulCheckResult bad = Verify(p, 0);
   EXPECT_EQ(bad.mismatches, 1u);
   ASSERT_EQ(bad.first.size(), 1u);
   EXPECT_EQ(bad.first[0].index, 10u * 48u + 7u);
+  EXPECT_EQ(bad.rows_recomputed, 1u);
+  EXPECT_EQ(bad.first[0].got, p.c[10 * 48 + 7]);
 }
 
 }  // namespace

@@ -1,0 +1,270 @@
+// GPU tests of the data plane (binary vmm_gpu_tests, ctest label "gpu"): the device check kernels
+// against the host backend's plain C++ (runner/engine/host/cpu_checks.h) and the host matmul
+// oracle (runner/engine/matmul_verify.h) on correct and on deliberately corrupted data, and the
+// snapshot storage and copies in every direction. Every verdict, count, index, want, got and hash
+// must be identical on both sides.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kernels/datagen.h"
+#include "runner/engine/cuda/cuda_test_util.h"
+#include "runner/engine/engine.h"
+#include "runner/engine/host/cpu_checks.h"
+#include "runner/engine/matmul_verify.h"
+
+namespace vmm::testing_cuda {
+namespace {
+
+void Poke(DevicePtr va, uint64_t index, uint32_t word) {
+  ASSERT_EQ(cudaMemcpy(reinterpret_cast<void*>(va + index * 4), &word, 4, cudaMemcpyHostToDevice),
+            cudaSuccess);
+}
+
+uint32_t Peek(DevicePtr va, uint64_t index) {
+  uint32_t word = 0;
+  EXPECT_EQ(
+      cudaMemcpy(&word, reinterpret_cast<const void*>(va + index * 4), 4, cudaMemcpyDeviceToHost),
+      cudaSuccess);
+  return word;
+}
+
+std::vector<uint32_t> Words(const std::vector<float>& v) {
+  std::vector<uint32_t> w(v.size());
+  std::memcpy(w.data(), v.data(), v.size() * 4);
+  return w;
+}
+
+void ExpectSameComparison(const DataCompareResult& device, const DataCompareResult& host,
+                          const std::string& what) {
+  EXPECT_EQ(device.mismatches, host.mismatches) << what;
+  EXPECT_EQ(device.first, host.first) << what;
+  EXPECT_EQ(device.hash, host.hash) << what;
+  EXPECT_EQ(device.other_hash, host.other_hash) << what;
+}
+
+class CudaDataTest : public CudaEngineTest {};
+
+// Planted mismatches (first and last word, chunk borders, a dense run, the unaligned tail) are
+// found in order with the words on both sides, at every report size, aligned or not.
+TEST_F(CudaDataTest, CompareMatchesTheHostReference) {
+  const uint64_t count = 3000005;  // not a multiple of the 4096-word chunk
+  DevicePtr a = 0, b = 0;
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(count * 4 + 16, &a));
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(count * 4 + 16, &b));
+  ASSERT_OK(engine_->Fill(a, count + 4, 5, nullptr));
+  ASSERT_OK(engine_->Fill(b, count + 4, 5, nullptr));
+  std::vector<uint64_t> planted = {0, count - 1, 5, 4095, 4096, 100000, 2999999};
+  for (uint64_t i = 200000; i < 200100; ++i) planted.push_back(i);  // a dense run in one chunk
+  ASSERT_OK(engine_->Synchronize());
+  for (uint64_t i : planted) ASSERT_NO_FATAL_FAILURE(Poke(b, i, Peek(b, i) ^ 0x80000000u));
+  for (uint64_t offset : {uint64_t{0}, uint64_t{1}}) {  // 1: 4-byte aligned only (scalar path)
+    const DevicePtr pa = a + offset * 4, pb = b + offset * 4;
+    const std::vector<uint32_t> ha = Words(Read(pa, count)), hb = Words(Read(pb, count));
+    for (uint32_t max_report : {0u, 4u, 64u, 1000u}) {
+      for (bool known : {false, true}) {
+        CompareOptions options;
+        options.max_report = max_report;
+        options.other_hash_known = known;
+        options.other_hash =
+            known ? host::CompareWordsRef(hb.data(), hb.data(), count, {}).hash : 0;
+        DataCompareResult device;
+        ASSERT_OK(engine_->CompareData(pa, DataRef::Device(pb), count, options, &device));
+        const DataCompareResult host = host::CompareWordsRef(ha.data(), hb.data(), count, options);
+        ExpectSameComparison(device, host,
+                             "offset " + std::to_string(offset) + ", max_report " +
+                                 std::to_string(max_report) + (known ? ", hash known" : ""));
+      }
+    }
+  }
+}
+
+TEST_F(CudaDataTest, ValueCheckMatchesTheHostReference) {
+  const uint64_t count = (1u << 20) + 3;
+  DevicePtr a = 0;
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(count * 4, &a));
+  ASSERT_OK(engine_->Memset(a, count, 0xA5A5A5A5u, nullptr));
+  DataCompareResult device;
+  ASSERT_OK(engine_->CompareValue(a, 0xA5A5A5A5u, count, 8, &device));
+  EXPECT_EQ(device.mismatches, 0u);
+  ASSERT_OK(engine_->Synchronize());
+  for (uint64_t i : {uint64_t{7}, uint64_t{4096 * 3 + 1}, count - 1})
+    ASSERT_NO_FATAL_FAILURE(Poke(a, i, 0));
+  const std::vector<uint32_t> ha = Words(Read(a, count));
+  for (uint32_t pattern : {0xA5A5A5A5u, 0u}) {
+    ASSERT_OK(engine_->CompareValue(a, pattern, count, 8, &device));
+    ExpectSameComparison(device, host::CompareValueRef(ha.data(), pattern, count, 8),
+                         "pattern " + std::to_string(pattern));
+  }
+}
+
+// Issue 12's independence test: one flipped bit in one element among 2^30 (4 GiB per side) is
+// found and named by the device, against another buffer, a device snapshot and a pinned host
+// snapshot; the hashes the device derives equal what the checksum kernel computes on its own.
+TEST_F(CudaDataTest, OneFlippedBitAmong2To30WordsIsFoundAndNamed) {
+  const uint64_t count = 1ull << 30;
+  DevicePtr a = 0, b = 0;
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(count * 4, &a));
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(count * 4, &b));
+  ASSERT_OK(engine_->Fill(a, count, 12, nullptr));
+  ASSERT_OK(engine_->Fill(b, count, 12, nullptr));
+  SnapshotHandle on_device, on_host;
+  ASSERT_OK(engine_->AllocSnapshot(count * 4, DataPlace::kDevice, &on_device));
+  ASSERT_OK(engine_->AllocSnapshot(count * 4, DataPlace::kHostPinned, &on_host));
+  ASSERT_OK(engine_->Copy(DataRef::Of(on_device), DataRef::Device(b), count * 4, nullptr));
+  ASSERT_OK(engine_->Copy(DataRef::Of(on_host), DataRef::Device(b), count * 4, nullptr));
+  const uint64_t at = count - 4097 - 12345;
+  const uint32_t want = std::bit_cast<uint32_t>(datagen::FillValue(12, at));
+  const uint32_t got = want ^ (1u << 13);
+  ASSERT_OK(engine_->Synchronize());
+  ASSERT_NO_FATAL_FAILURE(Poke(a, at, got));
+  uint64_t hash_a = 0, hash_b = 0;
+  ASSERT_OK(engine_->Checksum(a, count, &hash_a));
+  ASSERT_OK(engine_->Checksum(b, count, &hash_b));
+  EXPECT_EQ(hash_a, hash_b + datagen::HashWord(got, at) - datagen::HashWord(want, at));
+  for (const DataRef other : {DataRef::Device(b), DataRef::Of(on_device), DataRef::Of(on_host)}) {
+    for (bool known : {false, true}) {
+      CompareOptions options;
+      options.other_hash_known = known;
+      options.other_hash = known ? hash_b : 0;
+      DataCompareResult r;
+      ASSERT_OK(engine_->CompareData(a, other, count, options, &r));
+      const std::string what = std::string(DataPlaceName(other.place)) + (known ? ", known" : "");
+      EXPECT_EQ(r.mismatches, 1u) << what;
+      ASSERT_EQ(r.first.size(), 1u) << what;
+      EXPECT_EQ(r.first[0], (WordMismatch{at, want, got})) << what;
+      EXPECT_EQ(r.hash, hash_a) << what;
+      EXPECT_EQ(r.other_hash, hash_b) << what;
+    }
+  }
+  DataCompareResult value;
+  ASSERT_OK(engine_->Memset(b, count, 0, nullptr));
+  ASSERT_OK(engine_->Synchronize());
+  ASSERT_NO_FATAL_FAILURE(Poke(b, at, 1u << 13));
+  ASSERT_OK(engine_->CompareValue(b, 0, count, 8, &value));
+  EXPECT_EQ(value.mismatches, 1u);
+  ASSERT_EQ(value.first.size(), 1u);
+  EXPECT_EQ(value.first[0], (WordMismatch{at, 0, 1u << 13}));
+  ASSERT_OK(engine_->FreeSnapshot(on_device));
+  ASSERT_OK(engine_->FreeSnapshot(on_host));
+}
+
+TEST_F(CudaDataTest, SnapshotsHoldCopiesInEveryPlaceAndRestoreThem) {
+  const uint64_t count = (3u << 20) + 5;
+  DevicePtr a = 0, b = 0;
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(count * 4, &a));
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(count * 4, &b));
+  ASSERT_OK(engine_->Fill(a, count, 31, nullptr));
+  for (DataPlace place : {DataPlace::kDevice, DataPlace::kHostPinned, DataPlace::kHostPageable}) {
+    SCOPED_TRACE(DataPlaceName(place));
+    SnapshotHandle s;
+    ASSERT_OK(engine_->AllocSnapshot(count * 4, place, &s));
+    EXPECT_EQ(s.place, place);
+    EXPECT_EQ(s.bytes, count * 4);
+    OpTiming timing;
+    ASSERT_OK(engine_->Copy(DataRef::Of(s), DataRef::Device(a), count * 4, &timing));
+    EXPECT_GT(timing.gpu_us, 0);
+    ASSERT_OK(engine_->Memset(b, count, 0, nullptr));
+    ASSERT_OK(engine_->Copy(DataRef::Device(b), DataRef::Of(s), count * 4, nullptr));  // async
+    DataCompareResult r;
+    ASSERT_OK(engine_->CompareData(b, DataRef::Device(a), count, {}, &r));
+    EXPECT_EQ(r.mismatches, 0u);
+    ASSERT_OK(engine_->CompareData(a, DataRef::Of(s), count, {}, &r));
+    EXPECT_EQ(r.mismatches, 0u);
+    EXPECT_EQ(r.hash, r.other_hash);
+    if (IsHostPlace(place)) {
+      const auto* words = reinterpret_cast<const uint32_t*>(s.addr);
+      EXPECT_EQ(words[count - 1], std::bit_cast<uint32_t>(datagen::FillValue(31, count - 1)));
+    }
+    ASSERT_OK(engine_->FreeSnapshot(s));
+    EXPECT_FALSE(engine_->FreeSnapshot(s).ok()) << "freed twice";
+  }
+}
+
+struct CheckCase {
+  uint32_t m, n, k;
+};
+
+// The device check agrees with the host oracle on the method, the count, the rows recomputed, the
+// first mismatches (index, the fp64 reference bit for bit, the value) and the largest ratio.
+void ExpectSameMatmulCheck(const MatmulCheckResult& device, const MatmulCheckResult& host,
+                           const std::string& what) {
+  EXPECT_EQ(device.freivalds, host.freivalds) << what;
+  EXPECT_EQ(device.elements, host.elements) << what;
+  EXPECT_EQ(device.mismatches, host.mismatches) << what;
+  EXPECT_EQ(device.rows_recomputed, host.rows_recomputed) << what;
+  ASSERT_EQ(device.first.size(), host.first.size()) << what;
+  for (size_t i = 0; i < host.first.size(); ++i) {
+    EXPECT_EQ(device.first[i].index, host.first[i].index) << what;
+    EXPECT_EQ(std::bit_cast<uint64_t>(device.first[i].want),
+              std::bit_cast<uint64_t>(host.first[i].want))
+        << what << " at " << host.first[i].index;
+    EXPECT_EQ(std::bit_cast<uint32_t>(device.first[i].got),
+              std::bit_cast<uint32_t>(host.first[i].got))
+        << what;
+  }
+  EXPECT_EQ(device.max_error_ratio, host.max_error_ratio) << what;
+}
+
+class CudaMatmulCheckTest : public CudaEngineTest,
+                            public ::testing::WithParamInterface<CheckCase> {};
+
+TEST_P(CudaMatmulCheckTest, DeviceAndHostVerdictsAgree) {
+  const auto [m, n, k] = GetParam();
+  DevicePtr a = 0, b = 0, c = 0;
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(uint64_t{m} * k * 4, &a));
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(uint64_t{k} * n * 4, &b));
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(uint64_t{m} * n * 4, &c));
+  ASSERT_OK(engine_->Fill(a, uint64_t{m} * k, 1, nullptr));
+  ASSERT_OK(engine_->Fill(b, uint64_t{k} * n, 2, nullptr));
+  ASSERT_OK(engine_->Matmul({a, b, c, m, n, k}, nullptr));
+  const std::vector<float> ha = Read(a, uint64_t{m} * k), hb = Read(b, uint64_t{k} * n);
+  const uint64_t elements = uint64_t{m} * n;
+  // Correct, then ever worse: one element off, a NaN, a whole row, 100 elements over 70 rows.
+  const uint64_t corrupted[3] = {0, elements / 2, elements - 1};
+  for (int round = 0; round < 5; ++round) {
+    ASSERT_OK(engine_->Synchronize());
+    if (round == 1 || round == 2) {
+      const uint64_t i = corrupted[round];
+      const float v = std::bit_cast<float>(Peek(c, i));
+      ASSERT_NO_FATAL_FAILURE(
+          Poke(c, i, std::bit_cast<uint32_t>(round == 1 ? v + 0.5f : std::nanf(""))));
+    } else if (round == 3) {
+      for (uint32_t j = 0; j < n; ++j)
+        ASSERT_NO_FATAL_FAILURE(Poke(c, uint64_t{m / 3} * n + j, std::bit_cast<uint32_t>(7.0f)));
+    } else if (round == 4) {
+      std::set<uint64_t> hit;
+      for (uint64_t e = 0; e < 100; ++e) hit.insert((e * 7919 + 13) % elements);
+      for (uint64_t i : hit)
+        ASSERT_NO_FATAL_FAILURE(Poke(c, i, Peek(c, i) ^ 0x00400000u));  // a high mantissa bit
+    }
+    const std::vector<float> hc = Read(c, elements);
+    MatmulCheckResult device;
+    ASSERT_OK(engine_->CheckMatmul({a, b, c, m, n, k}, 8, &device));
+    const MatmulCheckResult host = VerifyMatmul(ha.data(), hb.data(), hc.data(), m, n, k, 8);
+    ExpectSameMatmulCheck(device, host, "round " + std::to_string(round));
+    if (round == 0) EXPECT_EQ(device.mismatches, 0u);
+    if (round > 0) EXPECT_GT(device.mismatches, 0u) << "round " << round;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, CudaMatmulCheckTest,
+                         ::testing::Values(CheckCase{1, 1, 1}, CheckCase{127, 129, 65},
+                                           CheckCase{256, 256, 256}, CheckCase{37, 300, 1},
+                                           // above kFullReferenceLimit: Freivalds
+                                           CheckCase{1100, 1000, 1000}, CheckCase{2048, 2048, 512}),
+                         [](const ::testing::TestParamInfo<CheckCase>& info) {
+                           return std::to_string(info.param.m) + "x" +
+                                  std::to_string(info.param.n) + "x" + std::to_string(info.param.k);
+                         });
+
+}  // namespace
+}  // namespace vmm::testing_cuda
