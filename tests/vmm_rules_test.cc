@@ -91,6 +91,8 @@ TEST(VmmRulesTable, DocsListEveryRule) {
         << it->second;
     EXPECT_NE(it->second.find(want_error), std::string::npos) << it->second;
     EXPECT_NE(it->second.find(DriverVerdictName(rule.driver)), std::string::npos) << it->second;
+    const std::string with_expect_error = rule.SafeOnDriver() ? "| let through |" : "| never sent |";
+    EXPECT_NE(it->second.find(with_expect_error), std::string::npos) << it->second;
     lines.erase(it);
   }
   for (const auto& [id, l] : lines) ADD_FAILURE() << "docs/backends.md lists unknown rule " << id;
@@ -127,6 +129,9 @@ TEST_P(VmmRuleTest, HostEngineAnswersAsTheDriver) {
   EXPECT_EQ(last.code(), Code::kRuntime) << last.message();
   const std::string prefix = std::string(rule.driver_call) + ": " + std::string(rule.error) + ": ";
   EXPECT_EQ(last.message().substr(0, prefix.size()), prefix) << last.message();
+  // The name is a field of the Status too (what expect_error compares), not only text.
+  ASSERT_NE(last.cuda_error(), nullptr);
+  EXPECT_EQ(std::string(last.cuda_error()), rule.error);
   // Refused without effect: the engine still cleans up (its destructor releases what is left).
 }
 

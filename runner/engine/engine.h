@@ -139,6 +139,34 @@ struct AllocProps {
   }
 };
 
+// What an engine holds at one moment: every live reservation, allocation and mapping. A step with
+// expect_error compares it before and after the refused call to prove that the call changed
+// nothing (runner/exec/expect_error.cc); tests use it to see what a call left behind.
+struct EngineInventory {
+  struct Range {
+    DevicePtr va = 0;
+    uint64_t size = 0;
+    bool operator==(const Range&) const = default;
+  };
+  struct Allocation {
+    uint64_t handle = 0;  // the AllocHandle value
+    uint64_t size = 0;    // bytes; 0 where the backend cannot tell (an imported handle on CUDA)
+    bool operator==(const Allocation&) const = default;
+  };
+  struct Mapping {
+    DevicePtr va = 0;
+    uint64_t size = 0;
+    uint64_t handle = 0;  // the AllocHandle value it was mapped from (it may be released since)
+    Access access = Access::kNone;  // as the backend reads it back (CUDA: cuMemGetAccess)
+    bool access_known = true;       // false: the driver did not answer for this mapping
+    bool operator==(const Mapping&) const = default;
+  };
+  std::vector<Range> reservations;      // by address
+  std::vector<Allocation> allocations;  // by handle value
+  std::vector<Mapping> mappings;        // by address
+  bool operator==(const EngineInventory&) const = default;
+};
+
 // Result of an exact (bitwise) comparison of two buffers of 32-bit elements.
 struct CompareResult {
   uint64_t mismatches = 0;
@@ -252,6 +280,11 @@ class Engine {
     return Refuse("Compare");
   }
   virtual Status Synchronize() { return Refuse("Synchronize"); }
+
+  // --- Introspection ---
+  // Fills `out` with what the engine holds now (see EngineInventory). Makes no driver call that
+  // changes anything; CUDA reads each mapping's access back from the driver.
+  virtual Status Inventory(EngineInventory* /*out*/) { return Refuse("Inventory"); }
 
  protected:
   // What every method does unless the backend overrides it: a run-time error naming the backend

@@ -21,6 +21,8 @@
 //     `count` zero words (so it agrees with what CopyToHost returns); Compare returns
 //     SetCompareResult's value (no mismatches by default); Update returns SetUpdateResult's value
 //     (success by default). Unmap and Release report SyncNote{waited = false}.
+//   - Inventory returns what QueueInventory queued, one per call, then empty inventories (the fake
+//     holds no memory).
 //   - FailAt(method, nth, status): the nth call (1-based) of `method` returns `status` and has no
 //     other effect (no handle is handed out, no node is recorded).
 // Not thread-safe.
@@ -53,6 +55,8 @@ class FakeEngine final : public Engine {
   void SetUpdateResult(UpdateResult result) { update_result_ = std::move(result); }
   void SetChecksum(uint64_t hash) { checksum_ = hash; }  // for every later Checksum call
   void SetCompareResult(CompareResult result) { compare_result_ = std::move(result); }
+  // The next Inventory call returns `inventory` (queued in call order).
+  void QueueInventory(EngineInventory inventory) { inventories_.push_back(std::move(inventory)); }
 
   const DeviceInfo& info() const override { return info_; }
   Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) override;
@@ -78,6 +82,7 @@ class FakeEngine final : public Engine {
   Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
                  CompareResult* out) override;
   Status Synchronize() override;
+  Status Inventory(EngineInventory* out) override;
 
  private:
   // Counts the call; returns the injected failure for it (recording "line -> error: ...") or ok.
@@ -96,6 +101,7 @@ class FakeEngine final : public Engine {
   UpdateResult update_result_{UpdateCode::kSuccess, -1, ""};
   std::optional<uint64_t> checksum_;  // unset: the hash of zeros
   CompareResult compare_result_;
+  std::vector<EngineInventory> inventories_;
 
   DevicePtr next_va_ = kFirstVa;
   uint64_t next_alloc_ = 1, next_graph_ = 1, next_exec_ = 1;

@@ -16,6 +16,7 @@ RunState::RunState(const Plan& p, Engine& e)
     : plan(p),
       engine(e),
       buffer_va(p.buffers.size(), 0),
+      freed_va(p.buffers.size(), 0),
       allocs(p.allocs.size()),
       graphs(p.graphs.size()),
       execs(p.execs.size()),
@@ -58,6 +59,7 @@ Status Dispatch(const PlanStep& step, RunState& state, StepRecord& record) {
 }
 
 std::string DescribeStepOutcome(const Plan& plan, const PlanStep& step, const StepRecord& record) {
+  if (step.expect_error != nullptr) return DescribeExpectedError(record);
   return kDescribers[static_cast<size_t>(step.op)](plan, step, record);
 }
 
@@ -71,16 +73,22 @@ StepRecord NewStepRecord(const PlanStep& step) {
 
 namespace {
 
+// One run of `step`: its op's handler, through RunExpectingError when it expects an error.
+Status RunOnce(const PlanStep& step, RunState& state, StepRecord& record) {
+  if (step.expect_error != nullptr) return RunExpectingError(step, state, record);
+  return Dispatch(step, state, record);
+}
+
 // Runs `step` step.repeat times; the record keeps the first run's facts plus timing statistics.
 Status RunRepeated(const PlanStep& step, RunState& state, StepRecord& record) {
-  Status status = Dispatch(step, state, record);
+  Status status = RunOnce(step, state, record);
   if (!status.ok() || step.repeat <= 1) return status;
   std::vector<double> wall{record.wall_us}, gpu;
   if (record.gpu_us) gpu.push_back(*record.gpu_us);
   for (uint32_t i = 1; i < step.repeat; ++i) {
     if (StopRequested()) break;  // a signal: the statistics cover the repetitions that ran
     StepRecord again = NewStepRecord(step);
-    status = Dispatch(step, state, again);
+    status = RunOnce(step, state, again);
     if (!status.ok()) return status.WithContext("repetition " + std::to_string(i + 1));
     wall.push_back(again.wall_us);
     if (again.gpu_us) gpu.push_back(*again.gpu_us);
@@ -172,10 +180,13 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
       summary.signal = StopSignal();
       summary.stopped_at_step = first.index;
     }
-    if (!stopped && IsMemoryOp(first.op) && first.repeat <= 1) {
+    // A step with expect_error runs alone: its state is proven around its call.
+    auto burstable = [](const PlanStep& s) {
+      return IsMemoryOp(s.op) && s.repeat <= 1 && s.expect_error == nullptr;
+    };
+    if (!stopped && burstable(first)) {
       size_t end = i + 1;
-      while (observer == nullptr && end < n && IsMemoryOp(plan.steps[end].op) &&
-             plan.steps[end].repeat <= 1) {
+      while (observer == nullptr && end < n && burstable(plan.steps[end])) {
         ++end;
       }
       burst.resize(end - i);

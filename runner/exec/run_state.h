@@ -25,7 +25,10 @@ struct RunState {
 
   const Plan& plan;
   Engine& engine;
-  std::vector<DevicePtr> buffer_va;                    // by buffer slot (0 = not reserved)
+  std::vector<DevicePtr> buffer_va;  // by buffer slot (0 = not reserved)
+  // By buffer slot: the address its last free released. Only a second free (let through for
+  // expect_error: runner/vocab/vmm_rules.h double_free) sends it to the engine again.
+  std::vector<DevicePtr> freed_va;
   std::vector<AllocHandle> allocs;                     // by alloc slot
   std::vector<GraphHandle> graphs;                     // by graph slot
   std::vector<ExecHandle> execs;                       // by exec slot
@@ -103,6 +106,15 @@ std::string DescribeStep(const Plan& plan, const PlanStep& step, const report::S
 
 // Runs `step` once through its op's RunStep (the op table's dispatch).
 Status Dispatch(const PlanStep& step, RunState& state, report::StepRecord& record);
+// expect_error.cc: runs a step with expect_error through Dispatch. It passes (ok, a passing check)
+// only when the call fails with exactly step.expect_error and the engine's state (inventory, and
+// the checksums of the readable bytes the call could touch) is the same after it as before. Every
+// other outcome is an error Status (the run stops: after a call that succeeded the state is no
+// longer the one the plan assumed) with a failing check; record.expected_error/actual_error and
+// the check say what was expected and what the call returned.
+Status RunExpectingError(const PlanStep& step, RunState& state, report::StepRecord& record);
+// The console's account of a step with expect_error.
+std::string DescribeExpectedError(const report::StepRecord& record);
 // The memory-family handler shared by the seven VMM ops: compile, call, record.
 Status RunVmmStep(const PlanStep& step, RunState& state, report::StepRecord& record);
 

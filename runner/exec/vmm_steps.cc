@@ -66,8 +66,13 @@ struct MemoryOp<Op::kReserve> {
 template <>
 struct MemoryOp<Op::kFree> {
   static Status Call(HotVmmStep& s, RunState& state) {
-    Status status = state.engine.Free(state.buffer_va[s.buffer], s.size);
-    if (status.ok()) state.buffer_va[s.buffer] = 0;
+    DevicePtr va = state.buffer_va[s.buffer];
+    if (va == 0) va = state.freed_va[s.buffer];  // a second free (expect_error): the same range
+    Status status = state.engine.Free(va, s.size);
+    if (status.ok()) {
+      state.buffer_va[s.buffer] = 0;
+      state.freed_va[s.buffer] = va;
+    }
     return status;
   }
   static void Record(const PlanStep&, const HotVmmStep&, bool, RunState&, StepRecord&) {}

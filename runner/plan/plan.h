@@ -16,6 +16,8 @@
 
 namespace vmm {
 
+struct VmmRule;  // runner/vocab/vmm_rules.h
+
 // A buffer or a view (base >= 0). Data steps address both alike, by slot.
 struct PlanBuffer {
   std::string name;
@@ -66,6 +68,13 @@ struct PlanStep {
   Expectation expect = Expectation::kNone;
   UpdateCode expect_update = UpdateCode::kSuccess;
   bool async = false;  // fill/matmul: leave the kernel in flight (no OpTiming)
+  // expect_error: the CUresult name the call must return (a literal of runner/vocab/cuda_errors.h),
+  // or nullptr when the step expects to succeed. The plan simulates no effect for such a step: it
+  // assumes the state is unchanged after it (the executor proves it).
+  const char* expect_error = nullptr;
+  // The rule of runner/vocab/vmm_rules.h that the step breaks and that expect_error let through
+  // (the driver refuses it safely); nullptr when the step breaks none.
+  const VmmRule* broken_rule = nullptr;
 
   std::vector<PlanStep> body;  // capture
 };

@@ -67,8 +67,12 @@ struct StepRecord {
   std::optional<double> gpu_us;              // device time (events) where measured
   Boxed<TimingStats> wall_stats, gpu_stats;  // when repeat > 1 (Boxed: usually empty)
   Details addresses;                         // e.g. {"va", "0x7f..."}: hex strings
-  Details details;               // op-specific facts (sizes, result codes, hashes, waited...)
-  Boxed<CheckRecord> check;      // check steps (Boxed: most steps have none)
+  Details details;           // op-specific facts (sizes, result codes, hashes, waited...)
+  Boxed<CheckRecord> check;  // check steps (Boxed: most steps have none)
+  // A step with expect_error: the CUDA error it expected and the one its call returned
+  // ("CUDA_SUCCESS" when it succeeded, "none" when it failed before any CUDA call). Its check
+  // holds the same pair and the verdict. Both empty for every other step.
+  std::string expected_error, actual_error;
   std::string error;             // run-time failure message (status failed, no check)
   std::vector<StepRecord> body;  // capture: the recorded inner steps
 };

@@ -177,7 +177,8 @@ TEST(DescribeStepTest, GeneratedFromSchema) {
   const std::string reserve = DescribeStep("reserve", &error);
   EXPECT_EQ(error, "");
   EXPECT_NE(reserve.find("reserve: Reserve a virtual address range"), std::string::npos);
-  EXPECT_NE(reserve.find("  alignment  size, default 0\n"), std::string::npos) << reserve;
+  EXPECT_NE(reserve.find("  alignment     size, default 0\n"), std::string::npos) << reserve;
+  EXPECT_NE(reserve.find("  expect_error  string, optional\n"), std::string::npos) << reserve;
   EXPECT_NE(DescribeStep("set_access", &error).find("read_write | read | none, default read_write"),
             std::string::npos);
   EXPECT_EQ(DescribeStep("reserv", &error), "");

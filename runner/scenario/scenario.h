@@ -46,6 +46,10 @@ struct Step {
   Located<uint64_t> repeat;       // run the step this many times and report min/median/p99
   Located<bool> fatal;            // a failed check stops the run
   Located<bool> async;            // fill/matmul: enqueue and do not wait (no device time)
+  // Ops with kDriver: the CUresult name the call must return ("CUDA_ERROR_INVALID_VALUE"); the
+  // step then passes only on that error, with the scenario's state unchanged (runner/plan checks
+  // the name and which refusals may be sent).
+  Located<std::string> expect_error;
 
   std::vector<Step> steps;  // capture body
 };
@@ -62,7 +66,7 @@ inline constexpr StepTextField kStepTextFields[] = {
     {"graph", &Step::graph}, {"exec", &Step::exec},     {"snapshot", &Step::snapshot},
     {"other", &Step::other}, {"a", &Step::a},           {"b", &Step::b},
     {"c", &Step::c},         {"access", &Step::access}, {"expect", &Step::expect},
-    {"from", &Step::from},   {"to", &Step::to},
+    {"from", &Step::from},   {"to", &Step::to},         {"expect_error", &Step::expect_error},
 };
 struct StepSizeField {  // sizes with units ("2MiB"), converted to bytes
   const char* key;

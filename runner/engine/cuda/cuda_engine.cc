@@ -2,6 +2,7 @@
 // cuda_engine_ops.cc.
 #include "runner/engine/cuda/cuda_engine.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iterator>
 #include <string>
@@ -296,7 +297,7 @@ Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
                         ": unknown allocation handle (never created by this engine, or "
                         "already released)");
   }
-  StatusOr<Mapping> m = CreateMapping(api_, va, size, offset, alloc->get().handle);
+  StatusOr<Mapping> m = CreateMapping(api_, va, size, offset, alloc->get().handle, handle.value);
   if (!m.ok()) return Annotate(m.status(), what);
   mappings_.push_back(std::move(m).value());
   return Status::Ok();
@@ -317,6 +318,35 @@ Status CudaEngine::SetAccess(DevicePtr va, uint64_t size, Access access) {
                : access == Access::kRead ? CU_MEM_ACCESS_FLAGS_PROT_READ
                                          : CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
   return Annotate(CU_CALL(api_, cuMemSetAccess(va, size, &desc, 1)), what);
+}
+
+Status CudaEngine::Inventory(EngineInventory* out) {
+  VMM_RETURN_IF_ERROR(Bind());
+  *out = EngineInventory{};
+  for (const auto& [id, r] : reservations_) out->reservations.push_back({r->va, r->size});
+  allocs_.ForEach([&](uint64_t key, const PhysicalAlloc& a) {
+    out->allocations.push_back({key, a->size});
+  });
+  CUmemLocation device = {};
+  device.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  device.id = ordinal_;
+  for (const Mapping& m : mappings_) {
+    // The driver's own answer, not the engine's memory of what it asked for. Where it gives none
+    // (a mapping whose access was never set may be one), the access is recorded as unknown: the
+    // comparison before and after a refused call still holds, and no data is read there.
+    unsigned long long flags = 0;
+    const bool known = api_.cuMemGetAccess(&flags, &device, m->va) == CUDA_SUCCESS;
+    const Access access = flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE ? Access::kReadWrite
+                          : flags == CU_MEM_ACCESS_FLAGS_PROT_READ    ? Access::kRead
+                                                                      : Access::kNone;
+    out->mappings.push_back({m->va, m->size, m->owner, known ? access : Access::kNone, known});
+  }
+  auto by_va = [](const auto& x, const auto& y) { return x.va < y.va; };
+  std::sort(out->reservations.begin(), out->reservations.end(), by_va);
+  std::sort(out->mappings.begin(), out->mappings.end(), by_va);
+  std::sort(out->allocations.begin(), out->allocations.end(),
+            [](const auto& x, const auto& y) { return x.handle < y.handle; });
+  return Status::Ok();
 }
 
 Status CudaEngine::Unmap(DevicePtr va, uint64_t size, SyncNote* note) {

@@ -77,6 +77,7 @@ class CudaEngine final : public Engine {
   Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
                  CompareResult* out) override;
   Status Synchronize() override;
+  Status Inventory(EngineInventory* out) override;
 
  private:
   cudaStream_t stream() const { return stream_.get(); }

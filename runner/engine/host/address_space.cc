@@ -55,7 +55,7 @@ void EraseNewestFirst(Map* objects) {
 }  // namespace
 
 Status CudaError(const std::string& function, const char* error, const std::string& reason) {
-  return RuntimeError(function + ": " + error + ": " + reason);
+  return Status(Code::kRuntime, function + ": " + error + ": " + reason, error);
 }
 
 AddressSpace::~AddressSpace() {
@@ -162,10 +162,19 @@ Status AddressSpace::Create(uint64_t size, AllocHandle* out) {
   const char* fn = "cuMemCreate";
   if (std::string e = CheckGranular("size", size, true); !e.empty())
     return CudaError(fn, kInvalidValue, e);
+  // A device refuses what does not fit in its memory at once; the twin decides the same from its
+  // declared total before it commits (and so never eats the machine's memory to find out).
+  if (total_memory_ != 0 && size > total_memory_ - std::min(allocated_, total_memory_)) {
+    return CudaError(fn, kOutOfMemory,
+                     FormatBytes(size) + " requested, the twin's device memory is " +
+                         FormatBytes(total_memory_) + " with " + FormatBytes(allocated_) +
+                         " allocated");
+  }
   const uint64_t id = ids_->Next();
   StatusOr<PhysicalMemory> memory = CreatePhysicalMemory(size, "vmm-run:alloc-" + Hex(id));
   if (!memory.ok()) return CudaError(fn, kOutOfMemory, memory.status().message());
   allocations_.emplace(id, AllocationEntry{id, std::move(memory).value()});
+  allocated_ += size;
   out->value = id;
   return Status::Ok();
 }
@@ -176,6 +185,7 @@ Status AddressSpace::Release(AllocHandle handle) {
     return CudaError("cuMemRelease", kInvalidValue,
                      "unknown or released handle " + Hex(handle.value));
   }
+  allocated_ -= it->second.memory->size;
   allocations_.erase(it);  // closes the fd; mappings of it keep the memory (as in CUDA)
   return Status::Ok();
 }
@@ -272,6 +282,14 @@ Status AddressSpace::Unmap(DevicePtr va, uint64_t size) {
     m = mappings_.erase(m);
   }
   return Status::Ok();
+}
+
+void AddressSpace::Inventory(EngineInventory* out) const {
+  *out = EngineInventory{};
+  for (const auto& [va, r] : reservations_) out->reservations.push_back({va, r.range->size});
+  for (const auto& [id, a] : allocations_) out->allocations.push_back({id, a.memory->size});
+  for (const auto& [va, m] : mappings_)
+    out->mappings.push_back({va, m.range->size, m.handle, m.access});
 }
 
 Status AddressSpace::CheckAccess(const std::string& function, const char* error,

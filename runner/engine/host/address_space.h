@@ -14,7 +14,9 @@
 // which tests/vmm_rules_test.cc replays on this class through the host engine:
 //   cuMemAddressReserve  size 0 or not a granularity multiple, alignment not a power of two ->
 //                        INVALID_VALUE; an alignment below the granularity means the granularity.
-//   cuMemCreate          size 0 or not a granularity multiple -> INVALID_VALUE.
+//   cuMemCreate          size 0 or not a granularity multiple -> INVALID_VALUE; more than the
+//                        twin's device memory left (its declared total_memory less the live
+//                        allocations) -> OUT_OF_MEMORY, decided before any memory is committed.
 //   cuMemMap             address not a granularity multiple, size 0, unknown or released handle,
 //                        range not inside one reservation, range over an existing mapping ->
 //                        INVALID_VALUE. The driver maps whole handles only: size or offset not a
@@ -59,13 +61,17 @@ class IdSource {
   uint64_t next_ = 1;
 };
 
-// "<function>: <error>: <reason>" as a Code::kRuntime Status.
+// "<function>: <error>: <reason>" as a Code::kRuntime Status whose cuda_error() is `error` (a
+// string literal: the Status keeps the pointer).
 Status CudaError(const std::string& function, const char* error, const std::string& reason);
 
 class AddressSpace {
  public:
   // `granularity` is a power-of-two multiple of the page size; `ids` must outlive this object.
-  AddressSpace(uint64_t granularity, IdSource* ids) : granularity_(granularity), ids_(ids) {}
+  // `total_memory` is the device memory the twin declares (DeviceInfo::total_memory; 0: no limit):
+  // a Create beyond what is left of it fails with CUDA_ERROR_OUT_OF_MEMORY up front.
+  AddressSpace(uint64_t granularity, IdSource* ids, uint64_t total_memory = 0)
+      : granularity_(granularity), ids_(ids), total_memory_(total_memory) {}
   AddressSpace(const AddressSpace&) = delete;
   AddressSpace& operator=(const AddressSpace&) = delete;
   ~AddressSpace();
@@ -87,6 +93,9 @@ class AddressSpace {
   // naming the first offending address. An empty range is always ok.
   Status CheckAccess(const std::string& function, const char* error, const char* operand,
                      DevicePtr va, uint64_t bytes, Access need) const;
+
+  // Every live object (engine.h EngineInventory), access as this class set it with mprotect.
+  void Inventory(EngineInventory* out) const;
 
   // Live object counts (for tests and diagnostics).
   size_t reservation_count() const { return reservations_.size(); }
@@ -122,6 +131,8 @@ class AddressSpace {
 
   uint64_t granularity_;
   IdSource* ids_;
+  uint64_t total_memory_ = 0;
+  uint64_t allocated_ = 0;                             // bytes of the live allocations
   std::map<uint64_t, ReservationEntry> reservations_;  // by base address
   std::map<uint64_t, AllocationEntry> allocations_;    // by handle value (== id)
   std::map<uint64_t, MappingEntry> mappings_;          // by start address

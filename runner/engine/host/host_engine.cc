@@ -68,7 +68,7 @@ DeviceInfo HostInfo(uint64_t granularity) {
 class HostEngine final : public Engine {
  public:
   explicit HostEngine(uint64_t granularity)
-      : info_(HostInfo(granularity)), space_(granularity, &ids_) {}
+      : info_(HostInfo(granularity)), space_(granularity, &ids_, info_.total_memory) {}
   // Members go in reverse order of declaration: execs, graphs, then the address space (mappings,
   // handles, reservations, each newest first).
   ~HostEngine() override = default;
@@ -101,6 +101,10 @@ class HostEngine final : public Engine {
   Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override {
     if (note != nullptr) *note = SyncNote{};  // kernels are synchronous: nothing is in flight
     return space_.Unmap(va, size);
+  }
+  Status Inventory(EngineInventory* out) override {
+    space_.Inventory(out);
+    return Status::Ok();
   }
 
   Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override {
