@@ -192,7 +192,8 @@ std::string DescribeExpectedError(const StepRecord& record) {
   std::string text = "refused with " + record.actual_error + ", as expected";
   const std::string bytes = record.details.empty() ? "" : DetailText(record, "bytes_checksummed");
   if (!bytes.empty()) {
-    text += " · state unchanged (" + DetailText(record, "mappings_compared") + " mappings, " +
+    const std::string mappings = DetailText(record, "mappings_compared");
+    text += " · state unchanged (" + mappings + (mappings == "1" ? " mapping, " : " mappings, ") +
             FormatBytes(std::stoull(bytes)) + " checksummed)";
   }
   return text;
