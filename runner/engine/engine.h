@@ -6,6 +6,7 @@
 //   Create    -> cuMemCreate              Release   -> cuMemRelease
 //   Map       -> cuMemMap                 Unmap     -> cuMemUnmap
 //   SetAccess -> cuMemSetAccess        Memset    -> cuMemsetD32Async
+//   Export    -> cuMemExportToShareableHandle   Import -> cuMemImportFromShareableHandle
 //   BeginCapture/EndCapture -> cudaStreamBeginCapture/EndCapture   Instantiate ->
 //   cudaGraphInstantiate Replay -> cudaGraphLaunch + sync      Update -> cudaGraphExecUpdate
 //   KernelNodes -> cudaGraphGetNodes + cudaGraphKernelNodeGetParams
@@ -212,6 +213,15 @@ class Engine {
   virtual Status Unmap(DevicePtr /*va*/, uint64_t /*size*/, SyncNote* /*note*/) {
     return Refuse("Unmap");
   }
+  // Exports the allocation as a POSIX file descriptor (CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  // the allocation was created with kHandleTypePosixFd). On success `*fd` is a new descriptor that
+  // the caller owns and must close (closing it does not release the allocation). Another process
+  // that receives it (SCM_RIGHTS) can Import it.
+  virtual Status Export(AllocHandle /*handle*/, int* /*fd*/) { return Refuse("Export"); }
+  // Imports a descriptor made by Export (in this process or another) as a new allocation handle:
+  // the same physical memory, mapped and released like a created one. Does not take ownership of
+  // `fd`: the caller still closes it (the new handle does not need it afterwards).
+  virtual Status Import(int /*fd*/, AllocHandle* /*out*/) { return Refuse("Import"); }
 
   // --- Kernels (enqueued on the engine's stream; recorded while capturing) ---
   // With a `timing`, the call waits for the kernel and reports its device time. With nullptr it

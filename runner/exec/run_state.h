@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "runner/base/stopwatch.h"
+#include "runner/base/unique_fd.h"
 #include "runner/engine/engine.h"
 #include "runner/plan/plan.h"
 #include "runner/report/report.h"
@@ -34,6 +36,10 @@ struct RunState {
   std::vector<ExecHandle> execs;                       // by exec slot
   std::vector<std::optional<Snapshot>> snapshots;      // by snapshot slot
   std::vector<std::optional<DevicePtr>> step_address;  // by top-level step index
+  // The shareable handles `export` made, by name (Plan::handles): POSIX fds the run owns and
+  // closes when it ends. `import` reads them without taking them. Isolate blocks pass these to
+  // their child processes (SCM_RIGHTS), which import them under the same names.
+  std::map<std::string, UniqueFd> shared_handles;
 };
 
 // The address of the first element of buffer or view `slot` (a view: its buffer's reservation
@@ -59,8 +65,10 @@ struct alignas(64) HotVmmStep {
   Access access = Access::kReadWrite;
   bool waited = false;  // out (unmap, release): there was in-flight work to wait for
   int32_t buffer = -1, alloc = -1;
+  uint32_t handle_types = 0;  // create: runner/vocab/handle_types.h bits
   uint64_t size = 0, offset = 0;
-  uint64_t aux = 0;     // reserve: alignment; map: offset into the allocation
+  uint64_t aux = 0;     // reserve: alignment; map: offset into the allocation; export, import:
+                        // the handle's slot
   double wall_us = 0;   // out
   uint64_t result = 0;  // out: reserve, map: the address; create: the handle
   double wait_us = 0;   // out (unmap, release)
@@ -115,7 +123,7 @@ Status Dispatch(const PlanStep& step, RunState& state, report::StepRecord& recor
 Status RunExpectingError(const PlanStep& step, RunState& state, report::StepRecord& record);
 // The console's account of a step with expect_error.
 std::string DescribeExpectedError(const report::StepRecord& record);
-// The memory-family handler shared by the seven VMM ops: compile, call, record.
+// The memory-family handler shared by the VMM ops: compile, call, record.
 Status RunVmmStep(const PlanStep& step, RunState& state, report::StepRecord& record);
 
 }  // namespace vmm

@@ -13,12 +13,17 @@
 #include "runner/base/format.h"
 #include "runner/exec/run_state.h"
 #include "runner/exec/step_text.h"
+#include "runner/vocab/handle_types.h"
 
 namespace vmm {
 namespace {
 
 using report::StepRecord;
 using Clock = std::chrono::steady_clock;
+
+// The plan's handle-type bits go to the engine unchanged.
+static_assert(HandleTypeBit("posix_fd") == kHandleTypePosixFd);
+static_assert(HandleTypeBit("fabric") == kHandleTypeFabric);
 
 double Micros(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double, std::micro>(to - from).count();
@@ -82,7 +87,10 @@ template <>
 struct MemoryOp<Op::kCreate> {
   static Status Call(HotVmmStep& s, RunState& state) {
     AllocHandle handle;
-    Status status = state.engine.Create(s.size, &handle);
+    AllocProps props;
+    props.size = s.size;
+    props.handle_types = s.handle_types;
+    Status status = state.engine.Create(props, &handle);
     if (status.ok()) {
       state.allocs[s.alloc] = handle;
       s.result = handle.value;
@@ -155,6 +163,47 @@ struct MemoryOp<Op::kUnmap> {
   }
 };
 
+template <>
+struct MemoryOp<Op::kExport> {
+  static Status Call(HotVmmStep& s, RunState& state) {
+    int fd = -1;
+    Status status = state.engine.Export(state.allocs[s.alloc], &fd);
+    if (status.ok()) {
+      state.shared_handles[state.plan.handles[s.aux]] = UniqueFd(fd);
+      s.result = static_cast<uint64_t>(fd);
+    }
+    return status;
+  }
+  static void Record(const PlanStep&, const HotVmmStep& done, bool ok, RunState&,
+                     StepRecord& record) {
+    if (ok) record.details.emplace_back("fd", static_cast<int64_t>(done.result));
+  }
+};
+
+template <>
+struct MemoryOp<Op::kImport> {
+  static Status Call(HotVmmStep& s, RunState& state) {
+    const std::string& name = state.plan.handles[s.aux];
+    auto it = state.shared_handles.find(name);
+    if (it == state.shared_handles.end()) {
+      return InternalError("import: handle '" + name + "' was never exported in this run");
+    }
+    AllocHandle handle;
+    Status status = state.engine.Import(it->second.get(), &handle);
+    if (status.ok()) {
+      state.allocs[s.alloc] = handle;
+      s.result = handle.value;
+    }
+    return status;
+  }
+  static void Record(const PlanStep& step, const HotVmmStep& done, bool ok, RunState&,
+                     StepRecord& record) {
+    if (!ok) return;
+    record.addresses.emplace_back("handle", Hex(done.result));
+    record.details.emplace_back("size_bytes", static_cast<int64_t>(step.size));
+  }
+};
+
 using CallFn = Status (*)(HotVmmStep&, RunState&);
 using RecordFn = void (*)(const PlanStep&, const HotVmmStep&, bool, RunState&, StepRecord&);
 
@@ -180,7 +229,10 @@ HotVmmStep CompileVmmStep(const PlanStep& step) {
   s.alloc = step.alloc;
   s.size = step.size;
   s.offset = step.offset;
-  s.aux = step.op == Op::kReserve ? step.alignment : step.alloc_offset;
+  s.handle_types = step.handle_types;
+  s.aux = step.op == Op::kReserve                            ? step.alignment
+          : step.op == Op::kExport || step.op == Op::kImport ? static_cast<uint64_t>(step.handle)
+                                                             : step.alloc_offset;
   return s;
 }
 
@@ -213,7 +265,7 @@ Status RunVmmStep(const PlanStep& step, RunState& state, StepRecord& record) {
   return status;
 }
 
-// The seven memory ops run through RunVmmStep when they run alone (repeat, or with an observer).
+// The memory ops run through RunVmmStep when they run alone (repeat, or with an observer).
 #define VMM_MEMORY_RUN(Enum)                                                            \
   template <>                                                                           \
   Status RunStep<Op::Enum>(const PlanStep& step, RunState& state, StepRecord& record) { \
@@ -226,6 +278,8 @@ VMM_MEMORY_RUN(kRelease)
 VMM_MEMORY_RUN(kMap)
 VMM_MEMORY_RUN(kSetAccess)
 VMM_MEMORY_RUN(kUnmap)
+VMM_MEMORY_RUN(kExport)
+VMM_MEMORY_RUN(kImport)
 #undef VMM_MEMORY_RUN
 
 template <>
@@ -254,6 +308,16 @@ template <>
 std::string DescribeStep<Op::kSetAccess>(const Plan& plan, const PlanStep& step,
                                          const StepRecord& r) {
   return plan.buffers[step.buffer].name + " " + DetailText(r, "access") + " over " +
+         FormatBytes(step.size);
+}
+template <>
+std::string DescribeStep<Op::kExport>(const Plan& plan, const PlanStep& step, const StepRecord& r) {
+  return plan.allocs[step.alloc] + " → handle " + plan.handles[step.handle] + " (fd " +
+         DetailText(r, "fd") + ")";
+}
+template <>
+std::string DescribeStep<Op::kImport>(const Plan& plan, const PlanStep& step, const StepRecord&) {
+  return "handle " + plan.handles[step.handle] + " → " + plan.allocs[step.alloc] + " · " +
          FormatBytes(step.size);
 }
 template <>

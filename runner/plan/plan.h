@@ -59,6 +59,8 @@ struct PlanStep {
   std::string label;  // the step's name, or "<op> <target>" (e.g. "map A") when unnamed
 
   int graph = -1, exec = -1, snapshot = -1, other = -1;
+  int handle = -1;            // export / import: the shareable handle's slot
+  uint32_t handle_types = 0;  // create: runner/vocab/handle_types.h bits
   int a = -1, b = -1, c = -1;
   std::vector<int> of_steps;  // check_address: indices of the steps whose addresses are compared
   std::vector<int> graphs;    // check_kernel_params
@@ -84,7 +86,8 @@ struct Plan {
   uint64_t granularity = 0;
   std::vector<PlanBuffer> buffers;
   std::vector<std::string> allocs, graphs, execs, snapshots;  // slot -> name
-  std::vector<uint64_t> alloc_sizes;                          // slot -> bytes
+  std::vector<std::string> handles;   // slot -> name of a shareable handle (one export each)
+  std::vector<uint64_t> alloc_sizes;  // slot -> bytes
   std::vector<PlanStep> steps;
 };
 

@@ -94,6 +94,10 @@ class PlanBuilder {
   void Map(const Step& step, PlanStep* p);
   void SetAccess(const Step& step, PlanStep* p);
   void Unmap(const Step& step, PlanStep* p);
+  // plan_sharing.cc: create's handle_types, export, import.
+  uint32_t HandleTypes(const Step& step);
+  void Export(const Step& step, PlanStep* p);
+  void Import(const Step& step, PlanStep* p);
   // Whether `value` is a multiple of the granularity; else an error (a Refusal of `rule_id` when
   // given: the driver refuses the same misalignment).
   bool Aligned(const Located<uint64_t>& field, const char* key, uint64_t value, const Step& step,
@@ -122,6 +126,20 @@ class PlanBuilder {
   std::vector<uint64_t> freed_size_;                      // by buffer slot: size at the last free
 
   NameTable allocs_, graphs_, execs_;
+  // By alloc slot (append-only, like the slots): what the allocation may be exported as, and for
+  // an imported one, the name of the allocation it came from.
+  struct AllocShare {
+    uint32_t handle_types = 0;
+    std::string imported_from;
+  };
+  std::vector<AllocShare> alloc_shares_;
+  struct SharedHandle {  // an exported handle, by name
+    int slot = -1;       // Plan::handles
+    int alloc = -1;      // the exported allocation's slot
+    std::string alloc_name;
+    int line = 0;
+  };
+  std::unordered_map<std::string, SharedHandle> handles_;
   std::vector<BufferUses> graph_uses_, exec_uses_;  // by graph / exec slot
 
   struct SnapshotInfo {
@@ -151,6 +169,7 @@ class PlanBuilder {
     NameTable allocs, graphs, execs;  // slots stay: a slot made by the step is simply never live
     std::vector<BufferUses> graph_uses, exec_uses;
     std::unordered_map<std::string, SnapshotInfo> snapshots;
+    std::unordered_map<std::string, SharedHandle> handles;
   };
 };
 

@@ -77,7 +77,7 @@ void PlanBuilder::ExpectError(const Step& step, PlanStep* p) {
 PlanBuilder::SimulatedState PlanBuilder::SaveState() const {
   return SimulatedState{plan_.buffers, reservations_, reserved_by_, freed_line_,
                         freed_size_,   allocs_,       graphs_,      execs_,
-                        graph_uses_,   exec_uses_,    snapshots_};
+                        graph_uses_,   exec_uses_,    snapshots_,   handles_};
 }
 
 void PlanBuilder::RestoreState(SimulatedState&& saved) {
@@ -94,6 +94,7 @@ void PlanBuilder::RestoreState(SimulatedState&& saved) {
     graph_uses_[i] = std::move(saved.graph_uses[i]);
   for (size_t i = 0; i < saved.exec_uses.size(); ++i) exec_uses_[i] = std::move(saved.exec_uses[i]);
   snapshots_ = std::move(saved.snapshots);
+  handles_ = std::move(saved.handles);
 }
 
 }  // namespace vmm

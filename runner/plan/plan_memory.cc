@@ -115,10 +115,12 @@ void PlanBuilder::Create(const Step& step, PlanStep* p) {
   } else {
     Aligned(step.size, "size", p->size, step, "create_size_not_granular");
   }
+  p->handle_types = HandleTypes(step);
   std::string error;
   p->alloc = allocs_.Create(step.alloc.value, step.loc.line, &error);
   if (!error.empty()) return Error(At(step.alloc, step), error);
   plan_.alloc_sizes.push_back(p->size);
+  alloc_shares_.push_back({p->handle_types, ""});
 }
 
 void PlanBuilder::Release(const Step& step, PlanStep* p) {
@@ -344,6 +346,8 @@ VMM_PLAN_MEMORY(kRelease, Release)
 VMM_PLAN_MEMORY(kMap, Map)
 VMM_PLAN_MEMORY(kSetAccess, SetAccess)
 VMM_PLAN_MEMORY(kUnmap, Unmap)
+VMM_PLAN_MEMORY(kExport, Export)
+VMM_PLAN_MEMORY(kImport, Import)
 #undef VMM_PLAN_MEMORY
 
 }  // namespace vmm

@@ -34,9 +34,11 @@ struct Step {
   // Names of things the step acts on.
   Located<std::string> buffer, alloc, graph, exec, snapshot, other;
   Located<std::string> from, to;         // copy: source (buffer, view or snapshot) and destination
+  Located<std::string> handle;           // export / import: the name of a shareable handle (an fd)
   Located<std::string> a, b, c;          // matmul operands (buffer names)
   std::vector<Located<std::string>> of;  // check_address: step names
-  std::vector<Located<std::string>> graphs;  // check_kernel_params: graph names
+  std::vector<Located<std::string>> graphs;        // check_kernel_params: graph names
+  std::vector<Located<std::string>> handle_types;  // create: "posix_fd", "fabric"
 
   // Sizes and numbers (sizes already converted from units to bytes).
   Located<uint64_t> size, offset, alloc_offset, alignment, seed;
@@ -62,11 +64,12 @@ struct StepTextField {
   Located<std::string> Step::*field;
 };
 inline constexpr StepTextField kStepTextFields[] = {
-    {"name", &Step::name},   {"buffer", &Step::buffer}, {"alloc", &Step::alloc},
-    {"graph", &Step::graph}, {"exec", &Step::exec},     {"snapshot", &Step::snapshot},
-    {"other", &Step::other}, {"a", &Step::a},           {"b", &Step::b},
-    {"c", &Step::c},         {"access", &Step::access}, {"expect", &Step::expect},
-    {"from", &Step::from},   {"to", &Step::to},         {"expect_error", &Step::expect_error},
+    {"name", &Step::name},     {"buffer", &Step::buffer}, {"alloc", &Step::alloc},
+    {"graph", &Step::graph},   {"exec", &Step::exec},     {"snapshot", &Step::snapshot},
+    {"other", &Step::other},   {"a", &Step::a},           {"b", &Step::b},
+    {"c", &Step::c},           {"access", &Step::access}, {"expect", &Step::expect},
+    {"from", &Step::from},     {"to", &Step::to},         {"expect_error", &Step::expect_error},
+    {"handle", &Step::handle},
 };
 struct StepSizeField {  // sizes with units ("2MiB"), converted to bytes
   const char* key;
@@ -94,7 +97,8 @@ struct StepListField {  // lists of names
   const char* key;
   std::vector<Located<std::string>> Step::*field;
 };
-inline constexpr StepListField kStepListFields[] = {{"of", &Step::of}, {"graphs", &Step::graphs}};
+inline constexpr StepListField kStepListFields[] = {
+    {"of", &Step::of}, {"graphs", &Step::graphs}, {"handle_types", &Step::handle_types}};
 
 // A named fp32 tensor. A buffer lives at the start of the reservation of the same name; a view
 // (declared under `views:`) lives `offset` bytes into the reservation of buffer `of` — PyTorch's

@@ -320,6 +320,40 @@ Status CudaEngine::SetAccess(DevicePtr va, uint64_t size, Access access) {
   return Annotate(CU_CALL(api_, cuMemSetAccess(va, size, &desc, 1)), what);
 }
 
+Status CudaEngine::Export(AllocHandle handle, int* fd) {
+  auto what = [&] { return "Export(handle=" + std::to_string(handle.value) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  const PhysicalAlloc* alloc = allocs_.Find(handle.value);
+  if (alloc == nullptr) {
+    return RuntimeError(what() +
+                        ": unknown allocation handle (never created by this engine, or "
+                        "already released)");
+  }
+  int exported = -1;  // the driver writes an int for CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+  VMM_RETURN_IF_ERROR(Annotate(
+      CU_CALL(api_, cuMemExportToShareableHandle(&exported, alloc->get().handle,
+                                                 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0)),
+      what));
+  *fd = exported;
+  return Status::Ok();
+}
+
+Status CudaEngine::Import(int fd, AllocHandle* out) {
+  auto what = [&] { return "Import(fd=" + std::to_string(fd) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  // For a POSIX fd the driver takes the descriptor's value in place of a pointer, and does not
+  // take ownership of it.
+  void* os_handle = reinterpret_cast<void*>(static_cast<uintptr_t>(static_cast<unsigned>(fd)));
+  CUmemGenericAllocationHandle handle = 0;
+  VMM_RETURN_IF_ERROR(
+      Annotate(CU_CALL(api_, cuMemImportFromShareableHandle(
+                                 &handle, os_handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)),
+               what));
+  // The driver does not say the size of an imported handle: the inventory shows 0.
+  out->value = allocs_.Insert(PhysicalAlloc(PhysicalMemory{&api_, handle, 0}));
+  return Status::Ok();
+}
+
 Status CudaEngine::Inventory(EngineInventory* out) {
   VMM_RETURN_IF_ERROR(Bind());
   *out = EngineInventory{};

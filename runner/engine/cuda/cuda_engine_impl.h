@@ -56,6 +56,8 @@ class CudaEngine final : public Engine {
   Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) override;
   Status SetAccess(DevicePtr va, uint64_t size, Access access) override;
   Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override;
+  Status Export(AllocHandle handle, int* fd) override;
+  Status Import(int fd, AllocHandle* out) override;
 
   Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override;
   Status Matmul(const MatmulArgs& args, OpTiming* timing) override;

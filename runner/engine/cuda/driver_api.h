@@ -40,6 +40,8 @@ inline constexpr unsigned kDriverAbiVersion = 12000;
   X(cuMemUnmap, v10020, kDriverAbiVersion, true)                                    \
   X(cuMemSetAccess, v10020, kDriverAbiVersion, true)                                \
   X(cuMemGetAccess, v10020, kDriverAbiVersion, true)                                \
+  X(cuMemExportToShareableHandle, v10020, kDriverAbiVersion, true)                  \
+  X(cuMemImportFromShareableHandle, v10020, kDriverAbiVersion, true)                \
   X(cuMemsetD32Async, v3020, kDriverAbiVersion, true)                               \
   /* Optional: null on drivers older than CUDA 12.4 (only KernelNodes needs it). */ \
   X(cuFuncGetParamInfo, v12040, 12040, false)

@@ -158,7 +158,7 @@ Status AddressSpace::Free(DevicePtr va, uint64_t size) {
   return Status::Ok();
 }
 
-Status AddressSpace::Create(uint64_t size, AllocHandle* out) {
+Status AddressSpace::Create(uint64_t size, uint32_t handle_types, AllocHandle* out) {
   const char* fn = "cuMemCreate";
   if (std::string e = CheckGranular("size", size, true); !e.empty())
     return CudaError(fn, kInvalidValue, e);
@@ -171,9 +171,9 @@ Status AddressSpace::Create(uint64_t size, AllocHandle* out) {
                          " allocated");
   }
   const uint64_t id = ids_->Next();
-  StatusOr<PhysicalMemory> memory = CreatePhysicalMemory(size, "vmm-run:alloc-" + Hex(id));
+  StatusOr<PhysicalMemory> memory = CreatePhysicalMemory(size, kMemoryFdPrefix + Hex(id));
   if (!memory.ok()) return CudaError(fn, kOutOfMemory, memory.status().message());
-  allocations_.emplace(id, AllocationEntry{id, std::move(memory).value()});
+  allocations_.emplace(id, AllocationEntry{id, std::move(memory).value(), handle_types, false});
   allocated_ += size;
   out->value = id;
   return Status::Ok();
@@ -185,7 +185,7 @@ Status AddressSpace::Release(AllocHandle handle) {
     return CudaError("cuMemRelease", kInvalidValue,
                      "unknown or released handle " + Hex(handle.value));
   }
-  allocated_ -= it->second.memory->size;
+  if (!it->second.imported) allocated_ -= it->second.memory->size;
   allocations_.erase(it);  // closes the fd; mappings of it keep the memory (as in CUDA)
   return Status::Ok();
 }
@@ -281,6 +281,35 @@ Status AddressSpace::Unmap(DevicePtr va, uint64_t size) {
       return CudaError(fn, kOutOfMemory, s.message());
     m = mappings_.erase(m);
   }
+  return Status::Ok();
+}
+
+Status AddressSpace::Export(AllocHandle handle, int* fd) {
+  const char* fn = "cuMemExportToShareableHandle";
+  auto it = allocations_.find(handle.value);
+  if (it == allocations_.end())
+    return CudaError(fn, kInvalidValue, "unknown or released handle " + Hex(handle.value));
+  if ((it->second.handle_types & kHandleTypePosixFd) == 0) {
+    return CudaError(fn, kInvalidValue,
+                     "handle " + Hex(handle.value) +
+                         " was created without CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR");
+  }
+  StatusOr<int> copy = DuplicateFd(it->second.memory->fd);
+  if (!copy.ok()) return CudaError(fn, kOutOfMemory, copy.status().message());
+  *fd = *copy;
+  return Status::Ok();
+}
+
+Status AddressSpace::Import(int fd, AllocHandle* out) {
+  const char* fn = "cuMemImportFromShareableHandle";
+  StatusOr<PhysicalMemory> memory = OpenSharedMemory(fd);
+  if (!memory.ok()) return CudaError(fn, kInvalidValue, memory.status().message());
+  const std::string what = "the size of fd " + std::to_string(fd);
+  if (std::string e = CheckGranular(what.c_str(), memory->get().size, true); !e.empty())
+    return CudaError(fn, kInvalidValue, e);
+  const uint64_t id = ids_->Next();
+  allocations_.emplace(id, AllocationEntry{id, std::move(memory).value(), 0, true});
+  out->value = id;
   return Status::Ok();
 }
 

@@ -30,6 +30,13 @@
 //                        INVALID_VALUE.
 //   cuMemRelease         unknown or already released handle -> INVALID_VALUE; a mapped handle
 //                        may be released, its mappings keep the memory until they are unmapped.
+//   cuMemExportToShareableHandle  (POSIX fd) unknown handle, or one created without the POSIX fd
+//                        handle type -> INVALID_VALUE (the driver's code for the latter was not
+//                        measured; the validator never sends it). The fd is a dup of the memfd.
+//   cuMemImportFromShareableHandle  (POSIX fd) an fd that is not open, or not a memfd this twin
+//                        made (in any process), or whose size is not a granularity multiple ->
+//                        INVALID_VALUE. The new handle holds its own dup of the fd (the caller's
+//                        stays the caller's); it does not count against the device memory again.
 // Where the driver is more lenient than its documentation, the host keeps the documented rule (and
 // the plan never issues such a call): the driver accepted a map past the end of a reservation and
 // a map of a released handle that was still mapped elsewhere (a released handle that was never
@@ -81,8 +88,12 @@ class AddressSpace {
   // The Engine's VMM calls (see engine.h), with the same contracts.
   Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va);
   Status Free(DevicePtr va, uint64_t size);
-  Status Create(uint64_t size, AllocHandle* out);
+  // `handle_types`: engine.h kHandleType* bits the allocation may be exported as (the caller
+  // refuses what the twin cannot grant: only kHandleTypePosixFd).
+  Status Create(uint64_t size, uint32_t handle_types, AllocHandle* out);
   Status Release(AllocHandle handle);
+  Status Export(AllocHandle handle, int* fd);
+  Status Import(int fd, AllocHandle* out);
   Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle);
   Status SetAccess(DevicePtr va, uint64_t size, Access access);
   Status Unmap(DevicePtr va, uint64_t size);
@@ -110,6 +121,8 @@ class AddressSpace {
   struct AllocationEntry {
     uint64_t id;
     PhysicalMemory memory;
+    uint32_t handle_types = 0;  // kHandleType* bits
+    bool imported = false;      // the memory of another allocation: not counted in allocated_
   };
   struct MappingEntry {
     uint64_t id;

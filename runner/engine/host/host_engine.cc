@@ -81,12 +81,20 @@ class HostEngine final : public Engine {
   Status Free(DevicePtr va, uint64_t size) override { return space_.Free(va, size); }
   using Engine::Create;
   Status Create(const AllocProps& props, AllocHandle* out) override {
-    if (!props.IsPlain()) {
-      return RuntimeError(
-          "the host backend does not implement allocation properties (location, handle types, "
-          "compression, RDMA) yet");
+    // POSIX fd handles are natural here (the memory is a memfd); fabric handles need an IMEX
+    // channel, which the twin has not, and answers as the H200 without one does.
+    if ((props.handle_types & kHandleTypeFabric) != 0) {
+      return CudaError("cuMemCreate", "CUDA_ERROR_NOT_PERMITTED",
+                       "fabric handles need an IMEX channel; the host twin has none");
     }
-    return space_.Create(props.size, out);
+    AllocProps rest = props;
+    rest.handle_types &= ~kHandleTypePosixFd;
+    if (!rest.IsPlain()) {
+      return RuntimeError(
+          "the host backend does not implement allocation properties (location, compression, "
+          "RDMA) yet");
+    }
+    return space_.Create(props.size, props.handle_types, out);
   }
   Status Release(AllocHandle handle, SyncNote* note) override {
     if (note != nullptr) *note = SyncNote{};  // kernels are synchronous: nothing is in flight
@@ -102,6 +110,8 @@ class HostEngine final : public Engine {
     if (note != nullptr) *note = SyncNote{};  // kernels are synchronous: nothing is in flight
     return space_.Unmap(va, size);
   }
+  Status Export(AllocHandle handle, int* fd) override { return space_.Export(handle, fd); }
+  Status Import(int fd, AllocHandle* out) override { return space_.Import(fd, out); }
   Status Inventory(EngineInventory* out) override {
     space_.Inventory(out);
     return Status::Ok();
