@@ -7,6 +7,7 @@
 //   Map       -> cuMemMap                 Unmap     -> cuMemUnmap
 //   SetAccess -> cuMemSetAccess        Memset    -> cuMemsetD32Async
 //   GetAccess -> cuMemGetAccess        SelectDevice -> cudaSetDevice (which stream work goes to)
+//   Export    -> cuMemExportToShareableHandle   Import -> cuMemImportFromShareableHandle
 //   BeginCapture/EndCapture -> cudaStreamBeginCapture/EndCapture   Instantiate ->
 //   cudaGraphInstantiate Replay -> cudaGraphLaunch + sync      Update -> cudaGraphExecUpdate
 //   KernelNodes -> cudaGraphGetNodes + cudaGraphKernelNodeGetParams
@@ -136,6 +137,36 @@ struct KernelNodeParams {
   bool operator==(const KernelNodeParams&) const = default;
 };
 
+// What an engine holds at one moment: every live reservation, allocation and mapping. A step with
+// expect_error compares it before and after the refused call to prove that the call changed
+// nothing (runner/exec/expect_error.cc); tests use it to see what a call left behind.
+struct EngineInventory {
+  struct Range {
+    DevicePtr va = 0;
+    uint64_t size = 0;
+    bool operator==(const Range&) const = default;
+  };
+  struct Allocation {
+    uint64_t handle = 0;  // the AllocHandle value
+    uint64_t size = 0;    // bytes; 0 where the backend cannot tell (an imported handle on CUDA)
+    bool operator==(const Allocation&) const = default;
+  };
+  struct Mapping {
+    DevicePtr va = 0;
+    uint64_t size = 0;
+    uint64_t handle = 0;  // the AllocHandle value it was mapped from (it may be released since)
+    // By device ordinal (0 .. info().device_count - 1): the access each device has, as GetAccess
+    // reads it back (CUDA: cuMemGetAccess).
+    std::vector<Access> access;
+    bool access_known = true;  // false: GetAccess did not answer for some device of this mapping
+    bool operator==(const Mapping&) const = default;
+  };
+  std::vector<Range> reservations;      // by address
+  std::vector<Allocation> allocations;  // by handle value
+  std::vector<Mapping> mappings;        // by address
+  bool operator==(const EngineInventory&) const = default;
+};
+
 // Result of an exact (bitwise) comparison of two buffers of 32-bit elements.
 struct CompareResult {
   uint64_t mismatches = 0;
@@ -220,6 +251,15 @@ class Engine {
   virtual Status Unmap(DevicePtr /*va*/, uint64_t /*size*/, SyncNote* /*note*/) {
     return Refuse("Unmap");
   }
+  // Exports the allocation as a POSIX file descriptor (CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  // the allocation was created with kHandleTypePosixFd). On success `*fd` is a new descriptor that
+  // the caller owns and must close (closing it does not release the allocation). Another process
+  // that receives it (SCM_RIGHTS) can Import it.
+  virtual Status Export(AllocHandle /*handle*/, int* /*fd*/) { return Refuse("Export"); }
+  // Imports a descriptor made by Export (in this process or another) as a new allocation handle:
+  // the same physical memory, mapped and released like a created one. Does not take ownership of
+  // `fd`: the caller still closes it (the new handle does not need it afterwards).
+  virtual Status Import(int /*fd*/, AllocHandle* /*out*/) { return Refuse("Import"); }
 
   // --- Kernels (enqueued on the engine's stream; recorded while capturing) ---
   // With a `timing`, the call waits for the kernel and reports its device time. With nullptr it
@@ -329,7 +369,28 @@ class Engine {
     return Refuse("ProbeCapability");
   }
 
+  // --- Introspection ---
+  // Fills `out` with what the engine holds now (see EngineInventory). Makes no driver call that
+  // changes anything; each mapping's access is read back through GetAccess (ReadAccessBack).
+  virtual Status Inventory(EngineInventory* /*out*/) { return Refuse("Inventory"); }
+
  protected:
+  // For Inventory overrides: fills every mapping's `access` with GetAccess for each device of
+  // this backend; a mapping for which some device gets no answer is marked !access_known (its
+  // access reads kNone there). The inventory still compares equal before and after a call.
+  void ReadAccessBack(EngineInventory* inventory) {
+    const int devices = info().device_count > 0 ? info().device_count : 1;
+    for (EngineInventory::Mapping& m : inventory->mappings) {
+      m.access.assign(static_cast<size_t>(devices), Access::kNone);
+      m.access_known = true;
+      for (int d = 0; d < devices; ++d) {
+        if (!GetAccess(m.va, d, &m.access[static_cast<size_t>(d)]).ok()) {
+          m.access[static_cast<size_t>(d)] = Access::kNone;
+          m.access_known = false;
+        }
+      }
+    }
+  }
   // What every method does unless the backend overrides it: a run-time error naming the backend
   // and the method ("the fake backend does not implement Memset"), so a new engine method needs
   // code only in the backends that run it.

@@ -28,6 +28,8 @@ enum class FaultKind : uint8_t {
   kMap,
   kSetAccess,
   kUnmap,
+  kExport,   // Export (an allocation as a POSIX fd)
+  kImport,   // Import (a POSIX fd as an allocation)
   kLaunch,   // kernels: Fill, Matmul, Memset
   kCopy,     // CopyDevice, CopyFromHost, CopyToHost
   kCheck,    // Checksum, Compare (kernels that read data back)
@@ -35,7 +37,7 @@ enum class FaultKind : uint8_t {
   kInstantiate,
   kReplay,
   kUpdate,
-  kQuery,         // KernelNodes, GetAccess, DescribeDevice
+  kQuery,         // KernelNodes, GetAccess, DescribeDevice, Inventory
   kSelect,        // SelectDevice
   kDestroy,       // DestroyGraph, DestroyExec
   kRetain,        // Retain (a new handle to mapped memory)
@@ -84,6 +86,8 @@ class FaultEngine final : public Engine {
   Status SelectDevice(int device) override;
   Status DescribeDevice(int ordinal, DeviceInfo* out) override;
   Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override;
+  Status Export(AllocHandle handle, int* fd) override;
+  Status Import(int fd, AllocHandle* out) override;
   Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override;
   Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
   Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override;
@@ -109,6 +113,7 @@ class FaultEngine final : public Engine {
   Status SameAllocation(AllocHandle a, AllocHandle b, bool* same) override;
   Status AddressRange(DevicePtr va, DevicePtr* base, uint64_t* size) override;
   Status ProbeCapability(Capability capability, std::string* why_not) override;
+  Status Inventory(EngineInventory* out) override;
 
  private:
   // Counts the call; returns the injected error when this is the planned one, else ok.

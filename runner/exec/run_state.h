@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "runner/base/stopwatch.h"
+#include "runner/base/unique_fd.h"
 #include "runner/engine/engine.h"
 #include "runner/plan/plan.h"
 #include "runner/report/report.h"
@@ -42,6 +44,10 @@ struct RunState {
   // later): the granted properties, and the granularity its size was checked against (0: none).
   std::vector<std::optional<AllocProps>> granted;
   std::vector<uint64_t> granularity;
+  // The shareable handles `export` made, by name (Plan::handles): POSIX fds the run owns and
+  // closes when it ends. `import` reads them without taking them. Isolate blocks pass these to
+  // their child processes (SCM_RIGHTS), which import them under the same names.
+  std::map<std::string, UniqueFd> shared_handles;
 };
 
 // The address of the first element of buffer or view `slot` (a view: its buffer's reservation
@@ -72,7 +78,8 @@ struct alignas(64) HotVmmStep {
   int32_t buffer = -1, alloc = -1;
   uint64_t size = 0, offset = 0;
   uint64_t aux = 0;     // reserve: alignment; map: offset into the allocation; create: the
-                        // scenario device; set_access: PlanStep::device_access
+                        // scenario device; set_access: PlanStep::device_access;
+                        // export, import: the handle's slot
   double wall_us = 0;   // out
   uint64_t result = 0;  // out: reserve, map: the address; create: the handle
   double wait_us = 0;   // out (unmap, release)
@@ -121,9 +128,20 @@ std::string DescribeStep(const Plan& plan, const PlanStep& step, const report::S
 #include "runner/vocab/ops.def"
 #undef VMM_OP
 
-// Runs `step` once through its op's RunStep (the op table's dispatch).
+// Selects the step's device when its op runs on one (kOnDevice) and it is not the current one.
+Status SelectStepDevice(const PlanStep& step, RunState& state);
+// Runs `step` once through its op's RunStep (the op table's dispatch), on its device.
 Status Dispatch(const PlanStep& step, RunState& state, report::StepRecord& record);
-// The memory-family handler shared by the seven VMM ops: compile, call, record.
+// expect_error.cc: runs a step with expect_error through Dispatch. It passes (ok, a passing check)
+// only when the call fails with exactly step.expect_error and the engine's state (inventory, and
+// the checksums of the readable bytes the call could touch) is the same after it as before. Every
+// other outcome is an error Status (the run stops: after a call that succeeded the state is no
+// longer the one the plan assumed) with a failing check; record.expected_error/actual_error and
+// the check say what was expected and what the call returned.
+Status RunExpectingError(const PlanStep& step, RunState& state, report::StepRecord& record);
+// The console's account of a step with expect_error.
+std::string DescribeExpectedError(const report::StepRecord& record);
+// The memory-family handler shared by the VMM ops: compile, call, record.
 Status RunVmmStep(const PlanStep& step, RunState& state, report::StepRecord& record);
 
 }  // namespace vmm

@@ -20,6 +20,8 @@
 
 namespace vmm {
 
+struct VmmRule;  // runner/vocab/vmm_rules.h
+
 // A buffer or a view (base >= 0). Data steps address both alike, by slot.
 struct PlanBuffer {
   std::string name;
@@ -116,6 +118,7 @@ struct PlanStep {
   std::string label;  // the step's name, or "<op> <target>" (e.g. "map A") when unnamed
 
   int graph = -1, exec = -1, snapshot = -1, other = -1;
+  int handle = -1;  // export / import: the shareable handle's slot
   int a = -1, b = -1, c = -1;
   std::vector<int> of_steps;  // check_address: indices of the steps whose addresses are compared
   std::vector<int> graphs;    // check_kernel_params
@@ -128,6 +131,13 @@ struct PlanStep {
   // reserve: the address hint is `offset` bytes after the (current or last) reservation of buffer
   // `other`; with `other` -1, `offset` is the hint itself (0: none).
   Boxed<PlanQuery> query;  // the queries (kQuery ops)
+  // expect_error: the CUresult name the call must return (a literal of runner/vocab/cuda_errors.h),
+  // or nullptr when the step expects to succeed. The plan simulates no effect for such a step: it
+  // assumes the state is unchanged after it (the executor proves it).
+  const char* expect_error = nullptr;
+  // The rule of runner/vocab/vmm_rules.h that the step breaks and that expect_error let through
+  // (the driver refuses it safely); nullptr when the step breaks none.
+  const VmmRule* broken_rule = nullptr;
 
   std::vector<PlanStep> body;  // capture
 };
@@ -151,7 +161,8 @@ struct Plan {
   uint64_t granularity = 0;
   std::vector<PlanBuffer> buffers;
   std::vector<std::string> allocs, graphs, execs, snapshots;  // slot -> name
-  std::vector<uint64_t> alloc_sizes;                          // slot -> bytes
+  std::vector<std::string> handles;    // slot -> name of a shareable handle (one export each)
+  std::vector<uint64_t> alloc_sizes;   // slot -> bytes
   std::vector<int> alloc_devices;      // slot -> scenario device whose memory it is (-1: host RAM)
   std::vector<AllocSpec> alloc_specs;  // slot -> how create makes it (retain: the size only)
   std::vector<std::string> marks;      // slot -> the mark step's name

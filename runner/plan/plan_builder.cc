@@ -201,8 +201,23 @@ PlanStep PlanBuilder::Visit(const Step& step, int index, BufferUses* capture_use
                         "' cannot be recorded in a capture; only " + list + " can");
     return p;
   }
+  ExpectError(step, &p);
+  const Step* outer = current_;  // a capture's body steps are visited inside the capture's visit
+  PlanStep* outer_plan = current_plan_;
+  current_ = &step;
+  current_plan_ = &p;
   p.device = Device(step);
-  (this->*kPlanners[static_cast<size_t>(step.op)])(step, &p, capture_uses);
+  if (step.expect_error.set) {
+    // The call is expected to fail, so it changes nothing: plan the step (its names, its rules)
+    // and forget its effect. The executor proves the state unchanged after the call.
+    SimulatedState before = SaveState();
+    (this->*kPlanners[static_cast<size_t>(step.op)])(step, &p, capture_uses);
+    RestoreState(std::move(before));
+  } else {
+    (this->*kPlanners[static_cast<size_t>(step.op)])(step, &p, capture_uses);
+  }
+  current_ = outer;
+  current_plan_ = outer_plan;
   return p;
 }
 

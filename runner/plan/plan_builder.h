@@ -11,6 +11,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -34,6 +35,19 @@ class PlanBuilder {
 
   // plan_builder.cc: driver, names; plan_kernels.cc, plan_graphs.cc, plan_checks.cc: the ops.
   void Error(const SourceLoc& loc, std::string message);
+  // plan_expect_error.cc. A step that breaks rule `rule_id` of runner/vocab/vmm_rules.h: an Error,
+  // unless the step has expect_error and the driver refuses the call safely (DriverVerdict
+  // kRefuses, or kAccepts, which the run then reports as a call that succeeded): then the step is
+  // let through (current_plan_->broken_rule). Calls the driver must never get (kCrashes,
+  // kAcceptsUnsafely, kFaults) stay errors that say why, expect_error or not.
+  void Refusal(const SourceLoc& loc, std::string message, std::string_view rule_id);
+  // Resolves the step's expect_error name into p->expect_error (a CUresult name), or reports it.
+  void ExpectError(const Step& step, PlanStep* p);
+  // Everything the builder simulates, so that a step with expect_error leaves it as it was
+  // (SaveState before it, RestoreState after). A new member that simulates state belongs here too.
+  struct SimulatedState;  // defined below, with the members it copies
+  SimulatedState SaveState() const;
+  void RestoreState(SimulatedState&& saved);
   template <typename T>
   static const SourceLoc& At(const Located<T>& field, const Step& step) {
     return field.set ? field.loc : step.loc;
@@ -94,11 +108,20 @@ class PlanBuilder {
   void Map(const Step& step, PlanStep* p);
   void SetAccess(const Step& step, PlanStep* p);
   void Unmap(const Step& step, PlanStep* p);
-  bool Aligned(const Located<uint64_t>& field, const char* key, uint64_t value, const Step& step);
+  // plan_sharing.cc: create's handle_types, export, import.
+  uint32_t HandleTypes(const Step& step);
+  void Export(const Step& step, PlanStep* p);
+  void Import(const Step& step, PlanStep* p);
+  // Whether `value` is a multiple of the granularity; else an error (a Refusal of `rule_id` when
+  // given: the driver refuses the same misalignment).
+  bool Aligned(const Located<uint64_t>& field, const char* key, uint64_t value, const Step& step,
+               std::string_view rule_id = {});
   // Resolves the buffer of a memory op, refusing a view (memory ops act on reservations).
   int MemoryBuffer(const Step& step);
-  // Resolves the buffer of a range op and checks it is reserved; -1 when not.
-  int ReservedBuffer(const Step& step);
+  // Resolves the buffer of a range op and checks it is reserved; -1 when not. With `freed_rule`, a
+  // buffer that was freed is a Refusal of that rule, and the slot is returned when it is let
+  // through.
+  int ReservedBuffer(const Step& step, std::string_view freed_rule = {});
   // Applies defaults to offset/size and checks the range is aligned and inside the reservation.
   bool Range(const Step& step, int buffer, PlanStep* p, ByteRange* range);
   // Checks that `buffer`'s tensor bytes are mapped with `need` access for scenario device
@@ -134,6 +157,15 @@ class PlanBuilder {
   std::unordered_map<std::string, int> marks_;  // mark step name -> mark slot, as they come
 
   NameTable allocs_, graphs_, execs_;
+  // By alloc slot: for an imported allocation, the name of the allocation it came from.
+  std::unordered_map<int, std::string> imported_from_;
+  struct SharedHandle {  // an exported handle, by name
+    int slot = -1;       // Plan::handles
+    int alloc = -1;      // the exported allocation's slot
+    std::string alloc_name;
+    int line = 0;
+  };
+  std::unordered_map<std::string, SharedHandle> handles_;
   std::vector<BufferUses> graph_uses_, exec_uses_;  // by graph / exec slot
   // The scenario device a graph's kernels were captured on / an exec runs on, by slot.
   std::vector<int> graph_devices_, exec_devices_;
@@ -151,6 +183,24 @@ class PlanBuilder {
     int line = 0;
   };
   std::unordered_map<std::string, NamedStep> step_names_;  // explicit names, first occurrence
+
+  // The step being planned (Visit), for Refusal.
+  const Step* current_ = nullptr;
+  PlanStep* current_plan_ = nullptr;
+
+  struct SimulatedState {
+    std::vector<PlanBuffer> buffers;  // reserve records a buffer's first reservation size
+    std::vector<ReservationState> reservations;
+    std::vector<std::pair<std::string, int>> reserved_by;
+    std::vector<int> freed_line;
+    std::vector<uint64_t> last_reserved_size;
+    std::vector<std::pair<int, int>> peer_access;
+    NameTable allocs, graphs, execs;  // slots stay: a slot made by the step is simply never live
+    std::vector<BufferUses> graph_uses, exec_uses;
+    std::vector<int> graph_devices, exec_devices;
+    std::unordered_map<std::string, SnapshotInfo> snapshots;
+    std::unordered_map<std::string, SharedHandle> handles;
+  };
 };
 
 #define VMM_OP(Enum, name, Family, Flags, label) \

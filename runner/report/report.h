@@ -71,7 +71,11 @@ struct StepRecord {
   // Names of what the step acts on, by role: {"buffer": "A", "alloc": "pA1"}, {"exec": "e"}.
   // Filled after the run (exec/step_targets.h), never on the timed path.
   Details targets;
-  Boxed<CheckRecord> check;      // check steps (Boxed: most steps have none)
+  Boxed<CheckRecord> check;  // check steps (Boxed: most steps have none)
+  // A step with expect_error: the CUDA error it expected and the one its call returned
+  // ("CUDA_SUCCESS" when it succeeded, "none" when it failed before any CUDA call). Its check
+  // holds the same pair and the verdict. Both empty for every other step.
+  std::string expected_error, actual_error;
   std::string error;             // run-time failure message (status failed, no check)
   std::vector<StepRecord> body;  // capture: the recorded inner steps
 };

@@ -63,6 +63,10 @@ Json StepToJson(const StepRecord& s) {
   j["details"] = DetailsToJson(s.details);
   if (!s.targets.empty()) j["targets"] = DetailsToJson(s.targets);
   if (s.check) j["check"] = CheckToJson(*s.check);
+  if (!s.expected_error.empty()) {
+    j["expected_error"] = s.expected_error;
+    j["actual_error"] = s.actual_error;
+  }
   if (!s.error.empty()) j["error"] = s.error;
   if (!s.body.empty()) {
     Json body = Json::array();

@@ -241,6 +241,10 @@ StepRecord ReadStep(FieldReader& r, const Json& s, const std::string& p) {
   if (r.Member(s, p, "targets", false)) ReadDetails(r, s, p, "targets", &step.targets);
   if (const Json* c = r.Object(s, p, "check", false)) step.check = ReadCheck(r, *c, p + "/check");
   if (r.Member(s, p, "error", false)) r.String(s, p, "error", &step.error);
+  if (r.Member(s, p, "expected_error", false)) {
+    r.String(s, p, "expected_error", &step.expected_error);
+    r.String(s, p, "actual_error", &step.actual_error);
+  }
   if (const Json* body = r.Array(s, p, "body", false)) {
     for (size_t i = 0; i < body->size(); ++i) {
       const std::string bp = p + "/body/" + std::to_string(i);

@@ -50,9 +50,11 @@ struct Step {
   // Names of things the step acts on.
   Located<std::string> buffer, alloc, graph, exec, snapshot, other;
   Located<std::string> from, to;         // copy: source (buffer, view or snapshot) and destination
+  Located<std::string> handle;           // export / import: the name of a shareable handle (an fd)
   Located<std::string> a, b, c;          // matmul operands (buffer names)
   std::vector<Located<std::string>> of;  // check_address: step names
-  std::vector<Located<std::string>> graphs;  // check_kernel_params: graph names
+  std::vector<Located<std::string>> graphs;        // check_kernel_params: graph names
+  std::vector<Located<std::string>> handle_types;  // create: "posix_fd", "fabric"
 
   // Sizes and numbers (sizes already converted from units to bytes).
   Located<uint64_t> size, offset, alloc_offset, alignment, seed;
@@ -84,6 +86,10 @@ struct Step {
   Located<uint64_t> address;            // reserve: a literal address hint
   StepMap address_map;                  // reserve: {at: BUFFER} or {after: BUFFER}
   Located<std::string> expect_address;  // reserve: "honoured" | "moved" | "any"
+  // Ops with kDriver: the CUresult name the call must return ("CUDA_ERROR_INVALID_VALUE"); the
+  // step then passes only on that error, with the scenario's state unchanged (runner/plan checks
+  // the name and which refusals may be sent).
+  Located<std::string> expect_error;
 
   std::vector<Step> steps;  // capture body
 };
@@ -114,6 +120,8 @@ inline constexpr StepTextField kStepTextFields[] = {
     {"granularity", &Step::granularity},
     {"since", &Step::since},
     {"expect_address", &Step::expect_address},
+    {"expect_error", &Step::expect_error},
+    {"handle", &Step::handle},
 };
 struct StepSizeField {  // sizes with units ("2MiB"), converted to bytes
   const char* key;
@@ -143,7 +151,8 @@ struct StepListField {  // lists of names
   const char* key;
   std::vector<Located<std::string>> Step::*field;
 };
-inline constexpr StepListField kStepListFields[] = {{"of", &Step::of}, {"graphs", &Step::graphs}};
+inline constexpr StepListField kStepListFields[] = {
+    {"of", &Step::of}, {"graphs", &Step::graphs}, {"handle_types", &Step::handle_types}};
 // Keys whose value is a map of scalars. A key may also be in a table above (`expect`, `address`):
 // the value's form, scalar or map, says which field it fills.
 struct StepMapField {

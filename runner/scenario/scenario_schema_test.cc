@@ -36,8 +36,11 @@ TEST_F(ScenarioSchemaTest, OpsMatchTheOpTableInOrder) {
 
 // Each common key is in an op's schema exactly when the op table gives the op its flag.
 TEST_F(ScenarioSchemaTest, CommonKeysMatchTheOpTableFlags) {
-  const std::pair<const char*, OpFlag> keys[] = {
-      {"repeat", kRepeat}, {"fatal", kFatal}, {"expect", kExpect}, {"async", kAsync}};
+  const std::pair<const char*, OpFlag> keys[] = {{"repeat", kRepeat},
+                                                 {"fatal", kFatal},
+                                                 {"expect", kExpect},
+                                                 {"async", kAsync},
+                                                 {"expect_error", kDriver}};
   for (const auto& [op, fields] : Steps()->cases) {
     const OpInfo* info = FindOp(op);
     ASSERT_NE(info, nullptr) << op;

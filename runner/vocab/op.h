@@ -20,7 +20,8 @@ enum class Op : uint8_t {
 };
 
 enum class OpFamily : uint8_t {
-  kMemory,  // reserve, free, create, release, map, set_access, unmap: one driver call each
+  kMemory,  // reserve, free, create, release, map, set_access, unmap, export, import: one driver
+            // call each
   kKernel,  // fill, matmul: work on the stream
   kGraph,   // capture, instantiate, replay, update, destroy_*
   kData,    // copy, snapshot

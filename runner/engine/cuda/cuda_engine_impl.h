@@ -92,6 +92,8 @@ class CudaEngine final : public Engine {
   Status SelectDevice(int device) override;
   Status DescribeDevice(int ordinal, DeviceInfo* out) override;
   Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override;
+  Status Export(AllocHandle handle, int* fd) override;
+  Status Import(int fd, AllocHandle* out) override;
 
   Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override;
   Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
@@ -113,6 +115,7 @@ class CudaEngine final : public Engine {
   Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
                  CompareResult* out) override;
   Status Synchronize() override;
+  Status Inventory(EngineInventory* out) override;
 
   Status MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) override;
   Status Granularity(const AllocProps& props, GranularityKind kind, uint64_t* bytes) override;

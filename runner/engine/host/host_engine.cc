@@ -135,6 +135,13 @@ class HostEngine final : public Engine {
     if (note != nullptr) *note = SyncNote{};  // kernels are synchronous: nothing is in flight
     return space_.Unmap(va, size);
   }
+  Status Export(AllocHandle handle, int* fd) override { return space_.Export(handle, fd); }
+  Status Import(int fd, AllocHandle* out) override { return space_.Import(fd, out); }
+  Status Inventory(EngineInventory* out) override {
+    space_.Inventory(out);
+    ReadAccessBack(out);
+    return Status::Ok();
+  }
 
   Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override {
     return Launch(MakeFillNode(dst, count, seed), timing);
