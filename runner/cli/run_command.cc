@@ -20,6 +20,7 @@
 #include "runner/cli/sweep_summary.h"
 #include "runner/engine/select/engine_select.h"
 #include "runner/exec/executor.h"
+#include "runner/isolate/child_block_runner.h"
 #include "runner/plan/plan.h"
 #include "runner/report/atomic_file.h"
 #include "runner/report/junit.h"
@@ -132,8 +133,17 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
     });
     observer = &*progress;
   }
+  // Isolate blocks run in a child vmm-run on this backend, from this very text and --set values.
+  isolate::ChildBlockOptions block_options;
+  block_options.scenario_path = path;
+  block_options.scenario_text = text;
+  for (const VarOverride& v : expand.set) block_options.set.emplace_back(v.name, v.value);
+  block_options.backend = info.backend;
+  block_options.device = options.device;
+  isolate::ChildBlockRunner blocks(std::move(block_options));
   const std::string unmet = UnmetRequirement(scenario->requires_, info);
-  RunOutcome outcome = unmet.empty() ? RunPlan(plan, engine, observer) : SkipPlan(plan, unmet);
+  RunOutcome outcome =
+      unmet.empty() ? RunPlan(plan, engine, observer, &blocks) : SkipPlan(plan, unmet);
   choice->engine.reset();  // release everything still alive before reporting
   report.steps = std::move(outcome.steps);
   report.vars = scenario->vars;

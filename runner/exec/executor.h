@@ -23,6 +23,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runner/engine/engine.h"
@@ -38,6 +39,24 @@ class StepObserver {
   virtual void OnStep(const PlanStep& step, const report::StepRecord& record) = 0;
 };
 
+// Runs isolate blocks: a PlanStep of op kIsolate (step.block holds the block's own plan and its
+// expectation) in a child process. Implemented above the executor (runner/isolate), which knows
+// how to start one; the executor only hands the step over.
+class BlockRunner {
+ public:
+  // Descriptors the child receives, by name (borrowed: the caller keeps them open during the
+  // call). The child looks them up by these names (export/import hand over allocation handles).
+  using BlockFds = std::vector<std::pair<std::string, int>>;
+
+  virtual ~BlockRunner() = default;
+  // Runs the block and fills `record`: the child's step records in `body`, the child's facts
+  // (pid, exit status, signal, error, fault line) in `child` and the verdict against the block's
+  // expectation in `check`. A verdict that fails is not an error Status; an error Status means
+  // the block could not be run at all (no child could be started).
+  virtual Status RunBlock(const PlanStep& step, const BlockFds& fds,
+                          report::StepRecord& record) = 0;
+};
+
 struct RunOutcome {
   std::vector<report::StepRecord> steps;
   report::Summary summary;  // exit_code: 0 pass, 1 a check failed, 4 a step failed, 128+N signal
@@ -51,7 +70,9 @@ std::string DescribeStepOutcome(const Plan& plan, const PlanStep& step,
 // backend lacks: every step recorded `skipped`, result "skipped" with `reason`, exit code 5.
 RunOutcome SkipPlan(const Plan& plan, const std::string& reason);
 
-// Runs `plan` on `engine`. `observer` may be null.
-RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer);
+// Runs `plan` on `engine`. `observer` may be null. `blocks` runs the plan's isolate blocks; with
+// none (null), an isolate block fails at run time and says why.
+RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer,
+                   BlockRunner* blocks = nullptr);
 
 }  // namespace vmm

@@ -10,6 +10,7 @@
 
 #include "runner/base/stopwatch.h"
 #include "runner/engine/engine.h"
+#include "runner/exec/executor.h"
 #include "runner/plan/plan.h"
 #include "runner/report/report.h"
 
@@ -21,10 +22,11 @@ struct Snapshot {
 };
 
 struct RunState {
-  RunState(const Plan& p, Engine& e);
+  RunState(const Plan& p, Engine& e, BlockRunner* b = nullptr);
 
   const Plan& plan;
   Engine& engine;
+  BlockRunner* blocks;  // runs isolate blocks; null where there is none (then they fail)
   std::vector<DevicePtr> buffer_va;                    // by buffer slot (0 = not reserved)
   std::vector<AllocHandle> allocs;                     // by alloc slot
   std::vector<GraphHandle> graphs;                     // by graph slot
@@ -55,6 +57,7 @@ struct alignas(64) HotVmmStep {
   Op op = Op::kReserve;
   Access access = Access::kReadWrite;
   bool waited = false;  // out (unmap, release): there was in-flight work to wait for
+  bool wait = true;     // in (unmap, release): false sends the call without waiting
   int32_t buffer = -1, alloc = -1;
   uint64_t size = 0, offset = 0;
   uint64_t aux = 0;     // reserve: alignment; map: offset into the allocation

@@ -7,14 +7,18 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "runner/base/diagnostic.h"
 #include "runner/scenario/scenario.h"
 #include "runner/vocab/access.h"
+#include "runner/vocab/isolate.h"
 
 namespace vmm {
+
+struct IsolatedBlock;
 
 // A buffer or a view (base >= 0). Data steps address both alike, by slot.
 struct PlanBuffer {
@@ -66,8 +70,13 @@ struct PlanStep {
   Expectation expect = Expectation::kNone;
   UpdateCode expect_update = UpdateCode::kSuccess;
   bool async = false;  // fill/matmul: leave the kernel in flight (no OpTiming)
+  bool wait = true;    // unmap/release: wait for in-flight work first (false: isolate blocks only)
+  uint64_t duration_ns = 0;  // busy
 
   std::vector<PlanStep> body;  // capture
+  // isolate: the block's own plan (its steps, run by a child process) and what it expects. Shared
+  // so that PlanStep stays copyable; immutable once built.
+  std::shared_ptr<const IsolatedBlock> block;
 };
 
 struct Plan {
@@ -77,6 +86,14 @@ struct Plan {
   std::vector<std::string> allocs, graphs, execs, snapshots;  // slot -> name
   std::vector<uint64_t> alloc_sizes;                          // slot -> bytes
   std::vector<PlanStep> steps;
+};
+
+// An isolate block, validated as a plan of its own: the scenario's buffers and views (declarations
+// only: the child reserves, creates and maps for itself), its steps at indices 0.., and the names
+// of the objects it makes. A child process runs `plan` with RunPlan.
+struct IsolatedBlock {
+  Plan plan;
+  BlockExpectation expect;
 };
 
 // Resolves and validates `scenario`. On success `diagnostics` is empty; otherwise it holds every

@@ -28,6 +28,11 @@ class PlanBuilder {
   PlanBuilder(const Scenario& scenario, std::vector<Diagnostic>* diagnostics);
   Plan Build() &&;
 
+  // An isolate block's builder: the parent's declarations (buffers, views, granularity), nothing
+  // live, the block's steps. Step-name duplicates were already reported by the parent.
+  PlanBuilder(const PlanBuilder& parent, const Step& block, const BlockExpectation& expect);
+  Plan BuildBlock() &&;
+
  private:
   // Buffers a graph's kernels touch, with the access each needs (read or read_write).
   using BufferUses = std::vector<std::pair<int, Access>>;
@@ -42,7 +47,18 @@ class PlanBuilder {
   // Adds a buffer or view ("buffer"/"view" in messages) with its shape; returns its slot, or -1
   // when the name is taken.
   int DeclareTensor(const BufferDecl& b, const char* kind);
+  // Indexes explicit step names (for check_address) at every nesting level; duplicates are
+  // reported when `report_duplicates_`.
   void IndexStepNames(const std::vector<Step>& steps);
+  // Inside an isolate block, why a name that is live in the parent is not live here; call it only
+  // when it is (ReservedInParent, LiveInParent).
+  std::string BlockHint() const;
+  bool ReservedInParent(int buffer) const {
+    return parent_ != nullptr && parent_->reservations_[buffer].reserved();
+  }
+  bool LiveInParent(const NameTable PlanBuilder::*table, const std::string& name) const {
+    return parent_ != nullptr && (parent_->*table).LiveSlot(name) >= 0;
+  }
   PlanStep Common(const Step& step, int index) const;
   PlanStep Visit(const Step& step, int index, BufferUses* capture_uses);
 
@@ -65,6 +81,8 @@ class PlanBuilder {
   bool Overlap(int x, int y) const;
   // memset / check_value: exactly one of `value` or `byte`, into p->pattern.
   void Pattern(const Step& step, PlanStep* p);
+  // isolate (plan_isolate.cc): the expectation, nesting, and the block's own plan.
+  BlockExpectation DecodeBlockExpectation(const Step& step);
   void ResolveGraph(const Step& step, PlanStep* p);
   void ResolveExec(const Step& step, PlanStep* p);
   void Snapshot(const Step& step, PlanStep* p);
@@ -81,6 +99,10 @@ class PlanBuilder {
   void SetAccess(const Step& step, PlanStep* p);
   void Unmap(const Step& step, PlanStep* p);
   bool Aligned(const Located<uint64_t>& field, const char* key, uint64_t value, const Step& step);
+  // BlockHint() when alloc `name` is live in the parent, else "".
+  std::string AllocHint(const std::string& name) const;
+  // Refuses `wait: false` outside an isolate block.
+  void NoWaitOnlyInBlocks(const Step& step);
   // Resolves the buffer of a memory op, refusing a view (memory ops act on reservations).
   int MemoryBuffer(const Step& step);
   // Resolves the buffer of a range op and checks it is reserved; -1 when not.
@@ -92,7 +114,12 @@ class PlanBuilder {
   void Use(int buffer, Access need, const std::string& actor, const SourceLoc& loc);
 
   const Scenario& scenario_;
+  const std::vector<Step>& steps_;  // the scenario's steps, or an isolate block's
   std::vector<Diagnostic>* diagnostics_;
+  const PlanBuilder* parent_ = nullptr;  // inside an isolate block: the builder of the scenario
+  bool report_duplicates_ = true;
+  // Inside a block whose expectation is not ok: steps may touch memory without access (Use()).
+  bool faults_allowed_ = false;
   Plan plan_;
   uint64_t granularity_ = kDefaultGranularity;
 

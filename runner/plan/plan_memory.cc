@@ -70,9 +70,10 @@ int PlanBuilder::ReservedBuffer(const Step& step) {
   if (buffer < 0) return -1;
   if (reservations_[buffer].reserved()) return buffer;
   const int freed = freed_line_[buffer];
-  Error(At(step.buffer, step), "buffer '" + step.buffer.value + "' is not reserved" +
-                                   (freed > 0 ? ": it was freed at line " + std::to_string(freed)
-                                              : std::string(" at this step")));
+  Error(At(step.buffer, step),
+        "buffer '" + step.buffer.value + "' is not reserved" +
+            (freed > 0 ? ": it was freed at line " + std::to_string(freed)
+                       : " at this step" + (ReservedInParent(buffer) ? BlockHint() : "")));
   return -1;
 }
 
@@ -106,9 +107,10 @@ void PlanBuilder::Create(const Step& step, PlanStep* p) {
 }
 
 void PlanBuilder::Release(const Step& step, PlanStep* p) {
+  NoWaitOnlyInBlocks(step);
   std::string error;
   p->alloc = allocs_.Resolve(step.alloc.value, &error);
-  if (p->alloc < 0) return Error(At(step.alloc, step), error);
+  if (p->alloc < 0) return Error(At(step.alloc, step), error + AllocHint(step.alloc.value));
   // Legal while still mapped: the memory lives until its last mapping is unmapped.
   allocs_.End(step.alloc.value, step.loc.line);
 }
@@ -116,7 +118,7 @@ void PlanBuilder::Release(const Step& step, PlanStep* p) {
 void PlanBuilder::Map(const Step& step, PlanStep* p) {
   std::string error;
   p->alloc = allocs_.Resolve(step.alloc.value, &error);
-  if (p->alloc < 0) Error(At(step.alloc, step), error);
+  if (p->alloc < 0) Error(At(step.alloc, step), error + AllocHint(step.alloc.value));
   p->buffer = ReservedBuffer(step);
   p->offset = step.offset.value;
   p->alloc_offset = step.alloc_offset.value;
@@ -235,6 +237,7 @@ void PlanBuilder::SetAccess(const Step& step, PlanStep* p) {
 }
 
 void PlanBuilder::Unmap(const Step& step, PlanStep* p) {
+  NoWaitOnlyInBlocks(step);
   p->buffer = ReservedBuffer(step);
   ByteRange range;
   if (p->buffer < 0 || !Range(step, p->buffer, p, &range)) return;
@@ -268,13 +271,19 @@ void PlanBuilder::Use(int buffer, Access need, const std::string& actor, const S
   if (!r.reserved()) {
     const int freed = freed_line_[owner];
     Error(loc, who + (freed > 0 ? "was freed at line " + std::to_string(freed)
-                                : std::string("is not reserved at this step")));
+                                : "is not reserved at this step" +
+                                      (ReservedInParent(owner) ? BlockHint() : "")));
     return;
   }
   const ByteRange range{b.offset, b.offset + b.bytes};
   if (range.end > r.size()) {
     return Error(loc, who + "ends past the " + FormatBytes(r.size()) + " reservation");
   }
+  // Inside an isolate block that expects an error, a signal or a timeout, touching memory without
+  // access is what the block is about: the child faults (CUDA_ERROR_ILLEGAL_ADDRESS on the GPU and
+  // on the host twin). An unreserved range or one past the reservation stays an error: its address
+  // is not the scenario's at all.
+  if (faults_allowed_) return;
   switch (r.FirstProblem(range, need)) {
     case AccessProblem::kNone:
       return;
@@ -290,6 +299,19 @@ void PlanBuilder::Use(int buffer, Access need, const std::string& actor, const S
     case AccessProblem::kReadOnly:
       return Error(loc, who + "is mapped read-only (set_access with read_write first)");
   }
+}
+
+std::string PlanBuilder::AllocHint(const std::string& name) const {
+  return LiveInParent(&PlanBuilder::allocs_, name) ? BlockHint() : "";
+}
+
+void PlanBuilder::NoWaitOnlyInBlocks(const Step& step) {
+  if (!step.wait.set || step.wait.value || parent_ != nullptr) return;
+  Error(step.wait.loc, std::string("'wait: false' on ") + OpName(step.op) +
+                           " is allowed only inside an isolate block: a call that does not wait "
+                           "for running kernels faults them, and the fault poisons the process "
+                           "that makes it; put the step in {isolate: {expect: "
+                           "CUDA_ERROR_ILLEGAL_ADDRESS}, steps: [...]}");
 }
 
 #define VMM_PLAN_MEMORY(Enum, Method)                                              \

@@ -25,6 +25,16 @@ struct Located {
   bool set = false;
 };
 
+// What an isolate block (`{isolate: {...}, steps: [...]}`, op kIsolate) says about its child. The
+// expectation is one of: `expect: ok`, `expect: CUDA_ERROR_<NAME>` (both in `expect`), `expect:
+// {signal: SIGSEGV}` (in `signal`) or `expect: {timeout: 5s}` (in `timeout`).
+struct IsolateSpec {
+  Located<std::string> expect;   // "ok" (the default) or a CUDA error name; unset for a map form
+  Located<std::string> signal;   // expect: {signal: NAME}
+  Located<uint64_t> timeout;     // expect: {timeout: DURATION}, nanoseconds
+  Located<uint64_t> kill_after;  // nanoseconds; the schema's default when unset
+};
+
 // One step. Which fields are meaningful depends on `op` (see the enum); the others stay unset.
 struct Step {
   Op op = Op::kSynchronize;
@@ -46,8 +56,11 @@ struct Step {
   Located<uint64_t> repeat;       // run the step this many times and report min/median/p99
   Located<bool> fatal;            // a failed check stops the run
   Located<bool> async;            // fill/matmul: enqueue and do not wait (no device time)
+  Located<uint64_t> duration;     // busy: how long the kernel runs, nanoseconds
+  Located<bool> wait;  // unmap/release: wait for in-flight work first (false: isolate blocks only)
 
-  std::vector<Step> steps;  // capture body
+  std::vector<Step> steps;  // capture body; isolate block body
+  IsolateSpec isolate;      // isolate blocks only
 };
 
 // Which schema key fills which Step field, by the field's kind: the one list of step keys (the
@@ -84,8 +97,13 @@ struct StepFlagField {
   const char* key;
   Located<bool> Step::*field;
 };
-inline constexpr StepFlagField kStepFlagFields[] = {{"fatal", &Step::fatal},
-                                                    {"async", &Step::async}};
+inline constexpr StepFlagField kStepFlagFields[] = {
+    {"fatal", &Step::fatal}, {"async", &Step::async}, {"wait", &Step::wait}};
+struct StepDurationField {  // durations with units ("200ms"), converted to nanoseconds
+  const char* key;
+  Located<uint64_t> Step::*field;
+};
+inline constexpr StepDurationField kStepDurationFields[] = {{"duration", &Step::duration}};
 struct StepListField {  // lists of names
   const char* key;
   std::vector<Located<std::string>> Step::*field;

@@ -26,6 +26,7 @@ enum class OpFamily : uint8_t {
   kData,    // copy, snapshot
   kCheck,   // check_*
   kWait,    // synchronize
+  kBlock,   // isolate: steps that run in a child process
 };
 
 // Bit flags of an op (see ops.def for their meaning).

@@ -60,6 +60,8 @@ class CudaEngine final : public Engine {
   Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override;
   Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
   Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override;
+  Status Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
+              OpTiming* timing) override;
   Status CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) override;
   Status CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) override;
 
@@ -91,7 +93,8 @@ class CudaEngine final : public Engine {
   // cudaErrorNotReady (*waited = true) SyncStream. A sticky error of earlier work comes back as an
   // error Status.
   Status Drain(bool* waited);
-  // Unmap/Release: Drain with the wall time spent, unless capturing (then nothing is in flight).
+  // Unmap/Release: Drain with the wall time spent, unless capturing (then nothing is in flight) or
+  // the note says not to wait (note->wait false).
   Status WaitForStream(SyncNote* note);
   // Runs `launch` (a kernel launch on the stream); when `timing` is set and no capture is in
   // progress, brackets it with events and waits for it to fill timing->gpu_us.

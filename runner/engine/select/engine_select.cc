@@ -12,6 +12,7 @@ namespace {
 StatusOr<EngineChoice> MakeHost(const EngineRequest& request, std::string reason) {
   HostEngineOptions options;
   options.granularity = request.granularity;
+  options.trap_faults = request.trap_faults;
   StatusOr<std::unique_ptr<Engine>> engine = CreateHostEngine(options);
   if (!engine.ok()) return engine.status();
   return EngineChoice{std::move(engine).value(), std::move(reason)};

@@ -27,6 +27,7 @@ struct EngineRequest {
   BackendKind kind = BackendKind::kAuto;
   int device = 0;            // CUDA device ordinal
   uint64_t granularity = 0;  // the scenario's granularity; the host backend uses it as its own
+  bool trap_faults = false;  // host: HostEngineOptions::trap_faults (isolate blocks' children)
 };
 
 // True when this binary was built with the CUDA backend.
