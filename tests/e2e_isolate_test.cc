@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -349,6 +350,45 @@ steps:
     EXPECT_EQ(errno, ECHILD);
   }
   close(memfd);
+}
+
+// On a GPU (skipped without one): the committed scenarios reach the host twin's verdicts with real
+// device faults, the parent's context survives them, and the kernel log names each fault (Xid 31)
+// for the child's pid where it can be read (root on the H200; elsewhere the note says why).
+TEST_F(E2EIsolate, OnTheGpuTheFaultsAreRealAndTheParentSurvivesThem) {
+  struct Case {
+    const char* scenario;
+    const char* block;
+    const char* actual;
+    const char* fault;  // the MMU fault type in the Xid line, or nullptr
+  };
+  const Case cases[] = {
+      {"readonly_fault", "write through a read-only mapping", "CUDA_ERROR_ILLEGAL_ADDRESS",
+       "FAULT_RO_VIOLATION"},
+      {"unmap_race", "unmap without waiting", "CUDA_ERROR_ILLEGAL_ADDRESS", "FAULT_PDE"},
+      {"kernel_timeout", "a kernel longer than the limit", "timeout 2s", nullptr},
+  };
+  for (const Case& c : cases) {
+    const std::string report = std::string(c.scenario) + ".cuda.json";
+    Finished f = Run("scenarios/" + std::string(c.scenario) + ".yaml --backend cuda --report " +
+                     Path(report));
+    if (f.exit_code == 3) GTEST_SKIP() << "no CUDA device: " << f.out;
+    EXPECT_EQ(f.exit_code, 0) << f.out;
+    report::Report r = Read(report);
+    const StepRecord* block = Find(r.steps, c.block);
+    ASSERT_NE(block, nullptr) << c.scenario;
+    EXPECT_EQ(block->check->actual, c.actual) << c.scenario;
+    for (const StepRecord& s : r.steps)  // the parent's own steps, after the fault too
+      if (s.op != "isolate") EXPECT_EQ(s.status, StepStatus::kOk) << c.scenario << ": " << s.name;
+    if (c.fault == nullptr) continue;
+    const report::ChildRecord& child = *block->child;
+    std::printf("%s: fault_line_note: %s\n%s\n", c.scenario, child.fault_line_note.c_str(),
+                child.fault_line.value_or("(none)").c_str());
+    if (child.fault_line_note != "kernel log") continue;  // not readable here: said why
+    EXPECT_NE(child.fault_line->find("Xid"), std::string::npos);
+    EXPECT_NE(child.fault_line->find("pid=" + std::to_string(child.pid)), std::string::npos);
+    EXPECT_NE(child.fault_line->find(c.fault), std::string::npos) << *child.fault_line;
+  }
 }
 
 }  // namespace

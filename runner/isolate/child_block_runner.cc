@@ -26,6 +26,9 @@ using report::StepRecord;
 constexpr size_t kStderrKeep = 4096;  // bytes of the child's stderr kept in the record
 // How long the kernel log is watched for a fault line the driver has not logged yet.
 constexpr auto kXidGrace = std::chrono::milliseconds(300);
+// How long a child may take to get ready (read the request, plan, open its engine): the block's
+// own limit starts only then. A child not ready by now is killed as timed out.
+constexpr auto kStartupLimit = std::chrono::seconds(60);
 
 // What the parent gathers while the child runs.
 struct Gathered {
@@ -92,7 +95,8 @@ std::string SignalOf(int status) {
 Status ChildBlockRunner::RunBlock(const PlanStep& step, const BlockFds& fds, StepRecord& record) {
   const IsolatedBlock& block = *step.block;
   const auto start = Clock::now();
-  const auto deadline = start + std::chrono::nanoseconds(block.expect.limit_ns);
+  const auto limit = std::chrono::nanoseconds(block.expect.limit_ns);
+  auto deadline = start + kStartupLimit;  // until the child says it is ready (hello)
   const bool on_cuda = options_.backend == "cuda";
   KernelLog kernel_log = on_cuda ? KernelLog::OpenAtEnd() : KernelLog(UniqueFd(), "");
 
@@ -147,7 +151,9 @@ Status ChildBlockRunner::RunBlock(const PlanStep& step, const BlockFds& fds, Ste
     if (channel_open && (polls[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
       bool eof = false;
       Status read = channel.ReadSome(&eof);
+      const bool was_ready = g.hello;
       TakeFrames(channel, &g);
+      if (g.hello && !was_ready) deadline = Clock::now() + limit;
       if (!read.ok() || eof || channel.broken()) channel_open = false;
       if (!read.ok() && g.protocol_error.empty()) g.protocol_error = read.message();
     }

@@ -6,7 +6,9 @@
 // What the parent guarantees (docs/scenario-language.md, "Isolate blocks"):
 //   - The child is started with posix_spawn of `exe` (default /proc/self/exe): never a fork of a
 //     process that may hold a CUDA context.
-//   - It never outlives the block: at the block's time limit it is killed (SIGKILL, "timed_out");
+//   - It never outlives the block: at the block's time limit, counted from when the child is ready
+//     (its engine open: creating a CUDA context does not count; at most 60 s for that), it is
+//     killed (SIGKILL, "timed_out");
 //     when vmm-run is stopped (SIGINT, SIGTERM, SIGHUP) it is killed at once and the record says
 //     so ("stopped_by"); if vmm-run itself dies, the child's PR_SET_PDEATHSIG kills it.
 //   - It is always reaped, and every descriptor the parent opened for it is closed when RunBlock

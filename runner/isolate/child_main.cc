@@ -97,7 +97,7 @@ int RunIsolateChild(int argc, char** argv) {
   const rlimit no_core{0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
 
-  // 2-3. The request, hello, the plan and an engine of the parent's backend.
+  // 2-3. The request, the plan, an engine of the parent's backend, and hello (ready).
   FrameChannel channel{UniqueFd(kChildChannelFd)};
   StatusOr<ReceivedBlock> received = ReceiveBlock(channel);
   ChildEvent done;
@@ -106,12 +106,6 @@ int RunIsolateChild(int argc, char** argv) {
     return Finish(channel, done, kExitInputError);
   }
   const report::BlockRequest& r = received->request;
-  ChildEvent hello;
-  hello.kind = ChildEvent::Kind::kHello;
-  hello.pid = getpid();
-  for (const std::string& name : r.fds)  // in the request's order, as held by this process
-    if (received->fds.count(name) != 0) hello.fds.push_back(name);
-  (void)channel.Send(report::EncodeChildEvent(hello));
 
   Scenario scenario;
   StatusOr<Plan> plan = BlockPlan(r, &scenario);
@@ -135,6 +129,13 @@ int RunIsolateChild(int argc, char** argv) {
     return Finish(channel, done, ExitForStatus(choice.status()));
   }
   Engine& engine = *choice->engine;
+  // Ready: the parent's clock for the block's time limit starts now, after context creation.
+  ChildEvent hello;
+  hello.kind = ChildEvent::Kind::kHello;
+  hello.pid = getpid();
+  for (const std::string& name : r.fds)  // in the request's order, as held by this process
+    if (received->fds.count(name) != 0) hello.fds.push_back(name);
+  (void)channel.Send(report::EncodeChildEvent(hello));
 
   // 4. Run, stream, close with a synchronize.
   Streamer streamer(channel);

@@ -6,8 +6,9 @@
 //      parent is already gone; closes every descriptor but 0-3; turns core files off (a child
 //      may crash on purpose);
 //   2. reads the BlockRequest and the descriptors it names (kept by name: ReceivedBlock::fds);
-//   3. answers hello, rebuilds the parent's plan from the same scenario text and --set values,
-//      opens its own engine on the parent's backend (host: with the fault trap on);
+//   3. rebuilds the parent's plan from the same scenario text and --set values, opens its own
+//      engine on the parent's backend (host: with the fault trap on), and answers hello: ready,
+//      the block's time limit starts now (a CUDA context takes a varying while to create);
 //   4. runs the block's plan, streaming each step's record as it ends, then synchronizes (so a
 //      fault of work left in flight is seen), sends done, and exits with the run's exit code
 //      (0 pass, 1 a check failed, 4 a step failed) without tearing its engine down: a poisoned
