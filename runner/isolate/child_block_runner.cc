@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -90,13 +91,125 @@ std::string SignalOf(int status) {
   return WIFSIGNALED(status) ? SignalText(WTERMSIG(status)) : std::string();
 }
 
+// The kernel log's Xid line for the child's pid (CUDA), waiting a moment for a fault the driver
+// has not logged yet; fills fault_line and its note.
+void ReadFaultLine(KernelLog& log, report::ChildRecord* c) {
+  std::vector<std::string> lines = log.ReadNew();
+  std::optional<std::string> xid = XidLineForPid(lines, c->pid);
+  const auto grace_end = Clock::now() + kXidGrace;
+  while (!xid && log.readable() && c->error && Clock::now() < grace_end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    for (std::string& l : log.ReadNew()) lines.push_back(std::move(l));
+    xid = XidLineForPid(lines, c->pid);
+  }
+  c->fault_line = xid;
+  c->fault_line_note = xid               ? "kernel log"
+                       : !log.readable() ? "kernel log unreadable: " + log.why_unreadable()
+                                         : "no NVRM Xid line for pid " + std::to_string(c->pid) +
+                                               " in the kernel log";
+}
+
+// One child from start to reaped: the conversation with it, its time limit and stop signals.
+class Session {
+ public:
+  Session(ChildProcess& child, FrameChannel& channel, std::chrono::nanoseconds limit)
+      : child_(child), channel_(channel), limit_(limit) {
+    c.pid = child.pid();
+  }
+
+  // Reads the child's messages and stderr until both end, or kills it at the deadline or at a
+  // stop signal. `channel_open` is false when the request could not even be sent.
+  Status Converse(bool channel_open) {
+    channel_open_ = channel_open;
+    while (channel_open_ || stderr_open_) {
+      if (KillIfDue()) return Status::Ok();
+      pollfd polls[2] = {{channel_open_ ? channel_.fd() : -1, POLLIN, 0},
+                         {stderr_open_ ? child_.stderr_fd() : -1, POLLIN, 0}};
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now());
+      const int wait_ms = static_cast<int>(std::clamp<int64_t>(left.count() + 1, 0, 50));
+      if (::poll(polls, 2, wait_ms) < 0 && errno != EINTR)
+        return RuntimeError(std::string("isolate block: poll: ") + strerror(errno));
+      if (channel_open_ && (polls[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) ReadChannel();
+      if (stderr_open_ && (polls[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
+        stderr_open_ = DrainStderr(child_.stderr_fd(), &g.stderr_text);
+    }
+    return Status::Ok();
+  }
+
+  // Reaps the child (a child that closed its streams but lingers gets until the deadline), then
+  // takes whatever it still sent. Fills exit status, signal, stderr and the descriptor names.
+  void Reap() {
+    while (!killed_ && !child_.TryWait()) {
+      if (KillIfDue()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    const int status = child_.Wait();
+    if (channel_open_) {  // the child is gone: its end is closed, these reads end
+      bool eof = false;
+      while (!eof && channel_.ReadSome(&eof).ok()) TakeFrames(channel_, &g);
+      TakeFrames(channel_, &g);
+    }
+    if (stderr_open_) DrainStderr(child_.stderr_fd(), &g.stderr_text);
+    child_.CloseStderr();
+    if (WIFEXITED(status) && !killed_) c.exit_status = WEXITSTATUS(status);
+    c.signal = SignalOf(status);
+    c.stderr_text = g.stderr_text;
+    c.fds = std::move(g.fds);
+  }
+
+  // Why the step the child was running did not end ("" when the child ended by itself).
+  std::string EndedWhy() const {
+    if (!killed_ && c.signal.empty()) return "";
+    if (!c.stopped_by.empty()) return "the child was killed: vmm-run got " + c.stopped_by;
+    if (c.timed_out) {
+      return "the child was still running at the block's limit (" + DurationText(limit_.count()) +
+             ") and was killed";
+    }
+    return "the child was killed by " + c.signal + " while this step ran";
+  }
+  bool killed() const { return killed_; }
+
+  report::ChildRecord c;
+  Gathered g;
+
+ private:
+  // Kills the child when vmm-run is stopped or the deadline passed; true when it did.
+  bool KillIfDue() {
+    if (StopRequested()) {
+      c.stopped_by = SignalName(StopSignal());
+    } else if (Clock::now() >= deadline_) {
+      c.timed_out = true;
+    } else {
+      return false;
+    }
+    child_.Kill();
+    killed_ = true;
+    return true;
+  }
+
+  void ReadChannel() {
+    bool eof = false;
+    Status read = channel_.ReadSome(&eof);
+    const bool was_ready = g.hello;
+    TakeFrames(channel_, &g);
+    if (g.hello && !was_ready) deadline_ = Clock::now() + limit_;  // ready: the limit starts
+    if (!read.ok() || eof || channel_.broken()) channel_open_ = false;
+    if (!read.ok() && g.protocol_error.empty()) g.protocol_error = read.message();
+  }
+
+  ChildProcess& child_;
+  FrameChannel& channel_;
+  const std::chrono::nanoseconds limit_;
+  Clock::time_point deadline_ = Clock::now() + kStartupLimit;  // until the child is ready
+  bool channel_open_ = false, stderr_open_ = true, killed_ = false;
+};
+
 }  // namespace
 
 Status ChildBlockRunner::RunBlock(const PlanStep& step, const BlockFds& fds, StepRecord& record) {
   const IsolatedBlock& block = *step.block;
   const auto start = Clock::now();
-  const auto limit = std::chrono::nanoseconds(block.expect.limit_ns);
-  auto deadline = start + kStartupLimit;  // until the child says it is ready (hello)
   const bool on_cuda = options_.backend == "cuda";
   KernelLog kernel_log = on_cuda ? KernelLog::OpenAtEnd() : KernelLog(UniqueFd(), "");
 
@@ -107,7 +220,6 @@ Status ChildBlockRunner::RunBlock(const PlanStep& step, const BlockFds& fds, Ste
       ChildProcess::Start(options_.exe, {"__child", "--parent", std::to_string(::getpid())},
                           std::move(sockets->second));
   if (!started.ok()) return started.status().WithContext("isolate block: starting the child");
-  ChildProcess& child = started.value();
 
   report::BlockRequest request;
   request.scenario_path = options_.scenario_path;
@@ -121,113 +233,28 @@ Status ChildBlockRunner::RunBlock(const PlanStep& step, const BlockFds& fds, Ste
     request.fds.push_back(name);
     raw_fds.push_back(fd);
   }
+  Session session(started.value(), channel, std::chrono::nanoseconds(block.expect.limit_ns));
   // A child that dies at once closes its end: the send then fails, and how it ended says why.
-  Status sent = channel.Send(report::EncodeBlockRequest(request), raw_fds);
+  const Status sent = channel.Send(report::EncodeBlockRequest(request), raw_fds);
+  const Status conversed = session.Converse(sent.ok());
+  session.Reap();  // on every path: never a zombie
+  VMM_RETURN_IF_ERROR(conversed);
 
-  report::ChildRecord c;
-  c.pid = child.pid();
-  Gathered g;
-  bool channel_open = sent.ok(), stderr_open = true, killed = false;
-  while (channel_open || stderr_open) {
-    if (StopRequested()) {
-      c.stopped_by = SignalName(StopSignal());
-      child.Kill();
-      killed = true;
-      break;
-    }
-    const auto now = Clock::now();
-    if (now >= deadline) {
-      c.timed_out = true;
-      child.Kill();
-      killed = true;
-      break;
-    }
-    pollfd polls[2] = {{channel_open ? channel.fd() : -1, POLLIN, 0},
-                       {stderr_open ? child.stderr_fd() : -1, POLLIN, 0}};
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
-    const int wait_ms = static_cast<int>(std::min<int64_t>(50, left.count() + 1));
-    if (::poll(polls, 2, wait_ms) < 0 && errno != EINTR)
-      return RuntimeError(std::string("isolate block: poll: ") + strerror(errno));
-    if (channel_open && (polls[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
-      bool eof = false;
-      Status read = channel.ReadSome(&eof);
-      const bool was_ready = g.hello;
-      TakeFrames(channel, &g);
-      if (g.hello && !was_ready) deadline = Clock::now() + limit;
-      if (!read.ok() || eof || channel.broken()) channel_open = false;
-      if (!read.ok() && g.protocol_error.empty()) g.protocol_error = read.message();
-    }
-    if (stderr_open && (polls[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
-      stderr_open = DrainStderr(child.stderr_fd(), &g.stderr_text);
-  }
-  // Both streams ended (the child exited or closed them), or it was killed: reap it. A child that
-  // closed its streams but lingers gets until the deadline.
-  int status = 0;
-  while (!killed) {
-    if (std::optional<int> s = child.TryWait()) {
-      status = *s;
-      break;
-    }
-    if (StopRequested() || Clock::now() >= deadline) {
-      if (StopRequested()) {
-        c.stopped_by = SignalName(StopSignal());
-      } else {
-        c.timed_out = true;
-      }
-      child.Kill();
-      killed = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  if (killed) status = child.Wait();
-  if (channel_open) {  // whatever the child sent before it was killed
-    bool eof = false;
-    while (!eof && channel.ReadSome(&eof).ok() && !eof) TakeFrames(channel, &g);
-    TakeFrames(channel, &g);
-  }
-  if (stderr_open) DrainStderr(child.stderr_fd(), &g.stderr_text);
-  child.CloseStderr();
-
-  if (WIFEXITED(status) && !killed) c.exit_status = WEXITSTATUS(status);
-  c.signal = SignalOf(status);
-  c.stderr_text = g.stderr_text;
-  c.fds = std::move(g.fds);
+  report::ChildRecord& c = session.c;
+  Gathered& g = session.g;
   const ChildEvent& done = g.done_event;
-  if (g.done && !done.setup_error.empty()) {
+  if (g.done && !done.setup_error.empty())
     return RuntimeError("isolate block: the child could not run the block: " + done.setup_error);
-  }
-  if (!g.hello && !killed && c.signal.empty()) {
+  if (!g.hello && !session.killed() && c.signal.empty()) {
     return RuntimeError("isolate block: the child (pid " + std::to_string(c.pid) +
                         ") ended without answering" +
                         (g.protocol_error.empty() ? "" : ": " + g.protocol_error) +
                         (g.stderr_text.empty() ? "" : "; its stderr: " + g.stderr_text));
   }
-  std::string ended_why;
-  if (killed || !c.signal.empty()) {
-    ended_why = !c.stopped_by.empty() ? "the child was killed: vmm-run got " + c.stopped_by
-                : c.timed_out         ? "the child was still running at the block's limit (" +
-                                    DurationText(block.expect.limit_ns) + ") and was killed"
-                              : "the child was killed by " + c.signal + " while this step ran";
-  }
-  record.body = CompleteBody(block.plan, std::move(g.steps), ended_why);
+  record.body = CompleteBody(block.plan, std::move(g.steps), session.EndedWhy());
   const bool check_failed = FindChildError(record.body, g.done ? done.end_error : "", &c);
-
   if (on_cuda) {
-    std::vector<std::string> lines = kernel_log.ReadNew();
-    std::optional<std::string> xid = XidLineForPid(lines, c.pid);
-    const auto grace_end = Clock::now() + kXidGrace;
-    while (!xid && kernel_log.readable() && c.error && Clock::now() < grace_end) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      for (std::string& l : kernel_log.ReadNew()) lines.push_back(std::move(l));
-      xid = XidLineForPid(lines, c.pid);
-    }
-    c.fault_line = xid;
-    c.fault_line_note =
-        xid ? "kernel log"
-        : !kernel_log.readable()
-            ? "kernel log unreadable: " + kernel_log.why_unreadable()
-            : "no NVRM Xid line for pid " + std::to_string(c.pid) + " in the kernel log";
+    ReadFaultLine(kernel_log, &c);
   } else if (g.done && !done.fault.empty()) {
     c.fault_line = done.fault;
     c.fault_line_note = "host fault trap";
