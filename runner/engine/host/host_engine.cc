@@ -4,23 +4,20 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "kernels/launch_config.h"
 #include "runner/base/format.h"
 #include "runner/base/stopwatch.h"
 #include "runner/engine/host/address_space.h"
 #include "runner/engine/host/cpu_kernels.h"
-#include "runner/engine/host/fault_trap.h"
 #include "runner/engine/host/host_graph.h"
-#include "runner/engine/host/host_stream.h"
 #include "runner/engine/host/host_vmm.h"
+#include "runner/engine/host/kernel_runner.h"
 
 namespace vmm {
 namespace host {
@@ -38,24 +35,6 @@ uint64_t Bytes4(uint64_t count) { return count > UINT64_MAX / 4 ? UINT64_MAX : c
 template <typename T>
 T* Ptr(DevicePtr va) {
   return reinterpret_cast<T*>(va);
-}
-
-// A kernel operand whose access the engine proves before running the kernel (outside trap mode).
-struct Operand {
-  const char* name;
-  DevicePtr va;
-  uint64_t bytes;
-  Access need;
-};
-
-// Busy's wait: until `duration_ns` has passed, or (when `cancelled` is given) until it turns true.
-void BusyWait(uint64_t duration_ns, const HostStream* cancelled) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(duration_ns);
-  while (std::chrono::steady_clock::now() < end) {
-    if (cancelled != nullptr && cancelled->Cancelled()) return;
-    std::this_thread::sleep_until(
-        std::min(end, std::chrono::steady_clock::now() + std::chrono::milliseconds(10)));
-  }
 }
 
 // "host CPU (<model name>)", or the machine name where /proc/cpuinfo has no model name.
@@ -91,27 +70,25 @@ DeviceInfo HostInfo(uint64_t granularity) {
 class HostEngine final : public Engine {
  public:
   HostEngine(uint64_t granularity, bool trap_faults)
-      : info_(HostInfo(granularity)), space_(granularity, &ids_), trap_(trap_faults) {
-    if (trap_) InstallFaultTrap();
-  }
-  // Members go in reverse order of declaration: the stream (its worker stops first), execs,
-  // graphs, then the address space (mappings, handles, reservations, each newest first).
+      : info_(HostInfo(granularity)), space_(granularity, &ids_), kernels_(space_, trap_faults) {}
+  // Members go in reverse order of declaration: the kernel runner (its stream's worker stops
+  // first), execs, graphs, then the address space (mappings, handles, reservations, newest first).
   ~HostEngine() override = default;
 
   const DeviceInfo& info() const override { return info_; }
-  std::string FaultNote() const override { return fault_note_; }
+  std::string FaultNote() const override { return kernels_.FaultNote(); }
 
   Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) override {
-    VMM_RETURN_IF_ERROR(poisoned_);
+    VMM_RETURN_IF_ERROR(kernels_.Poisoned());
     return space_.Reserve(size, alignment, va);
   }
   Status Free(DevicePtr va, uint64_t size) override {
-    VMM_RETURN_IF_ERROR(poisoned_);
+    VMM_RETURN_IF_ERROR(kernels_.Poisoned());
     return space_.Free(va, size);
   }
   using Engine::Create;
   Status Create(const AllocProps& props, AllocHandle* out) override {
-    VMM_RETURN_IF_ERROR(poisoned_);
+    VMM_RETURN_IF_ERROR(kernels_.Poisoned());
     if (!props.IsPlain()) {
       return RuntimeError(
           "the host backend does not implement allocation properties (location, handle types, "
@@ -120,19 +97,19 @@ class HostEngine final : public Engine {
     return space_.Create(props.size, out);
   }
   Status Release(AllocHandle handle, SyncNote* note) override {
-    VMM_RETURN_IF_ERROR(WaitIfAsked(note));
+    VMM_RETURN_IF_ERROR(kernels_.WaitIfAsked(note));
     return space_.Release(handle);
   }
   Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) override {
-    VMM_RETURN_IF_ERROR(poisoned_);
+    VMM_RETURN_IF_ERROR(kernels_.Poisoned());
     return space_.Map(va, size, offset, handle);
   }
   Status SetAccess(DevicePtr va, uint64_t size, Access access) override {
-    VMM_RETURN_IF_ERROR(poisoned_);
+    VMM_RETURN_IF_ERROR(kernels_.Poisoned());
     return space_.SetAccess(va, size, access);
   }
   Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override {
-    VMM_RETURN_IF_ERROR(WaitIfAsked(note));
+    VMM_RETURN_IF_ERROR(kernels_.WaitIfAsked(note));
     return space_.Unmap(va, size);
   }
 
@@ -156,11 +133,12 @@ class HostEngine final : public Engine {
       return CudaError("cuMemsetD32Async", "CUDA_ERROR_NOT_SUPPORTED",
                        "vmm-run does not capture memset yet");
     }
-    VMM_RETURN_IF_ERROR(Ordered());
+    VMM_RETURN_IF_ERROR(kernels_.Ordered());
     Stopwatch watch;
     auto kernel = [&] { std::fill_n(Ptr<uint32_t>(dst), count, pattern); };
-    VMM_RETURN_IF_ERROR(Launched(
-        Guarded("cuMemsetD32Async", {{"dst", dst, Bytes4(count), Access::kReadWrite}}, kernel),
+    VMM_RETURN_IF_ERROR(kernels_.Launched(
+        kernels_.Guarded("cuMemsetD32Async", {{"dst", dst, Bytes4(count), Access::kReadWrite}},
+                         kernel),
         timing));
     if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
     return Status::Ok();
@@ -172,7 +150,7 @@ class HostEngine final : public Engine {
     if (capturing_) {
       return CudaError(fn, "CUDA_ERROR_NOT_SUPPORTED", "vmm-run does not capture copies yet");
     }
-    VMM_RETURN_IF_ERROR(Ordered());
+    VMM_RETURN_IF_ERROR(kernels_.Ordered());
     VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kInvalidValue, "src", src, bytes, Access::kRead));
     VMM_RETURN_IF_ERROR(
         space_.CheckAccess(fn, kInvalidValue, "dst", dst, bytes, Access::kReadWrite));
@@ -186,7 +164,7 @@ class HostEngine final : public Engine {
     const char* fn = "cuMemcpyHtoD";
     if (timing != nullptr) timing->gpu_us = -1;
     VMM_RETURN_IF_ERROR(SyncPoint(fn));
-    VMM_RETURN_IF_ERROR(Ordered());
+    VMM_RETURN_IF_ERROR(kernels_.Ordered());
     if (src == nullptr && bytes != 0) return CudaError(fn, kInvalidValue, "the source is null");
     VMM_RETURN_IF_ERROR(
         space_.CheckAccess(fn, kInvalidValue, "dst", dst, bytes, Access::kReadWrite));
@@ -197,7 +175,7 @@ class HostEngine final : public Engine {
   }
 
   Status BeginCapture() override {
-    VMM_RETURN_IF_ERROR(poisoned_);
+    VMM_RETURN_IF_ERROR(kernels_.Poisoned());
     if (capturing_) {
       return CudaError("cuStreamBeginCapture", "CUDA_ERROR_ILLEGAL_STATE",
                        "the stream is already capturing");
@@ -236,7 +214,7 @@ class HostEngine final : public Engine {
   Status Replay(ExecHandle exec, OpTiming* timing) override {
     if (timing != nullptr) timing->gpu_us = -1;
     VMM_RETURN_IF_ERROR(SyncPoint("cuGraphLaunch"));
-    VMM_RETURN_IF_ERROR(Ordered());
+    VMM_RETURN_IF_ERROR(kernels_.Ordered());
     auto it = execs_.find(exec.value);
     if (it == execs_.end()) return UnknownExec("cuGraphLaunch", exec);
     Stopwatch watch;
@@ -278,7 +256,7 @@ class HostEngine final : public Engine {
   Status CopyToHost(DevicePtr src, uint64_t bytes, void* dst) override {
     const char* fn = "cuMemcpyDtoH";
     VMM_RETURN_IF_ERROR(SyncPoint(fn));
-    VMM_RETURN_IF_ERROR(Ordered());
+    VMM_RETURN_IF_ERROR(kernels_.Ordered());
     if (dst == nullptr && bytes != 0)
       return CudaError(fn, kInvalidValue, "the destination is null");
     VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kInvalidValue, "src", src, bytes, Access::kRead));
@@ -288,26 +266,26 @@ class HostEngine final : public Engine {
 
   Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash) override {
     VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
-    VMM_RETURN_IF_ERROR(Ordered());
+    VMM_RETURN_IF_ERROR(kernels_.Ordered());
     auto kernel = [&] { *hash = ChecksumWords(Ptr<const void>(src), count); };
-    return Guarded(kChecksumKernel, {{"src", src, Bytes4(count), Access::kRead}}, kernel);
+    return kernels_.Guarded(kChecksumKernel, {{"src", src, Bytes4(count), Access::kRead}}, kernel);
   }
 
   Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
                  CompareResult* out) override {
     VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
-    VMM_RETURN_IF_ERROR(Ordered());
+    VMM_RETURN_IF_ERROR(kernels_.Ordered());
     auto kernel = [&] {
       *out = CompareWords(Ptr<const void>(a), Ptr<const void>(b), count, max_report);
     };
-    return Guarded(kCompareKernel,
-                   {{"a", a, Bytes4(count), Access::kRead}, {"b", b, Bytes4(count), Access::kRead}},
-                   kernel);
+    return kernels_.Guarded(
+        kCompareKernel,
+        {{"a", a, Bytes4(count), Access::kRead}, {"b", b, Bytes4(count), Access::kRead}}, kernel);
   }
 
   Status Synchronize() override {
     VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
-    return Ordered();
+    return kernels_.Ordered();
   }
 
  private:
@@ -315,13 +293,13 @@ class HostEngine final : public Engine {
   Status Launch(GraphNode node, OpTiming* timing) {
     if (timing != nullptr) timing->gpu_us = -1;
     if (capturing_) {
-      VMM_RETURN_IF_ERROR(poisoned_);
+      VMM_RETURN_IF_ERROR(kernels_.Poisoned());
       capture_.Append(std::move(node));
       return Status::Ok();
     }
-    VMM_RETURN_IF_ERROR(Ordered());
+    VMM_RETURN_IF_ERROR(kernels_.Ordered());
     Stopwatch watch;
-    VMM_RETURN_IF_ERROR(Launched(Run(node), timing));
+    VMM_RETURN_IF_ERROR(kernels_.Launched(Run(node), timing));
     if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
     return Status::Ok();
   }
@@ -333,7 +311,7 @@ class HostEngine final : public Engine {
       case KernelKind::kFill: {
         const FillArgs& f = node.fill;
         auto kernel = [&] { FillF32(Ptr<float>(f.dst), f.count, f.seed); };
-        return Guarded(fn, {{"dst", f.dst, Bytes4(f.count), Access::kReadWrite}}, kernel);
+        return kernels_.Guarded(fn, {{"dst", f.dst, Bytes4(f.count), Access::kReadWrite}}, kernel);
       }
       case KernelKind::kMatmul: {
         const MatmulArgs& m = node.matmul;
@@ -341,80 +319,14 @@ class HostEngine final : public Engine {
         auto kernel = [&] {
           MatmulF32(Ptr<const float>(m.a), Ptr<const float>(m.b), Ptr<float>(m.c), m.m, m.n, m.k);
         };
-        return Guarded(fn,
-                       {{"a", m.a, Bytes4(mk), Access::kRead},
-                        {"b", m.b, Bytes4(kn), Access::kRead},
-                        {"c", m.c, Bytes4(mn), Access::kReadWrite}},
-                       kernel);
+        return kernels_.Guarded(fn,
+                                {{"a", m.a, Bytes4(mk), Access::kRead},
+                                 {"b", m.b, Bytes4(kn), Access::kRead},
+                                 {"c", m.c, Bytes4(mn), Access::kReadWrite}},
+                                kernel);
       }
     }
     return InternalError("unknown kernel kind");
-  }
-
-  // Runs `kernel` on this thread. Outside trap mode every operand is proven accessible first (a
-  // kernel that would fault is refused with CUDA_ERROR_ILLEGAL_ADDRESS and the engine stays
-  // usable); in trap mode the kernel runs and a fault poisons the engine.
-  template <typename Kernel>
-  Status Guarded(const std::string& fn, std::initializer_list<Operand> operands, Kernel& kernel) {
-    if (!trap_) {
-      for (const Operand& o : operands)
-        VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kIllegalAddress, o.name, o.va, o.bytes, o.need));
-      kernel();
-      return Status::Ok();
-    }
-    FaultInfo fault;
-    if (RunTrapped(kernel, &fault)) return Status::Ok();
-    Status faulted = CudaError(fn, kIllegalAddress, "the kernel faulted: " + fault.Describe());
-    Poison(faulted, fault.Describe());
-    return faulted;
-  }
-
-  // What a kernel launch returns: a trapped fault of a launch nobody waits for (no timing) is
-  // reported by the next call, as the GPU reports it at the next synchronization.
-  Status Launched(Status status, const OpTiming* timing) const {
-    if (!status.ok() && trap_ && timing == nullptr && !poisoned_.ok()) return Status::Ok();
-    return status;
-  }
-
-  // Waits for the stream, so that work enqueued earlier has run; its sticky error poisons the
-  // engine. `*was_busy` says whether there was work to wait for.
-  Status Ordered(bool* was_busy = nullptr) {
-    if (was_busy != nullptr) *was_busy = false;
-    VMM_RETURN_IF_ERROR(poisoned_);
-    if (stream_ == nullptr) return Status::Ok();
-    Status status = stream_->Drain(was_busy);
-    if (!status.ok()) Poison(status, stream_->FaultNote());
-    return status;
-  }
-
-  // Unmap/Release: wait for in-flight work unless the note says not to, and report it.
-  Status WaitIfAsked(SyncNote* note) {
-    SyncNote result;
-    result.wait = note == nullptr || note->wait;
-    if (result.wait) {
-      Stopwatch watch;
-      VMM_RETURN_IF_ERROR(Ordered(&result.waited));
-      if (result.waited) result.wait_us = watch.ElapsedUs();
-    } else {
-      VMM_RETURN_IF_ERROR(poisoned_);
-    }
-    if (note != nullptr) *note = result;
-    return Status::Ok();
-  }
-
-  // The first device fault: every later call returns it, as a CUDA context's sticky error.
-  void Poison(const Status& status, const std::string& note) {
-    if (!poisoned_.ok()) return;
-    poisoned_ = status;
-    fault_note_ = note;
-  }
-
-  HostStream& Stream() {
-    if (stream_ == nullptr) {
-      InstallFaultTrap();  // the worker always runs trapped: a fault there is a sticky error
-      stream_ = std::make_unique<HostStream>();
-    }
-    return *stream_;
   }
 
   // Calls that wait for the stream are illegal while it captures; they invalidate the capture.
@@ -444,48 +356,17 @@ class HostEngine final : public Engine {
   HostGraph capture_;
   std::map<uint64_t, HostGraph> graphs_;  // by handle value
   std::map<uint64_t, HostGraph> execs_;   // by handle value; an exec is a copy of a graph
-  const bool trap_;                       // HostEngineOptions::trap_faults
-  Status poisoned_;                       // the first device fault (ok: none)
-  std::string fault_note_;                // the fault trap's account of it
-  std::unique_ptr<HostStream> stream_;    // created by the first Busy left in flight; last member
+  KernelRunner kernels_;  // kernels, their stream, the sticky fault; last: destroyed first
 };
 
 Status HostEngine::Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
                         OpTiming* timing) {
-  const char* fn = kernels::kBusyKernelName;
   if (timing != nullptr) timing->gpu_us = -1;
-  if (capturing_)
-    return CudaError(fn, "CUDA_ERROR_NOT_SUPPORTED", "vmm-run does not capture busy kernels");
-  if (timing != nullptr) {  // waited for: runs here, like the other kernels
-    VMM_RETURN_IF_ERROR(Ordered());
-    Stopwatch watch;
-    auto kernel = [&] {
-      BusyWait(duration_ns, nullptr);
-      std::fill_n(Ptr<uint32_t>(dst), count, pattern);
-    };
-    VMM_RETURN_IF_ERROR(Guarded(fn, {{"dst", dst, Bytes4(count), Access::kReadWrite}}, kernel));
-    timing->gpu_us = watch.ElapsedUs();
-    return Status::Ok();
+  if (capturing_) {
+    return CudaError(kernels::kBusyKernelName, "CUDA_ERROR_NOT_SUPPORTED",
+                     "vmm-run does not capture busy kernels");
   }
-  // Left in flight: the stream's worker runs it, trapped. Outside trap mode the launch proves its
-  // access now (what is accessible at launch; only a call that does not wait changes it later).
-  VMM_RETURN_IF_ERROR(poisoned_);
-  if (!trap_) {
-    VMM_RETURN_IF_ERROR(
-        space_.CheckAccess(fn, kIllegalAddress, "dst", dst, Bytes4(count), Access::kReadWrite));
-  }
-  HostStream& stream = Stream();
-  stream.Enqueue([fn, dst, count, duration_ns, pattern, &stream](std::string* note) {
-    auto kernel = [&] {
-      BusyWait(duration_ns, &stream);
-      if (!stream.Cancelled()) std::fill_n(Ptr<uint32_t>(dst), count, pattern);
-    };
-    FaultInfo fault;
-    if (RunTrapped(kernel, &fault)) return Status::Ok();
-    *note = fault.Describe();
-    return CudaError(fn, kIllegalAddress, "the kernel faulted: " + fault.Describe());
-  });
-  return Status::Ok();
+  return kernels_.Busy(dst, count, duration_ns, pattern, timing);
 }
 
 }  // namespace
