@@ -1,6 +1,8 @@
 #include "runner/isolate/child_block_runner.h"
 
 #include <poll.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -216,6 +218,11 @@ Status ChildBlockRunner::RunBlock(const PlanStep& step, const BlockFds& fds, Ste
   StatusOr<std::pair<UniqueFd, UniqueFd>> sockets = FrameChannel::SocketPair();
   if (!sockets.ok()) return sockets.status().WithContext("isolate block");
   FrameChannel channel(std::move(sockets->first));
+  // The request goes out before the conversation: a child that never reads it must not hold the
+  // parent past its startup limit (a send then fails, and the child is killed when it is due).
+  const timeval send_limit{std::chrono::duration_cast<std::chrono::seconds>(kStartupLimit).count(),
+                           0};
+  setsockopt(channel.fd(), SOL_SOCKET, SO_SNDTIMEO, &send_limit, sizeof send_limit);
   StatusOr<ChildProcess> started =
       ChildProcess::Start(options_.exe, {"__child", "--parent", std::to_string(::getpid())},
                           std::move(sockets->second));

@@ -100,6 +100,21 @@ TEST(HostBusyTest, AnUnmapThatDoesNotWaitFaultsTheKernelUnderIt) {
   EXPECT_EQ(engine->Reserve(2 * kMiB, 0, &other).message(), sync.message());  // poisoned
 }
 
+// A release that does not wait is harmless on its own: the mapping keeps the memory alive, so the
+// kernel under it finishes its writes.
+TEST(HostBusyTest, AReleaseThatDoesNotWaitLeavesTheMappingAlive) {
+  std::unique_ptr<Engine> engine = NewEngine(false);
+  AllocHandle h;
+  const DevicePtr va = Page(*engine, Access::kReadWrite, &h);
+  ASSERT_TRUE(engine->Busy(va, kWords, 50000000, 5, nullptr).ok());
+  SyncNote note;
+  note.wait = false;
+  ASSERT_TRUE(engine->Release(h, &note).ok());
+  EXPECT_FALSE(note.waited);
+  ASSERT_TRUE(engine->Synchronize().ok());
+  EXPECT_EQ(Word(*engine, va, kWords - 1), 5u);
+}
+
 TEST(HostBusyTest, InTrapModeAWriteThroughReadOnlyFaultsForReal) {
   std::unique_ptr<Engine> engine = NewEngine(true);
   EXPECT_TRUE(host::FaultTrapInstalled());
