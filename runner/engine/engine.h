@@ -23,9 +23,9 @@
 //     the handle stays alive while mapped even after Release. runner/vocab/vmm_rules.h lists every
 //     rule with the error the H200's driver returns for it.
 //   - Unmap does not wait for kernels on its own: Unmap and Release here first wait for in-flight
-//   work
-//     (the engine's stream) and say so in SyncNote, because unmapping under a running kernel is the
-//     illegal-address crash inference engines hit in practice.
+//     work (the engine's stream) and say so in SyncNote, because unmapping under a running kernel
+//     is the illegal-address crash inference engines hit in practice. SyncNote::wait = false skips
+//     the wait (isolate blocks only: the fault that follows poisons the process).
 //   - Free needs the range fully unmapped.
 //
 // Kernels (Fill, Matmul, Memset) run on the selected device's in-order stream (SelectDevice; the
@@ -108,10 +108,13 @@ struct OpTiming {
   double gpu_us = -1;
 };
 
-// Whether Unmap/Release had to wait for in-flight work before touching the mapping.
+// Unmap/Release: whether to wait for in-flight work first (in), and whether there was any (out).
 struct SyncNote {
-  bool waited = false;  // true when there was enqueued work that had not finished yet
-  double wait_us = 0;   // wall time spent waiting
+  bool waited = false;  // out: true when there was enqueued work that had not finished yet
+  double wait_us = 0;   // out: wall time spent waiting
+  // In: false sends the call without waiting for in-flight work (`wait: false`, validated to occur
+  // only inside an isolate block). The outputs then stay false/0.
+  bool wait = true;
 };
 
 struct MatmulArgs {
@@ -183,6 +186,11 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   virtual const DeviceInfo& info() const = 0;
+
+  // What the backend itself recorded of a device fault that poisoned it, beyond the error name
+  // (the host twin: its fault trap's account, e.g. "SIGSEGV (SEGV_ACCERR: ...), write at 0x7f...");
+  // "" when none, or when the backend knows no more than the error (CUDA: the kernel log has it).
+  virtual std::string FaultNote() const { return ""; }
 
   // --- VMM (one to one with the driver; see the table above) ---
   // `alignment` 0 means the granularity. `*va` receives the reserved base address. `hint` (0: none)
@@ -278,6 +286,14 @@ class Engine {
   virtual Status Memset(DevicePtr /*dst*/, uint64_t /*count*/, uint32_t /*pattern*/,
                         OpTiming* /*timing*/) {
     return Refuse("Memset");
+  }
+
+  // A kernel that runs for `duration_ns` (spinning on the device's clock) and then sets `count`
+  // 32-bit words at dst to `pattern`: in-flight work of a known length, so that an Unmap without
+  // waiting races it for real. Timing as for the kernels above (nullptr: leave it in flight).
+  virtual Status Busy(DevicePtr /*dst*/, uint64_t /*count*/, uint64_t /*duration_ns*/,
+                      uint32_t /*pattern*/, OpTiming* /*timing*/) {
+    return Refuse("Busy");
   }
 
   // Copies `bytes` from device address src to dst on the stream (cudaMemcpyAsync, device to

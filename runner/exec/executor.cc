@@ -12,9 +12,10 @@
 
 namespace vmm {
 
-RunState::RunState(const Plan& p, Engine& e)
+RunState::RunState(const Plan& p, Engine& e, BlockRunner* b)
     : plan(p),
       engine(e),
+      blocks(b),
       buffer_va(p.buffers.size(), 0),
       allocs(p.allocs.size()),
       graphs(p.graphs.size()),
@@ -175,9 +176,11 @@ RunOutcome SkipPlan(const Plan& plan, const std::string& reason) {
   return outcome;
 }
 
-RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
+RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer, BlockRunner* blocks,
+                   std::map<std::string, UniqueFd> shared_handles) {
   Stopwatch total;
-  RunState state(plan, engine);
+  RunState state(plan, engine, blocks);
+  state.shared_handles = std::move(shared_handles);
   RunOutcome outcome;
   report::Summary& summary = outcome.summary;
   const size_t n = plan.steps.size();

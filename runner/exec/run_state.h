@@ -12,6 +12,7 @@
 #include "runner/base/stopwatch.h"
 #include "runner/base/unique_fd.h"
 #include "runner/engine/engine.h"
+#include "runner/exec/executor.h"
 #include "runner/plan/plan.h"
 #include "runner/report/report.h"
 
@@ -23,10 +24,11 @@ struct Snapshot {
 };
 
 struct RunState {
-  RunState(const Plan& p, Engine& e);
+  RunState(const Plan& p, Engine& e, BlockRunner* b = nullptr);
 
   const Plan& plan;
   Engine& engine;
+  BlockRunner* blocks;  // runs isolate blocks; null where there is none (then they fail)
   std::vector<DevicePtr> buffer_va;                    // by buffer slot (0 = not reserved)
   std::vector<AllocHandle> allocs;                     // by alloc slot
   std::vector<GraphHandle> graphs;                     // by graph slot
@@ -73,6 +75,7 @@ struct alignas(64) HotVmmStep {
   Access access = Access::kReadWrite;
   bool waited = false;         // out (unmap, release): there was in-flight work to wait for
   bool hint_honoured = false;  // out (reserve with a hint): the range starts at the hint
+  bool wait = true;            // in (unmap, release): false sends the call without waiting
   // reserve: `alloc` is the buffer slot whose reservation the hint is relative to (-1: `offset`
   // is the hint itself, 0 for none); the call replaces `offset` with the hint it passed.
   int32_t buffer = -1, alloc = -1;

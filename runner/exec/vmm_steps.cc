@@ -31,7 +31,11 @@ void KeepSync(const SyncNote& note, HotVmmStep& s) {
 }
 
 void AddSync(const HotVmmStep& done, StepRecord& record) {
-  record.details.reserve(2);
+  record.details.reserve(3);
+  if (!done.wait) {  // `wait: false`: the call went out under whatever was running
+    record.details.emplace_back("wait", false);
+    return;
+  }
   record.details.emplace_back("waited_for_work", done.waited);
   record.details.emplace_back("wait_us", done.wait_us);
 }
@@ -170,6 +174,7 @@ template <>
 struct MemoryOp<Op::kRelease> {
   static Status Call(HotVmmStep& s, RunState& state) {
     SyncNote note;
+    note.wait = s.wait;
     Status status = state.engine.Release(state.allocs[s.alloc], &note);
     KeepSync(note, s);
     return status;
@@ -232,6 +237,7 @@ template <>
 struct MemoryOp<Op::kUnmap> {
   static Status Call(HotVmmStep& s, RunState& state) {
     SyncNote note;
+    note.wait = s.wait;
     Status status = state.engine.Unmap(state.buffer_va[s.buffer] + s.offset, s.size, &note);
     KeepSync(note, s);
     return status;
@@ -308,6 +314,7 @@ HotVmmStep CompileVmmStep(const PlanStep& step) {
   s.alloc = step.alloc;
   s.size = step.size;
   s.offset = step.offset;
+  s.wait = step.wait;
   if (step.op == Op::kReserve) {
     s.aux = step.alignment;
     s.alloc = step.other;  // the hint's buffer, see HotVmmStep

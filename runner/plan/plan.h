@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,10 +18,12 @@
 #include "runner/scenario/scenario.h"
 #include "runner/vocab/access.h"
 #include "runner/vocab/alloc_props.h"
+#include "runner/vocab/isolate.h"
 
 namespace vmm {
 
 struct VmmRule;  // runner/vocab/vmm_rules.h
+struct IsolatedBlock;
 
 // A buffer or a view (base >= 0). Data steps address both alike, by slot.
 struct PlanBuffer {
@@ -138,8 +141,13 @@ struct PlanStep {
   // The rule of runner/vocab/vmm_rules.h that the step breaks and that expect_error let through
   // (the driver refuses it safely); nullptr when the step breaks none.
   const VmmRule* broken_rule = nullptr;
+  bool wait = true;  // unmap/release: wait for in-flight work first (false: isolate blocks only)
+  uint64_t duration_ns = 0;  // busy
 
   std::vector<PlanStep> body;  // capture
+  // isolate: the block's own plan (its steps, run by a child process) and what it expects. Shared
+  // so that PlanStep stays copyable; immutable once built.
+  std::shared_ptr<const IsolatedBlock> block;
 };
 
 // set_access's per-device list packed into PlanStep::device_access.
@@ -174,6 +182,14 @@ struct Plan {
   // (accessor, owner): a set_access gives device `accessor` access to memory on device `owner`
   // (owner != accessor), so the run needs peer access between them (cuDeviceCanAccessPeer).
   std::vector<std::pair<int, int>> peer_access;
+};
+
+// An isolate block, validated as a plan of its own: the scenario's buffers and views (declarations
+// only: the child reserves, creates and maps for itself), its steps at indices 0.., and the names
+// of the objects it makes. A child process runs `plan` with RunPlan.
+struct IsolatedBlock {
+  Plan plan;
+  BlockExpectation expect;
 };
 
 // Resolves and validates `scenario`. On success `diagnostics` is empty; otherwise it holds every

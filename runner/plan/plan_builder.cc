@@ -20,10 +20,49 @@ Plan BuildPlan(const Scenario& scenario, std::vector<Diagnostic>* diagnostics) {
 
 PlanBuilder::PlanBuilder(const Scenario& scenario, std::vector<Diagnostic>* diagnostics)
     : scenario_(scenario),
+      steps_(scenario.steps),
       diagnostics_(diagnostics),
       allocs_("alloc", "created", "release", "released", &plan_.allocs),
       graphs_("graph", "captured", "destroy", "destroyed", &plan_.graphs),
       execs_("exec", "instantiated", "destroy", "destroyed", &plan_.execs) {}
+
+PlanBuilder::PlanBuilder(const PlanBuilder& parent, const Step& block,
+                         const BlockExpectation& expect)
+    : scenario_(parent.scenario_),
+      steps_(block.steps),
+      diagnostics_(parent.diagnostics_),
+      parent_(&parent),
+      report_duplicates_(false),
+      faults_allowed_(expect.AllowsFaults()),
+      granularity_(parent.granularity_),
+      buffer_slots_(parent.buffer_slots_),
+      allocs_("alloc", "created", "release", "released", &plan_.allocs),
+      graphs_("graph", "captured", "destroy", "destroyed", &plan_.graphs),
+      execs_("exec", "instantiated", "destroy", "destroyed", &plan_.execs) {
+  plan_.scenario_name = parent.plan_.scenario_name;
+  plan_.granularity = granularity_;
+  plan_.devices = parent.plan_.devices;
+  plan_.buffers = parent.plan_.buffers;
+  for (PlanBuffer& b : plan_.buffers) b.reservation_size = 0;  // the child reserves for itself
+  reservations_.resize(plan_.buffers.size());
+  reserved_by_.resize(plan_.buffers.size());
+  freed_line_.resize(plan_.buffers.size(), 0);
+  last_reserved_size_.resize(plan_.buffers.size(), 0);
+}
+
+Plan PlanBuilder::BuildBlock() && {
+  IndexStepNames(steps_);
+  plan_.steps.reserve(steps_.size());
+  for (size_t i = 0; i < steps_.size(); ++i)
+    plan_.steps.push_back(Visit(steps_[i], static_cast<int>(i), nullptr));
+  return std::move(plan_);
+}
+
+std::string PlanBuilder::BlockHint() const {
+  if (parent_ == nullptr) return "";
+  return " (it is live outside this isolate block, but the block's child process sees only what "
+         "the block itself reserves, creates and captures)";
+}
 
 void PlanBuilder::Error(const SourceLoc& loc, std::string message) {
   diagnostics_->push_back(Diagnostic{loc, std::move(message)});
@@ -42,10 +81,10 @@ Plan PlanBuilder::Build() && {
     plan_.devices = static_cast<int>(std::min<uint64_t>(d.value, kMaxScenarioDevices));
   }
   DeclareBuffers();
-  IndexStepNames(scenario_.steps);
-  plan_.steps.reserve(scenario_.steps.size());
-  for (size_t i = 0; i < scenario_.steps.size(); ++i)
-    plan_.steps.push_back(Visit(scenario_.steps[i], static_cast<int>(i), nullptr));
+  IndexStepNames(steps_);
+  plan_.steps.reserve(steps_.size());
+  for (size_t i = 0; i < steps_.size(); ++i)
+    plan_.steps.push_back(Visit(steps_[i], static_cast<int>(i), nullptr));
   return std::move(plan_);
 }
 
@@ -118,20 +157,20 @@ int PlanBuilder::DeclareTensor(const BufferDecl& b, const char* kind) {
 }
 
 void PlanBuilder::IndexStepNames(const std::vector<Step>& steps) {
-  // Explicit names are report keys: unique across the file, capture bodies included.
-  auto visit = [&](const Step& s, int index) {
-    if (!s.name.set || s.name.value.empty()) return;
-    auto [it, inserted] =
-        step_names_.try_emplace(s.name.value, NamedStep{index, s.op, s.name.loc.line});
-    if (!inserted) {
-      Error(s.name.loc, "duplicate step name '" + s.name.value + "' (first at line " +
-                            std::to_string(it->second.line) + ")");
+  // Explicit names are report keys: unique across the file, capture bodies and isolate blocks
+  // included. Only this plan's own steps are top-level (index >= 0).
+  auto visit = [&](auto&& self, const Step& s, int index) -> void {
+    if (s.name.set && !s.name.value.empty()) {
+      auto [it, inserted] =
+          step_names_.try_emplace(s.name.value, NamedStep{index, s.op, s.name.loc.line});
+      if (!inserted && report_duplicates_) {
+        Error(s.name.loc, "duplicate step name '" + s.name.value + "' (first at line " +
+                              std::to_string(it->second.line) + ")");
+      }
     }
+    for (const Step& inner : s.steps) self(self, inner, -1);
   };
-  for (size_t i = 0; i < steps.size(); ++i) {
-    visit(steps[i], static_cast<int>(i));
-    for (const Step& inner : steps[i].steps) visit(inner, -1);
-  }
+  for (size_t i = 0; i < steps.size(); ++i) visit(visit, steps[i], static_cast<int>(i));
 }
 
 namespace {
@@ -139,6 +178,7 @@ namespace {
 // Not unique (reports key unnamed steps by op and index), just readable.
 std::string DefaultLabel(const Step& step) {
   std::string label = OpName(step.op);
+  if (step.op == Op::kIsolate) return "isolate block";
   for (const Located<std::string>* target :
        {&step.buffer, &step.alloc, &step.c, &step.to, &step.exec, &step.graph}) {
     if (target->set && !target->value.empty()) return label + " " + target->value;
@@ -159,6 +199,7 @@ PlanStep PlanBuilder::Common(const Step& step, int index) const {
       step.repeat.value == 0 ? 1 : static_cast<uint32_t>(step.repeat.value);  // schema: <= 1e6
   p.fatal = step.fatal.value;
   p.async = step.async.value;
+  p.wait = step.wait.set ? step.wait.value : true;
   return p;
 }
 

@@ -29,6 +29,11 @@ class PlanBuilder {
   PlanBuilder(const Scenario& scenario, std::vector<Diagnostic>* diagnostics);
   Plan Build() &&;
 
+  // An isolate block's builder: the parent's declarations (buffers, views, granularity), nothing
+  // live, the block's steps. Step-name duplicates were already reported by the parent.
+  PlanBuilder(const PlanBuilder& parent, const Step& block, const BlockExpectation& expect);
+  Plan BuildBlock() &&;
+
  private:
   // Buffers a graph's kernels touch, with the access each needs (read or read_write).
   using BufferUses = std::vector<std::pair<int, Access>>;
@@ -43,6 +48,9 @@ class PlanBuilder {
   void Refusal(const SourceLoc& loc, std::string message, std::string_view rule_id);
   // Resolves the step's expect_error name into p->expect_error (a CUresult name), or reports it.
   void ExpectError(const Step& step, PlanStep* p);
+  // The runner/vocab/cuda_errors.h literal that `field` (scenario key `key`: expect_error, or an
+  // isolate block's expect) names; nullptr, with an error that suggests a name, when it is none.
+  const char* CudaErrorNamed(const Located<std::string>& field, const char* key);
   // Everything the builder simulates, so that a step with expect_error leaves it as it was
   // (SaveState before it, RestoreState after). A new member that simulates state belongs here too.
   struct SimulatedState;  // defined below, with the members it copies
@@ -56,7 +64,18 @@ class PlanBuilder {
   // Adds a buffer or view ("buffer"/"view" in messages) with its shape; returns its slot, or -1
   // when the name is taken.
   int DeclareTensor(const BufferDecl& b, const char* kind);
+  // Indexes explicit step names (for check_address) at every nesting level; duplicates are
+  // reported when `report_duplicates_`.
   void IndexStepNames(const std::vector<Step>& steps);
+  // Inside an isolate block, why a name that is live in the parent is not live here; call it only
+  // when it is (ReservedInParent, LiveInParent).
+  std::string BlockHint() const;
+  bool ReservedInParent(int buffer) const {
+    return parent_ != nullptr && parent_->reservations_[buffer].reserved();
+  }
+  bool LiveInParent(const NameTable PlanBuilder::*table, const std::string& name) const {
+    return parent_ != nullptr && (parent_->*table).LiveSlot(name) >= 0;
+  }
   PlanStep Common(const Step& step, int index) const;
   PlanStep Visit(const Step& step, int index, BufferUses* capture_uses);
 
@@ -79,6 +98,8 @@ class PlanBuilder {
   bool Overlap(int x, int y) const;
   // memset / check_value: exactly one of `value` or `byte`, into p->pattern.
   void Pattern(const Step& step, PlanStep* p);
+  // isolate (plan_isolate.cc): the expectation, nesting, and the block's own plan.
+  BlockExpectation DecodeBlockExpectation(const Step& step);
   void ResolveGraph(const Step& step, PlanStep* p);
   void ResolveExec(const Step& step, PlanStep* p);
   void Snapshot(const Step& step, PlanStep* p);
@@ -116,6 +137,10 @@ class PlanBuilder {
   // given: the driver refuses the same misalignment).
   bool Aligned(const Located<uint64_t>& field, const char* key, uint64_t value, const Step& step,
                std::string_view rule_id = {});
+  // BlockHint() when alloc `name` is live in the parent, else "".
+  std::string AllocHint(const std::string& name) const;
+  // Refuses `wait: false` outside an isolate block.
+  void NoWaitOnlyInBlocks(const Step& step);
   // Resolves the buffer of a memory op, refusing a view (memory ops act on reservations).
   int MemoryBuffer(const Step& step);
   // Resolves the buffer of a range op and checks it is reserved; -1 when not. With `freed_rule`, a
@@ -145,7 +170,12 @@ class PlanBuilder {
   std::string ForDevice(int device) const;
 
   const Scenario& scenario_;
+  const std::vector<Step>& steps_;  // the scenario's steps, or an isolate block's
   std::vector<Diagnostic>* diagnostics_;
+  const PlanBuilder* parent_ = nullptr;  // inside an isolate block: the builder of the scenario
+  bool report_duplicates_ = true;
+  // Inside a block whose expectation is not ok: steps may touch memory without access (Use()).
+  bool faults_allowed_ = false;
   Plan plan_;
   uint64_t granularity_ = kDefaultGranularity;
 

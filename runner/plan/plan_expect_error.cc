@@ -47,31 +47,36 @@ void PlanBuilder::Refusal(const SourceLoc& loc, std::string message, std::string
 
 void PlanBuilder::ExpectError(const Step& step, PlanStep* p) {
   if (!step.expect_error.set) return;
-  const std::string& name = step.expect_error.value;
-  const SourceLoc& loc = step.expect_error.loc;
+  p->expect_error = CudaErrorNamed(step.expect_error, "expect_error");
+}
+
+const char* PlanBuilder::CudaErrorNamed(const Located<std::string>& field, const char* key) {
+  const std::string& name = field.value;
+  const SourceLoc& loc = field.loc;
+  const std::string quoted = std::string("'") + key + "'";
   const CudaErrorName* error = FindCudaError(name);
-  if (error != nullptr && error->value != 0) {
-    p->expect_error = error->name;
-    return;
-  }
+  if (error != nullptr && error->value != 0) return error->name;
   if (error != nullptr) {
-    return Error(loc,
-                 "'expect_error' names the error the call must return; CUDA_SUCCESS is what every "
-                 "step without 'expect_error' expects");
+    Error(loc, quoted +
+                   " names the error the call must return; CUDA_SUCCESS is what every step "
+                   "without 'expect_error' expects");
+    return nullptr;
   }
   if (const char* driver = DriverNameOfRuntimeError(name)) {
-    return Error(loc, "'" + name +
-                          "' is the CUDA runtime's name; 'expect_error' takes the driver's: '" +
-                          driver + "'");
+    Error(loc, "'" + name + "' is the CUDA runtime's name; " + quoted + " takes the driver's: '" +
+                   driver + "'");
+    return nullptr;
   }
   std::vector<std::string> names;
   for (const CudaErrorName& e : CudaErrorNames())
     if (e.value != 0) names.emplace_back(e.name);
   const std::string close = SuggestName(name, names);
   Error(loc, "unknown CUDA error '" + name + "'" +
-                 (close.empty() ? std::string("; 'expect_error' takes a CUresult name such as "
-                                              "'CUDA_ERROR_INVALID_VALUE' (cuda.h lists them)")
+                 (close.empty() ? "; " + quoted +
+                                      " takes a CUresult name such as "
+                                      "'CUDA_ERROR_INVALID_VALUE' (cuda.h lists them)"
                                 : ", did you mean '" + close + "'?"));
+  return nullptr;
 }
 
 PlanBuilder::SimulatedState PlanBuilder::SaveState() const {

@@ -76,9 +76,10 @@ int PlanBuilder::ReservedBuffer(const Step& step, std::string_view freed_rule) {
   if (buffer < 0) return -1;
   if (reservations_[buffer].reserved()) return buffer;
   const int freed = freed_line_[buffer];
-  std::string message = "buffer '" + step.buffer.value + "' is not reserved" +
-                        (freed > 0 ? ": it was freed at line " + std::to_string(freed)
-                                   : std::string(" at this step"));
+  std::string message =
+      "buffer '" + step.buffer.value + "' is not reserved" +
+      (freed > 0 ? ": it was freed at line " + std::to_string(freed)
+                 : " at this step" + (ReservedInParent(buffer) ? BlockHint() : ""));
   if (freed == 0 || freed_rule.empty()) {
     Error(At(step.buffer, step), std::move(message));
     return -1;
@@ -136,12 +137,13 @@ void PlanBuilder::Create(const Step& step, PlanStep* p) {
 }
 
 void PlanBuilder::Release(const Step& step, PlanStep* p) {
+  NoWaitOnlyInBlocks(step);
   std::string error;
   p->alloc = allocs_.Resolve(step.alloc.value, &error);
   if (p->alloc < 0 && allocs_.Ended(step.alloc.value)) {
     return Refusal(At(step.alloc, step), error, "double_release");  // never let through
   }
-  if (p->alloc < 0) return Error(At(step.alloc, step), error);
+  if (p->alloc < 0) return Error(At(step.alloc, step), error + AllocHint(step.alloc.value));
   // Legal while still mapped: the memory lives until its last mapping is unmapped.
   allocs_.End(step.alloc.value, step.loc.line);
 }
@@ -152,7 +154,7 @@ void PlanBuilder::Map(const Step& step, PlanStep* p) {
   if (p->alloc < 0 && allocs_.Ended(step.alloc.value)) {
     Refusal(At(step.alloc, step), error, "map_after_release");  // never let through
   } else if (p->alloc < 0) {
-    Error(At(step.alloc, step), error);
+    Error(At(step.alloc, step), error + AllocHint(step.alloc.value));
   }
   p->buffer = ReservedBuffer(step);
   p->offset = step.offset.value;
@@ -278,6 +280,7 @@ void PlanBuilder::SetAccess(const Step& step, PlanStep* p) {
 }
 
 void PlanBuilder::Unmap(const Step& step, PlanStep* p) {
+  NoWaitOnlyInBlocks(step);
   p->buffer = ReservedBuffer(step);
   ByteRange range;
   if (p->buffer < 0 || !Range(step, p->buffer, p, &range)) return;
@@ -318,7 +321,8 @@ void PlanBuilder::Use(int buffer, Access need, const std::string& actor, const S
     const int freed = freed_line_[owner];
     Refusal(loc,
             who + (freed > 0 ? "was freed at line " + std::to_string(freed)
-                             : std::string("is not reserved at this step")),
+                             : "is not reserved at this step" +
+                                   (ReservedInParent(owner) ? BlockHint() : "")),
             kFault);
     return;
   }
@@ -326,6 +330,11 @@ void PlanBuilder::Use(int buffer, Access need, const std::string& actor, const S
   if (range.end > r.size()) {
     return Refusal(loc, who + "ends past the " + FormatBytes(r.size()) + " reservation", kFault);
   }
+  // Inside an isolate block that expects an error, a signal or a timeout, touching memory without
+  // access is what the block is about: the child faults (CUDA_ERROR_ILLEGAL_ADDRESS on the GPU and
+  // on the host twin). An unreserved range or one past the reservation stays an error: its address
+  // is not the scenario's at all.
+  if (faults_allowed_) return;
   const std::string on = ForDevice(device);
   switch (r.FirstProblem(range, need, device)) {
     case AccessProblem::kNone:
@@ -346,6 +355,19 @@ void PlanBuilder::Use(int buffer, Access need, const std::string& actor, const S
       return Refusal(loc, who + "is mapped read-only" + on + " (set_access with read_write first)",
                      "write_read_only");
   }
+}
+
+std::string PlanBuilder::AllocHint(const std::string& name) const {
+  return LiveInParent(&PlanBuilder::allocs_, name) ? BlockHint() : "";
+}
+
+void PlanBuilder::NoWaitOnlyInBlocks(const Step& step) {
+  if (!step.wait.set || step.wait.value || parent_ != nullptr) return;
+  Error(step.wait.loc, std::string("'wait: false' on ") + OpName(step.op) +
+                           " is allowed only inside an isolate block: a call that does not wait "
+                           "for running kernels faults them, and the fault poisons the process "
+                           "that makes it; put the step in {isolate: {expect: "
+                           "CUDA_ERROR_ILLEGAL_ADDRESS}, steps: [...]}");
 }
 
 #define VMM_PLAN_MEMORY(Enum, Method)                                              \

@@ -46,11 +46,26 @@ void PlanBuilder::Export(const Step& step, PlanStep* p) {
 
 void PlanBuilder::Import(const Step& step, PlanStep* p) {
   const std::string& name = step.handle.value;
-  auto it = handles_.find(name);
+  std::unordered_map<std::string, SharedHandle>::const_iterator it = handles_.find(name);
+  // Inside an isolate block, a handle the parent exported before the block: the child receives its
+  // fd (SCM_RIGHTS) under the same name.
+  const PlanBuilder* owner = this;
+  if (it == handles_.end() && parent_ != nullptr) {
+    if (auto in_parent = parent_->handles_.find(name); in_parent != parent_->handles_.end()) {
+      owner = parent_;
+      it = in_parent;
+    }
+  }
+  const bool found = owner != this || it != handles_.end();
   uint64_t size = 0;
-  if (it == handles_.end()) {
+  AllocSpec spec;
+  int device = p->device;
+  std::string from;
+  if (!found) {
     std::vector<std::string> names;
     for (const auto& [n, h] : handles_) names.push_back(n);
+    if (parent_ != nullptr)
+      for (const auto& [n, h] : parent_->handles_) names.push_back(n);
     const std::string close = SuggestName(name, names);
     Error(At(step.handle, step),
           "unknown handle '" + name + "'" +
@@ -59,9 +74,14 @@ void PlanBuilder::Import(const Step& step, PlanStep* p) {
                                : std::string("; export it first")));
   } else {
     const SharedHandle& shared = it->second;
-    p->handle = shared.slot;
+    if (owner == this) {
+      p->handle = shared.slot;
+    } else {  // a slot of this (the block's) plan for the received handle
+      p->handle = static_cast<int>(plan_.handles.size());
+      plan_.handles.push_back(name);
+    }
     std::string error;
-    const int live = allocs_.Resolve(shared.alloc_name, &error);
+    const int live = owner->allocs_.Resolve(shared.alloc_name, &error);
     if (live != shared.alloc) {
       Error(At(step.handle, step),
             "handle '" + name + "' was exported from alloc '" + shared.alloc_name +
@@ -69,21 +89,20 @@ void PlanBuilder::Import(const Step& step, PlanStep* p) {
                 "; vmm-run imports a handle only while its allocation lives (the driver's answer "
                 "otherwise was not measured)");
     }
-    if (shared.alloc >= 0) size = plan_.alloc_sizes[shared.alloc];
+    if (shared.alloc >= 0) {
+      // The same memory as the exporter's: its size, its device, what it may be exported as.
+      size = owner->plan_.alloc_sizes[shared.alloc];
+      spec.props = owner->plan_.alloc_specs[shared.alloc].props;
+      device = owner->plan_.alloc_devices[shared.alloc];
+      from = shared.alloc_name;
+    }
   }
   std::string error;
   p->alloc = allocs_.Create(step.alloc.value, step.loc.line, &error);
   if (!error.empty()) return Error(At(step.alloc, step), error);
   p->size = size;
-  // The same memory as the exporter's: its device, and what it may be exported as.
-  AllocSpec spec;
-  int device = p->device;
-  if (it != handles_.end() && it->second.alloc >= 0) {
-    spec.props = plan_.alloc_specs[it->second.alloc].props;
-    device = plan_.alloc_devices[it->second.alloc];
-    imported_from_[p->alloc] = it->second.alloc_name;
-  }
   spec.props.size = size;
+  if (!from.empty()) imported_from_[p->alloc] = from;
   plan_.alloc_sizes.push_back(size);
   plan_.alloc_devices.push_back(device);
   plan_.alloc_specs.push_back(spec);

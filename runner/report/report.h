@@ -53,6 +53,25 @@ struct TimingStats {
   double min_us = 0, median_us = 0, p99_us = 0, max_us = 0;
 };
 
+// An isolate block's child process as the parent saw it end (the block record's "child").
+// Stable: how it ended (exit status, signal, timed out, the CUDA error name); volatile: pid,
+// fault_line (addresses, times), stderr.
+struct ChildRecord {
+  int64_t pid = 0;
+  std::optional<int> exit_status;    // the child exited with this code (none when killed)
+  std::string signal;                // the signal that killed it ("SIGSEGV"), "" when none
+  bool timed_out = false;            // vmm-run killed it (SIGKILL) at the block's time limit
+  std::string stopped_by;            // vmm-run was stopped by this signal and killed the child
+  std::optional<std::string> error;  // CUDA error name of the child's first failed step
+  std::string failed_step;           // that step's name, "" when none failed
+  // The fault as the system recorded it: on CUDA the kernel log's "NVRM: Xid" line for the
+  // child's pid; on the host twin the fault trap's account (signal, code, address, access).
+  std::optional<std::string> fault_line;
+  std::string fault_line_note;   // where fault_line came from, or why there is none
+  std::vector<std::string> fds;  // names of the descriptors handed to the child
+  std::string stderr_text;       // the last bytes the child wrote to stderr
+};
+
 struct StepRecord {
   // User-provided, so that value-initialization (vector::emplace_back()) initializes the members
   // and does not first zero all ~400 bytes: the executor builds one record per step.
@@ -77,7 +96,8 @@ struct StepRecord {
   // holds the same pair and the verdict. Both empty for every other step.
   std::string expected_error, actual_error;
   std::string error;             // run-time failure message (status failed, no check)
-  std::vector<StepRecord> body;  // capture: the recorded inner steps
+  std::vector<StepRecord> body;  // capture: the recorded inner steps; isolate: the child's steps
+  Boxed<ChildRecord> child;      // isolate: the child process
 };
 
 // A buffer or view the scenario declared (`vmm-run timeline` draws a lane per reservation).

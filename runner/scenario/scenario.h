@@ -41,6 +41,16 @@ struct StepMap {
   const StepMapEntry* Find(std::string_view key) const;
 };
 
+// What an isolate block (`{isolate: {...}, steps: [...]}`, op kIsolate) says about its child. The
+// expectation is one of: `expect: ok`, `expect: CUDA_ERROR_<NAME>` (both in `expect`), `expect:
+// {signal: SIGSEGV}` (in `signal`) or `expect: {timeout: 5s}` (in `timeout`).
+struct IsolateSpec {
+  Located<std::string> expect;   // "ok" (the default) or a CUDA error name; unset for a map form
+  Located<std::string> signal;   // expect: {signal: NAME}
+  Located<uint64_t> timeout;     // expect: {timeout: DURATION}, nanoseconds
+  Located<uint64_t> kill_after;  // nanoseconds; the schema's default when unset
+};
+
 // One step. Which fields are meaningful depends on `op` (see the enum); the others stay unset.
 struct Step {
   Op op = Op::kSynchronize;
@@ -90,8 +100,11 @@ struct Step {
   // step then passes only on that error, with the scenario's state unchanged (runner/plan checks
   // the name and which refusals may be sent).
   Located<std::string> expect_error;
+  Located<uint64_t> duration;  // busy: how long the kernel runs, nanoseconds
+  Located<bool> wait;  // unmap/release: wait for in-flight work first (false: isolate blocks only)
 
-  std::vector<Step> steps;  // capture body
+  std::vector<Step> steps;  // capture body; isolate block body
+  IsolateSpec isolate;      // isolate blocks only
 };
 
 // Which schema key fills which Step field, by the field's kind: the one list of step keys (the
@@ -146,7 +159,13 @@ struct StepFlagField {
 inline constexpr StepFlagField kStepFlagFields[] = {{"fatal", &Step::fatal},
                                                     {"async", &Step::async},
                                                     {"compression", &Step::compression},
-                                                    {"gpudirect_rdma", &Step::gpudirect_rdma}};
+                                                    {"gpudirect_rdma", &Step::gpudirect_rdma},
+                                                    {"wait", &Step::wait}};
+struct StepDurationField {  // durations with units ("200ms"), converted to nanoseconds
+  const char* key;
+  Located<uint64_t> Step::*field;
+};
+inline constexpr StepDurationField kStepDurationFields[] = {{"duration", &Step::duration}};
 struct StepListField {  // lists of names
   const char* key;
   std::vector<Located<std::string>> Step::*field;

@@ -249,6 +249,11 @@ Status CudaEngine::Drain(Lane& lane, bool* waited) {
 
 Status CudaEngine::WaitForStream(SyncNote* note) {
   SyncNote result;
+  if (note != nullptr && !note->wait) {  // wait: false (isolate blocks): the call goes out now
+    result.wait = false;
+    *note = result;
+    return Status::Ok();
+  }
   // During a capture nothing is in flight (BeginCapture drained the stream), and querying or
   // synchronizing a capturing stream would invalidate the capture. Idle streams need neither a
   // query nor the clock (the common case, kept off the VMM hot path: one lane, one flag).
@@ -525,7 +530,8 @@ Status CudaEngine::Inventory(EngineInventory* out) {
 Status CudaEngine::Unmap(DevicePtr va, uint64_t size, SyncNote* note) {
   auto what = [&] { return "Unmap(va=" + Hex(va) + ", size=" + FormatBytes(size) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
-  // cuMemUnmap does not wait for kernels still using the range: wait here, or they fault.
+  // cuMemUnmap does not wait for kernels still using the range: wait here, or they fault (unless
+  // the scenario asked for exactly that: wait: false inside an isolate block).
   VMM_RETURN_IF_ERROR(
       Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
   VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemUnmap(va, size)), what));

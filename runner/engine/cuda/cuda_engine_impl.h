@@ -98,6 +98,8 @@ class CudaEngine final : public Engine {
   Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override;
   Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
   Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override;
+  Status Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
+              OpTiming* timing) override;
   Status CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) override;
   Status CopyFromHost(DevicePtr dst, const void* src, uint64_t bytes, OpTiming* timing) override;
 
@@ -151,7 +153,7 @@ class CudaEngine final : public Engine {
   // error Status. The lane's context must be current.
   Status Drain(Lane& lane, bool* waited);
   // Unmap/Release: Drain every busy lane with the wall time spent, unless capturing (then nothing
-  // is in flight).
+  // is in flight) or the note says not to wait (note->wait false).
   Status WaitForStream(SyncNote* note);
   // Keeps program order across devices: when `from` may have work in flight, `to`'s stream waits
   // for it (an event recorded on `from`, cudaStreamWaitEvent on `to`) before anything enqueued on

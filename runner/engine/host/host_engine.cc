@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "kernels/launch_config.h"
@@ -17,6 +18,7 @@
 #include "runner/engine/host/cpu_kernels.h"
 #include "runner/engine/host/host_graph.h"
 #include "runner/engine/host/host_vmm.h"
+#include "runner/engine/host/kernel_runner.h"
 
 namespace vmm {
 namespace host {
@@ -72,32 +74,40 @@ DeviceInfo HostInfo(uint64_t granularity, int device_count, int device) {
 
 class HostEngine final : public Engine {
  public:
-  HostEngine(uint64_t granularity, int device_count, int device)
+  HostEngine(uint64_t granularity, int device_count, int device, bool trap_faults)
       : info_(HostInfo(granularity, device_count, device)),
         space_(granularity, info_.total_memory, &ids_, device_count),
-        current_(device) {}
-  // Members go in reverse order of declaration: execs, graphs, then the address space (mappings,
-  // handles, reservations, each newest first).
+        current_(device),
+        kernels_(space_, trap_faults) {}
+  // Members go in reverse order of declaration: the kernel runner (its stream's worker stops
+  // first), execs, graphs, then the address space (mappings, handles, reservations, newest first).
   ~HostEngine() override = default;
 
   const DeviceInfo& info() const override { return info_; }
+  std::string FaultNote() const override { return kernels_.FaultNote(); }
 
   using Engine::Reserve;
   Status Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) override {
+    VMM_RETURN_IF_ERROR(kernels_.Poisoned());
     return space_.Reserve(size, alignment, hint, va);
   }
-  Status Free(DevicePtr va, uint64_t size) override { return space_.Free(va, size); }
+  Status Free(DevicePtr va, uint64_t size) override {
+    VMM_RETURN_IF_ERROR(kernels_.Poisoned());
+    return space_.Free(va, size);
+  }
   using Engine::Create;
   Status Create(const AllocProps& props, AllocHandle* out) override {
+    VMM_RETURN_IF_ERROR(kernels_.Poisoned());
     AllocProps resolved = props;  // a device location names an ordinal of the twin
     if (props.location == MemLocation::kDevice) resolved.location_id = Ordinal(props.location_id);
     return space_.Create(resolved, out);
   }
   Status Release(AllocHandle handle, SyncNote* note) override {
-    if (note != nullptr) *note = SyncNote{};  // kernels are synchronous: nothing is in flight
+    VMM_RETURN_IF_ERROR(kernels_.WaitIfAsked(note));
     return space_.Release(handle);
   }
   Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) override {
+    VMM_RETURN_IF_ERROR(kernels_.Poisoned());
     return space_.Map(va, size, offset, handle);
   }
   using Engine::SetAccess;
@@ -108,6 +118,7 @@ class HostEngine final : public Engine {
                        std::to_string(access.size()) + " descriptors, more than the " +
                            std::to_string(kMaxScenarioDevices) + " devices vmm-run knows");
     }
+    VMM_RETURN_IF_ERROR(kernels_.Poisoned());
     for (size_t i = 0; i < access.size(); ++i)
       resolved[i] = DeviceAccess{Ordinal(access[i].device), access[i].access};
     return space_.SetAccess(va, size, std::span<const DeviceAccess>(resolved, access.size()));
@@ -132,7 +143,7 @@ class HostEngine final : public Engine {
     return Status::Ok();
   }
   Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override {
-    if (note != nullptr) *note = SyncNote{};  // kernels are synchronous: nothing is in flight
+    VMM_RETURN_IF_ERROR(kernels_.WaitIfAsked(note));
     return space_.Unmap(va, size);
   }
   Status Export(AllocHandle handle, int* fd) override { return space_.Export(handle, fd); }
@@ -146,6 +157,8 @@ class HostEngine final : public Engine {
   Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override {
     return Launch(MakeFillNode(dst, count, seed), timing);
   }
+  Status Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
+              OpTiming* timing) override;
   Status Matmul(const MatmulArgs& args, OpTiming* timing) override {
     if (args.m == 0 || args.n == 0) {
       return CudaError("cuLaunchKernel", kInvalidValue,
@@ -161,10 +174,13 @@ class HostEngine final : public Engine {
       return CudaError("cuMemsetD32Async", "CUDA_ERROR_NOT_SUPPORTED",
                        "vmm-run does not capture memset yet");
     }
-    VMM_RETURN_IF_ERROR(space_.CheckAccess("cuMemsetD32Async", kIllegalAddress, "dst", dst,
-                                           Bytes4(count), Access::kReadWrite, current_));
+    VMM_RETURN_IF_ERROR(kernels_.Ordered());
     Stopwatch watch;
-    std::fill_n(Ptr<uint32_t>(dst), count, pattern);
+    auto kernel = [&] { std::fill_n(Ptr<uint32_t>(dst), count, pattern); };
+    VMM_RETURN_IF_ERROR(kernels_.Launched(
+        kernels_.Guarded("cuMemsetD32Async", current_,
+                         {{"dst", dst, Bytes4(count), Access::kReadWrite}}, kernel),
+        timing));
     if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
     return Status::Ok();
   }
@@ -175,6 +191,7 @@ class HostEngine final : public Engine {
     if (capturing_) {
       return CudaError(fn, "CUDA_ERROR_NOT_SUPPORTED", "vmm-run does not capture copies yet");
     }
+    VMM_RETURN_IF_ERROR(kernels_.Ordered());
     VMM_RETURN_IF_ERROR(
         space_.CheckAccess(fn, kInvalidValue, "src", src, bytes, Access::kRead, current_));
     VMM_RETURN_IF_ERROR(
@@ -189,6 +206,7 @@ class HostEngine final : public Engine {
     const char* fn = "cuMemcpyHtoD";
     if (timing != nullptr) timing->gpu_us = -1;
     VMM_RETURN_IF_ERROR(SyncPoint(fn));
+    VMM_RETURN_IF_ERROR(kernels_.Ordered());
     if (src == nullptr && bytes != 0) return CudaError(fn, kInvalidValue, "the source is null");
     VMM_RETURN_IF_ERROR(
         space_.CheckAccess(fn, kInvalidValue, "dst", dst, bytes, Access::kReadWrite, current_));
@@ -199,6 +217,7 @@ class HostEngine final : public Engine {
   }
 
   Status BeginCapture() override {
+    VMM_RETURN_IF_ERROR(kernels_.Poisoned());
     if (capturing_) {
       return CudaError("cuStreamBeginCapture", "CUDA_ERROR_ILLEGAL_STATE",
                        "the stream is already capturing");
@@ -238,6 +257,7 @@ class HostEngine final : public Engine {
   Status Replay(ExecHandle exec, OpTiming* timing) override {
     if (timing != nullptr) timing->gpu_us = -1;
     VMM_RETURN_IF_ERROR(SyncPoint("cuGraphLaunch"));
+    VMM_RETURN_IF_ERROR(kernels_.Ordered());
     auto it = execs_.find(exec.value);
     if (it == execs_.end()) return UnknownExec("cuGraphLaunch", exec);
     Stopwatch watch;
@@ -281,6 +301,7 @@ class HostEngine final : public Engine {
   Status CopyToHost(DevicePtr src, uint64_t bytes, void* dst) override {
     const char* fn = "cuMemcpyDtoH";
     VMM_RETURN_IF_ERROR(SyncPoint(fn));
+    VMM_RETURN_IF_ERROR(kernels_.Ordered());
     if (dst == nullptr && bytes != 0)
       return CudaError(fn, kInvalidValue, "the destination is null");
     VMM_RETURN_IF_ERROR(
@@ -291,24 +312,28 @@ class HostEngine final : public Engine {
 
   Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash) override {
     VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
-    VMM_RETURN_IF_ERROR(space_.CheckAccess(kChecksumKernel, kIllegalAddress, "src", src,
-                                           Bytes4(count), Access::kRead, current_));
-    *hash = ChecksumWords(Ptr<const void>(src), count);
-    return Status::Ok();
+    VMM_RETURN_IF_ERROR(kernels_.Ordered());
+    auto kernel = [&] { *hash = ChecksumWords(Ptr<const void>(src), count); };
+    return kernels_.Guarded(kChecksumKernel, current_, {{"src", src, Bytes4(count), Access::kRead}},
+                            kernel);
   }
 
   Status Compare(DevicePtr a, DevicePtr b, uint64_t count, uint32_t max_report,
                  CompareResult* out) override {
     VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
-    for (auto [operand, va] : {std::pair{"a", a}, std::pair{"b", b}}) {
-      VMM_RETURN_IF_ERROR(space_.CheckAccess(kCompareKernel, kIllegalAddress, operand, va,
-                                             Bytes4(count), Access::kRead, current_));
-    }
-    *out = CompareWords(Ptr<const void>(a), Ptr<const void>(b), count, max_report);
-    return Status::Ok();
+    VMM_RETURN_IF_ERROR(kernels_.Ordered());
+    auto kernel = [&] {
+      *out = CompareWords(Ptr<const void>(a), Ptr<const void>(b), count, max_report);
+    };
+    return kernels_.Guarded(
+        kCompareKernel, current_,
+        {{"a", a, Bytes4(count), Access::kRead}, {"b", b, Bytes4(count), Access::kRead}}, kernel);
   }
 
-  Status Synchronize() override { return SyncPoint("cuStreamSynchronize"); }
+  Status Synchronize() override {
+    VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
+    return kernels_.Ordered();
+  }
 
   Status MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) override {
     space_.MemoryInfo(current_, free_bytes, total_bytes);
@@ -338,11 +363,13 @@ class HostEngine final : public Engine {
   Status Launch(GraphNode node, OpTiming* timing) {
     if (timing != nullptr) timing->gpu_us = -1;
     if (capturing_) {
+      VMM_RETURN_IF_ERROR(kernels_.Poisoned());
       capture_.Append(std::move(node));
       return Status::Ok();
     }
+    VMM_RETURN_IF_ERROR(kernels_.Ordered());
     Stopwatch watch;
-    VMM_RETURN_IF_ERROR(Run(node, current_));
+    VMM_RETURN_IF_ERROR(kernels_.Launched(Run(node, current_), timing));
     if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
     return Status::Ok();
   }
@@ -350,28 +377,28 @@ class HostEngine final : public Engine {
   // The ordinal `device` names (-1: the engine's own device).
   int Ordinal(int device) const { return device < 0 ? info_.ordinal : device; }
 
-  // Proves every byte the kernel touches is accessible to `device`, then runs it on the CPU.
+  // Runs the kernel node on the CPU as device `device` (Guarded: proven accessible to that device
+  // first, or trapped).
   Status Run(const GraphNode& node, int device) {
     const std::string fn = node.params.function;
     switch (node.kind) {
       case KernelKind::kFill: {
         const FillArgs& f = node.fill;
-        VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kIllegalAddress, "dst", f.dst, Bytes4(f.count),
-                                               Access::kReadWrite, device));
-        FillF32(Ptr<float>(f.dst), f.count, f.seed);
-        return Status::Ok();
+        auto kernel = [&] { FillF32(Ptr<float>(f.dst), f.count, f.seed); };
+        return kernels_.Guarded(fn, device, {{"dst", f.dst, Bytes4(f.count), Access::kReadWrite}},
+                                kernel);
       }
       case KernelKind::kMatmul: {
         const MatmulArgs& m = node.matmul;
         const uint64_t mk = uint64_t{m.m} * m.k, kn = uint64_t{m.k} * m.n, mn = uint64_t{m.m} * m.n;
-        VMM_RETURN_IF_ERROR(
-            space_.CheckAccess(fn, kIllegalAddress, "a", m.a, Bytes4(mk), Access::kRead, device));
-        VMM_RETURN_IF_ERROR(
-            space_.CheckAccess(fn, kIllegalAddress, "b", m.b, Bytes4(kn), Access::kRead, device));
-        VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kIllegalAddress, "c", m.c, Bytes4(mn),
-                                               Access::kReadWrite, device));
-        MatmulF32(Ptr<const float>(m.a), Ptr<const float>(m.b), Ptr<float>(m.c), m.m, m.n, m.k);
-        return Status::Ok();
+        auto kernel = [&] {
+          MatmulF32(Ptr<const float>(m.a), Ptr<const float>(m.b), Ptr<float>(m.c), m.m, m.n, m.k);
+        };
+        return kernels_.Guarded(fn, device,
+                                {{"a", m.a, Bytes4(mk), Access::kRead},
+                                 {"b", m.b, Bytes4(kn), Access::kRead},
+                                 {"c", m.c, Bytes4(mn), Access::kReadWrite}},
+                                kernel);
       }
     }
     return InternalError("unknown kernel kind");
@@ -406,7 +433,18 @@ class HostEngine final : public Engine {
   std::map<uint64_t, HostGraph> execs_;   // by handle value; an exec is a copy of a graph
   std::map<uint64_t, int> exec_devices_;  // by exec handle value: where it was instantiated
   int current_;                           // the selected device's ordinal (SelectDevice)
+  KernelRunner kernels_;  // kernels, their stream, the sticky fault; last: destroyed first
 };
+
+Status HostEngine::Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
+                        OpTiming* timing) {
+  if (timing != nullptr) timing->gpu_us = -1;
+  if (capturing_) {
+    return CudaError(kernels::kBusyKernelName, "CUDA_ERROR_NOT_SUPPORTED",
+                     "vmm-run does not capture busy kernels");
+  }
+  return kernels_.Busy(dst, count, duration_ns, pattern, timing, current_);
+}
 
 }  // namespace
 }  // namespace host
@@ -427,8 +465,8 @@ StatusOr<std::unique_ptr<Engine>> CreateHostEngine(const HostEngineOptions& opti
                        std::to_string(options.device_count) + " (--host-devices " +
                        std::to_string(options.device_count) + ")");
   }
-  return std::unique_ptr<Engine>(
-      std::make_unique<host::HostEngine>(granularity, options.device_count, options.device));
+  return std::unique_ptr<Engine>(std::make_unique<host::HostEngine>(
+      granularity, options.device_count, options.device, options.trap_faults));
 }
 
 }  // namespace vmm
