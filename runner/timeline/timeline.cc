@@ -58,15 +58,17 @@ struct Roles {
   std::vector<const char*> reads, writes;
 };
 Roles RolesOf(const std::string& op) {
-  if (op == "fill" || op == "memset") return {{}, {"buffer"}};
+  if (op == "fill" || op == "memset" || op == "busy") return {{}, {"buffer"}};
   if (op == "matmul") return {{"a", "b"}, {"c"}};
   if (op == "copy") return {{"other"}, {"buffer"}};
   if (op == "snapshot") return {{"buffer"}, {}};
   if (op == "check_equal") return {{"buffer", "other"}, {}};
   if (op == "check_value") return {{"buffer"}, {}};
   if (op == "check_matmul") return {{"a", "b", "c"}, {}};
-  // export / import: an allocation's handle as an fd and back; no buffer's bytes are touched.
-  if (op == "export" || op == "import") return {};
+  // export / import: an allocation's handle as an fd and back; no buffer's bytes are touched. An
+  // isolate block's steps ran in a child process, with its own address space: the parent's lanes
+  // do not show them.
+  if (op == "export" || op == "import" || op == "isolate") return {};
   return {};
 }
 
