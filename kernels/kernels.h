@@ -28,6 +28,11 @@ int LaunchMatmul(const float* a, const float* b, float* c, uint32_t m, uint32_t 
 // dst[i] = datagen::FillValue(seed, i) for i < count (grid-stride, any count including 0).
 int LaunchFill(float* dst, uint64_t count, uint64_t seed, CUstream_st* stream);
 
+// Spins for `duration_ns` of the GPU's global timer, then sets dst[i] = pattern for i < count
+// (one block; BusyLaunch). In-flight work of a known length for isolate blocks' races.
+int LaunchBusy(uint32_t* dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
+               CUstream_st* stream);
+
 // *hash (device memory, 8 bytes) = wrapping sum over i < count of datagen::HashWord(src[i], i).
 // Zeroes *hash first (a memset on the same stream), then accumulates with 64-bit atomics: the sum
 // is order-independent, so the result is deterministic.

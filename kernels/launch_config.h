@@ -17,6 +17,7 @@ struct LaunchConfig {
 // Kernel names as they appear in KernelNodeParams::function.
 inline constexpr const char* kMatmulKernelName = "vmm_matmul_f32";
 inline constexpr const char* kFillKernelName = "vmm_fill_f32";
+inline constexpr const char* kBusyKernelName = "vmm_busy_u32";
 
 // Matmul: each block computes a kMatmulTile x kMatmulTile tile of C.
 inline constexpr uint32_t kMatmulTile = 128;
@@ -40,6 +41,16 @@ inline LaunchConfig FillLaunch(uint64_t count) {
   LaunchConfig c;
   c.grid = {static_cast<uint32_t>(blocks), 1, 1};
   c.block = {kFillThreads, 1, 1};
+  return c;
+}
+
+// Busy: one block, so that its wait starts once (the first thread reads the clock for all) and
+// the kernel's length is its duration plus one grid-stride pass of writes.
+inline constexpr uint32_t kBusyThreads = 256;
+
+inline LaunchConfig BusyLaunch() {
+  LaunchConfig c;
+  c.block = {kBusyThreads, 1, 1};
   return c;
 }
 

@@ -210,9 +210,15 @@ TEST_F(E2E, StepsDocumentsEveryOp) {
         "set_access",  "unmap",        "fill",        "matmul",        "capture",
         "instantiate", "replay",       "update",      "destroy_graph", "destroy_exec",
         "snapshot",    "check_matmul", "check_equal", "check_address", "check_kernel_params",
-        "synchronize"}) {
+        "synchronize", "busy"}) {
     EXPECT_NE(r.out.find(op), std::string::npos) << op;
   }
+  EXPECT_NE(r.out.find("isolate (a block, written {isolate: {expect: ...}, steps: [...]})"),
+            std::string::npos)
+      << r.out;
+  Result block = RunTool("steps isolate");
+  EXPECT_EQ(block.exit_code, 0);
+  EXPECT_NE(block.out.find("isolate.kill_after"), std::string::npos) << block.out;
   EXPECT_EQ(RunTool("steps mapp").exit_code, 2);
 }
 

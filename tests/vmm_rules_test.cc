@@ -15,6 +15,7 @@
 #include <string>
 
 #include "runner/engine/host/host_engine.h"
+#include "runner/exec/executor.h"
 #include "runner/plan/plan.h"
 #include "runner/scenario/parse.h"
 #include "tests/vmm_rule_replay.h"
@@ -91,6 +92,9 @@ TEST(VmmRulesTable, DocsListEveryRule) {
         << it->second;
     EXPECT_NE(it->second.find(want_error), std::string::npos) << it->second;
     EXPECT_NE(it->second.find(DriverVerdictName(rule.driver)), std::string::npos) << it->second;
+    const std::string with_expect_error =
+        rule.SafeOnDriver() ? "| let through |" : "| never sent |";
+    EXPECT_NE(it->second.find(with_expect_error), std::string::npos) << it->second;
     lines.erase(it);
   }
   for (const auto& [id, l] : lines) ADD_FAILURE() << "docs/backends.md lists unknown rule " << id;
@@ -127,7 +131,33 @@ TEST_P(VmmRuleTest, HostEngineAnswersAsTheDriver) {
   EXPECT_EQ(last.code(), Code::kRuntime) << last.message();
   const std::string prefix = std::string(rule.driver_call) + ": " + std::string(rule.error) + ": ";
   EXPECT_EQ(last.message().substr(0, prefix.size()), prefix) << last.message();
+  // The name is a field of the Status too (what expect_error compares), not only text.
+  ASSERT_NE(last.cuda_error(), nullptr);
+  EXPECT_EQ(std::string(last.cuda_error()), rule.error);
   // Refused without effect: the engine still cleans up (its destructor releases what is left).
+}
+
+// With expect_error naming the row's error, the validator lets through what the driver refuses
+// safely, and the whole run on the host twin passes: same code, state proven unchanged.
+TEST_P(VmmRuleTest, ExpectErrorRunsTheRefusalOnTheTwin) {
+  const VmmRule& rule = GetParam();
+  if (rule.driver != DriverVerdict::kRefuses) GTEST_SKIP() << DriverVerdictName(rule.driver);
+  std::string steps(rule.steps);
+  steps.insert(steps.size() - 2, ", name: refused, expect_error: " + std::string(rule.error));
+  std::vector<Diagnostic> d;
+  std::optional<Scenario> scenario = ParseScenario(std::string(kVmmRuleScenarioHeader) + steps,
+                                                   std::string(kVmmRuleScenarioFile), &d);
+  ASSERT_TRUE(scenario.has_value()) << FormatDiagnostics(d);
+  Plan plan = BuildPlan(*scenario, &d);
+  ASSERT_EQ(FormatDiagnostics(d), "");
+  StatusOr<std::unique_ptr<Engine>> engine = CreateHostEngine({kVmmRuleGranularity});
+  ASSERT_TRUE(engine.ok()) << engine.status().message();
+  RunOutcome out = RunPlan(plan, **engine, nullptr);
+  const report::StepRecord& last = out.steps.back();
+  EXPECT_EQ(out.summary.exit_code, 0) << last.error;
+  EXPECT_EQ(last.actual_error, rule.error);
+  ASSERT_TRUE(last.check);
+  EXPECT_EQ(last.check->verdict, report::Verdict::kPass);
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, VmmRuleTest, ::testing::ValuesIn(VmmRules()),

@@ -56,6 +56,14 @@ class SlotMap {
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
+  // Calls visit(key, value) for every live value, in slot order.
+  template <typename Visit>
+  void ForEach(Visit visit) const {
+    for (uint32_t i = 0; i < slots_.size(); ++i) {
+      if (slots_[i].value) visit(Key(i, slots_[i].generation), *slots_[i].value);
+    }
+  }
+
   // Destroys every value, the most recently inserted first (objects built on earlier ones go
   // before them). Keys issued before stay stale afterwards.
   void ClearNewestFirst() noexcept {

@@ -2,7 +2,9 @@
 //
 // A Status is either ok or carries a Code and a message that says what failed and, where possible,
 // what to change. The CLI turns codes into exit codes (kInvalidInput 2, kUnavailable 3, kRuntime
-// 4).
+// 4). A failure that a CUDA driver or runtime call returned (or that the host twin returns in its
+// place) also names that error, as a field (cuda_error), so callers compare codes without parsing
+// messages.
 #pragma once
 
 #include <cassert>
@@ -24,21 +26,30 @@ class [[nodiscard]] Status {
  public:
   Status() = default;  // ok
   Status(Code code, std::string message) : code_(code), message_(std::move(message)) {}
+  // `cuda_error` must point to a string with static storage duration (a literal, or a name from
+  // runner/vocab/cuda_errors.h); nullptr for none.
+  Status(Code code, std::string message, const char* cuda_error)
+      : code_(code), message_(std::move(message)), cuda_error_(cuda_error) {}
 
   static Status Ok() { return Status(); }
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
   const std::string& message() const { return message_; }
+  // The CUresult name of the failed driver call ("CUDA_ERROR_INVALID_VALUE"; a runtime error is
+  // given by the driver name it stands for), or nullptr when the failure did not come from a CUDA
+  // call (or the backend could not name it). Never set on an ok Status.
+  const char* cuda_error() const { return cuda_error_; }
 
-  // Returns a copy whose message is "context: message".
+  // Returns a copy whose message is "context: message" (the CUDA error is kept).
   Status WithContext(const std::string& context) const {
     if (ok()) return *this;
-    return Status(code_, context + ": " + message_);
+    return Status(code_, context + ": " + message_, cuda_error_);
   }
 
  private:
   Code code_ = Code::kOk;
   std::string message_;
+  const char* cuda_error_ = nullptr;
 };
 
 inline Status InvalidInput(std::string m) { return Status(Code::kInvalidInput, std::move(m)); }

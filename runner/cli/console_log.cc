@@ -36,6 +36,18 @@ std::string FormatMicros(double us) {
 }
 
 void ConsoleLog::OnStep(const PlanStep& step, const StepRecord& record) {
+  PrintStep(plan_, step, record, "");
+  if (step.block == nullptr) return;
+  // An isolate block: the child's steps under it, as the child reported them.
+  const std::vector<PlanStep>& inner = step.block->plan.steps;
+  for (const StepRecord& r : record.body) {
+    if (r.index >= 0 && static_cast<size_t>(r.index) < inner.size())
+      PrintStep(step.block->plan, inner[r.index], r, "    │ ");
+  }
+}
+
+void ConsoleLog::PrintStep(const Plan& plan, const PlanStep& step, const StepRecord& record,
+                           const char* indent) {
   char head[16];
   std::snprintf(head, sizeof head, "%4d  ", step.index);
   std::string label = step.label;
@@ -43,7 +55,7 @@ void ConsoleLog::OnStep(const PlanStep& step, const StepRecord& record) {
   size_t width = 0;
   for (unsigned char ch : label) width += (ch & 0xC0) != 0x80;
   if (width < 30) label.append(30 - width, ' ');
-  out_ << head << label << "  ";
+  out_ << indent << head << label << "  ";
   if (record.status == report::StepStatus::kSkipped) {
     out_ << "skipped\n";
     return;
@@ -52,11 +64,15 @@ void ConsoleLog::OnStep(const PlanStep& step, const StepRecord& record) {
     out_ << "FAILED: " << record.error << "\n";
     return;
   }
-  out_ << DescribeStepOutcome(plan_, step, record) << "  [" << Timing(record) << "]\n";
+  out_ << DescribeStepOutcome(plan, step, record) << "  [" << Timing(record) << "]\n";
   if (record.check) {
-    for (const report::Mismatch& m : record.check->mismatches)
-      out_ << "        element " << m.index << ": want " << m.want << ", got " << m.got << "\n";
+    for (const report::Mismatch& m : record.check->mismatches) {
+      out_ << indent << "        element " << m.index << ": want " << m.want << ", got " << m.got
+           << "\n";
+    }
   }
+  if (record.child && record.child->fault_line)
+    out_ << indent << "        fault: " << *record.child->fault_line << "\n";
 }
 
 void ConsoleLog::PrintHeader(const report::Report& r, std::ostream& out) {

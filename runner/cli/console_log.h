@@ -23,6 +23,10 @@ class ConsoleLog : public StepObserver {
                            std::ostream& out);
 
  private:
+  // One step's line(s), each prefixed with `indent` (an isolate block's steps are indented).
+  void PrintStep(const Plan& plan, const PlanStep& step, const report::StepRecord& record,
+                 const char* indent);
+
   const Plan& plan_;
   std::ostream& out_;
 };

@@ -15,6 +15,7 @@
 #include "runner/cli/timeline_command.h"
 #include "runner/cli/validate_command.h"
 #include "runner/cli/version_text.h"
+#include "runner/isolate/child_main.h"
 
 namespace {
 
@@ -85,6 +86,10 @@ int Main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   try {
+    // The child of an isolate block (runner/isolate/child_main.h): not a subcommand for people,
+    // so it is not in --help.
+    if (argc >= 2 && std::string(argv[1]) == "__child")
+      return vmm::isolate::RunIsolateChild(argc, argv);
     return Main(argc, argv);
   } catch (const std::exception& e) {
     std::cerr << "vmm-run: internal error: " << e.what() << "\n";

@@ -22,6 +22,7 @@
 #include "runner/exec/executor.h"
 #include "runner/exec/fold_steps.h"
 #include "runner/exec/step_targets.h"
+#include "runner/isolate/child_block_runner.h"
 #include "runner/plan/plan.h"
 #include "runner/report/atomic_file.h"
 #include "runner/report/graph_dot_files.h"
@@ -147,11 +148,20 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
     });
     observer = &*progress;
   }
+  // Isolate blocks run in a child vmm-run on this backend, from this very text and --set values.
+  isolate::ChildBlockOptions block_options;
+  block_options.scenario_path = path;
+  block_options.scenario_text = text;
+  for (const VarOverride& v : expand.set) block_options.set.emplace_back(v.name, v.value);
+  block_options.backend = info.backend;
+  block_options.device = options.device;
+  isolate::ChildBlockRunner blocks(std::move(block_options));
   std::string unmet = UnmetRequirement(scenario->requires_, info);
   if (unmet.empty()) unmet = DescribeDevices(plan, engine, &report.devices);
   if (report.devices.empty()) report.devices.push_back(DeviceRecordOf(info, 0));
   if (unmet.empty()) unmet = UnmetCapability(scenario->requires_, engine);
-  RunOutcome outcome = unmet.empty() ? RunPlan(plan, engine, observer) : SkipPlan(plan, unmet);
+  RunOutcome outcome =
+      unmet.empty() ? RunPlan(plan, engine, observer, &blocks) : SkipPlan(plan, unmet);
   choice->engine.reset();  // release everything still alive before reporting
   report.steps = std::move(outcome.steps);
   report.buffers = BufferTable(plan);

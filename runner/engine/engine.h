@@ -7,6 +7,7 @@
 //   Map       -> cuMemMap                 Unmap     -> cuMemUnmap
 //   SetAccess -> cuMemSetAccess        Memset    -> cuMemsetD32Async
 //   GetAccess -> cuMemGetAccess        SelectDevice -> cudaSetDevice (which stream work goes to)
+//   Export    -> cuMemExportToShareableHandle   Import -> cuMemImportFromShareableHandle
 //   BeginCapture/EndCapture -> cudaStreamBeginCapture/EndCapture   Instantiate ->
 //   cudaGraphInstantiateWithFlags (+ cudaGraphUpload)   Replay -> cudaGraphLaunch + sync
 //   Update -> cudaGraphExecUpdate   KernelNodes -> cudaGraphGetNodes + cudaGraphKernelNodeGetParams
@@ -27,9 +28,9 @@
 //     the handle stays alive while mapped even after Release. runner/vocab/vmm_rules.h lists every
 //     rule with the error the H200's driver returns for it.
 //   - Unmap does not wait for kernels on its own: Unmap and Release here first wait for in-flight
-//   work
-//     (the engine's stream) and say so in SyncNote, because unmapping under a running kernel is the
-//     illegal-address crash inference engines hit in practice.
+//     work (the engine's stream) and say so in SyncNote, because unmapping under a running kernel
+//     is the illegal-address crash inference engines hit in practice. SyncNote::wait = false skips
+//     the wait (isolate blocks only: the fault that follows poisons the process).
 //   - Free needs the range fully unmapped.
 //
 // Work (Fill, Matmul, Memset, CopyDevice, Copy, HostFunction) runs on the selected
@@ -119,10 +120,13 @@ struct OpTiming {
   double gpu_us = -1;
 };
 
-// Whether Unmap/Release had to wait for in-flight work before touching the mapping.
+// Unmap/Release: whether to wait for in-flight work first (in), and whether there was any (out).
 struct SyncNote {
-  bool waited = false;  // true when there was enqueued work that had not finished yet
-  double wait_us = 0;   // wall time spent waiting
+  bool waited = false;  // out: true when there was enqueued work that had not finished yet
+  double wait_us = 0;   // out: wall time spent waiting
+  // In: false sends the call without waiting for in-flight work (`wait: false`, validated to occur
+  // only inside an isolate block). The outputs then stay false/0.
+  bool wait = true;
 };
 
 struct MatmulArgs {
@@ -205,6 +209,36 @@ struct KernelNodeParams {
   bool operator==(const KernelNodeParams&) const = default;
 };
 
+// What an engine holds at one moment: every live reservation, allocation and mapping. A step with
+// expect_error compares it before and after the refused call to prove that the call changed
+// nothing (runner/exec/expect_error.cc); tests use it to see what a call left behind.
+struct EngineInventory {
+  struct Range {
+    DevicePtr va = 0;
+    uint64_t size = 0;
+    bool operator==(const Range&) const = default;
+  };
+  struct Allocation {
+    uint64_t handle = 0;  // the AllocHandle value
+    uint64_t size = 0;    // bytes; 0 where the backend cannot tell (an imported handle on CUDA)
+    bool operator==(const Allocation&) const = default;
+  };
+  struct Mapping {
+    DevicePtr va = 0;
+    uint64_t size = 0;
+    uint64_t handle = 0;  // the AllocHandle value it was mapped from (it may be released since)
+    // By device ordinal (0 .. info().device_count - 1): the access each device has, as GetAccess
+    // reads it back (CUDA: cuMemGetAccess).
+    std::vector<Access> access;
+    bool access_known = true;  // false: GetAccess did not answer for some device of this mapping
+    bool operator==(const Mapping&) const = default;
+  };
+  std::vector<Range> reservations;      // by address
+  std::vector<Allocation> allocations;  // by handle value
+  std::vector<Mapping> mappings;        // by address
+  bool operator==(const EngineInventory&) const = default;
+};
+
 // Every method has a default that refuses (Refuse below): a backend overrides what it implements,
 // and the step that needs a method its backend lacks fails with a message that says so.
 class Engine {
@@ -215,6 +249,11 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   virtual const DeviceInfo& info() const = 0;
+
+  // What the backend itself recorded of a device fault that poisoned it, beyond the error name
+  // (the host twin: its fault trap's account, e.g. "SIGSEGV (SEGV_ACCERR: ...), write at 0x7f...");
+  // "" when none, or when the backend knows no more than the error (CUDA: the kernel log has it).
+  virtual std::string FaultNote() const { return ""; }
 
   // --- VMM (one to one with the driver; see the table above) ---
   // `alignment` 0 means the granularity. `*va` receives the reserved base address. `hint` (0: none)
@@ -283,6 +322,15 @@ class Engine {
   virtual Status Unmap(DevicePtr /*va*/, uint64_t /*size*/, SyncNote* /*note*/) {
     return Refuse("Unmap");
   }
+  // Exports the allocation as a POSIX file descriptor (CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  // the allocation was created with kHandleTypePosixFd). On success `*fd` is a new descriptor that
+  // the caller owns and must close (closing it does not release the allocation). Another process
+  // that receives it (SCM_RIGHTS) can Import it.
+  virtual Status Export(AllocHandle /*handle*/, int* /*fd*/) { return Refuse("Export"); }
+  // Imports a descriptor made by Export (in this process or another) as a new allocation handle:
+  // the same physical memory, mapped and released like a created one. Does not take ownership of
+  // `fd`: the caller still closes it (the new handle does not need it afterwards).
+  virtual Status Import(int /*fd*/, AllocHandle* /*out*/) { return Refuse("Import"); }
 
   // --- Kernels (enqueued on the engine's stream; recorded while capturing) ---
   // With a `timing`, the call waits for the kernel and reports its device time. With nullptr it
@@ -301,6 +349,14 @@ class Engine {
   virtual Status Memset(DevicePtr /*dst*/, uint64_t /*count*/, uint32_t /*pattern*/,
                         OpTiming* /*timing*/) {
     return Refuse("Memset");
+  }
+
+  // A kernel that runs for `duration_ns` (spinning on the device's clock) and then sets `count`
+  // 32-bit words at dst to `pattern`: in-flight work of a known length, so that an Unmap without
+  // waiting races it for real. Timing as for the kernels above (nullptr: leave it in flight).
+  virtual Status Busy(DevicePtr /*dst*/, uint64_t /*count*/, uint64_t /*duration_ns*/,
+                      uint32_t /*pattern*/, OpTiming* /*timing*/) {
+    return Refuse("Busy");
   }
 
   // Copies `bytes` from device address src to dst on the stream (cudaMemcpyAsync, device to
@@ -476,7 +532,28 @@ class Engine {
     return Refuse("ProbeCapability");
   }
 
+  // --- Introspection ---
+  // Fills `out` with what the engine holds now (see EngineInventory). Makes no driver call that
+  // changes anything; each mapping's access is read back through GetAccess (ReadAccessBack).
+  virtual Status Inventory(EngineInventory* /*out*/) { return Refuse("Inventory"); }
+
  protected:
+  // For Inventory overrides: fills every mapping's `access` with GetAccess for each device of
+  // this backend; a mapping for which some device gets no answer is marked !access_known (its
+  // access reads kNone there). The inventory still compares equal before and after a call.
+  void ReadAccessBack(EngineInventory* inventory) {
+    const int devices = info().device_count > 0 ? info().device_count : 1;
+    for (EngineInventory::Mapping& m : inventory->mappings) {
+      m.access.assign(static_cast<size_t>(devices), Access::kNone);
+      m.access_known = true;
+      for (int d = 0; d < devices; ++d) {
+        if (!GetAccess(m.va, d, &m.access[static_cast<size_t>(d)]).ok()) {
+          m.access[static_cast<size_t>(d)] = Access::kNone;
+          m.access_known = false;
+        }
+      }
+    }
+  }
   // What every method does unless the backend overrides it: a run-time error naming the backend
   // and the method ("the fake backend does not implement Memset"), so a new engine method needs
   // code only in the backends that run it.

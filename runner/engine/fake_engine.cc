@@ -404,4 +404,15 @@ Status FakeEngine::Synchronize() {
   return Status::Ok();
 }
 
+Status FakeEngine::Inventory(EngineInventory* out) {
+  VMM_RETURN_IF_ERROR(Enter("Inventory", "Inventory()"));
+  *out = EngineInventory{};
+  if (!inventories_.empty()) {
+    *out = std::move(inventories_.front());
+    inventories_.erase(inventories_.begin());
+  }
+  Record("Inventory()");
+  return Status::Ok();
+}
+
 }  // namespace vmm

@@ -36,6 +36,8 @@
 //     (read_write by default) and records "GetAccess(va=0x..., device=-1) -> read_write";
 //     SelectDevice(n) records "SelectDevice(n)" and always succeeds (SetDeviceCount sets
 //     info().device_count, 1 by default).
+//   - Inventory returns what QueueInventory queued, one per call, then empty inventories (the fake
+//     holds no memory).
 //   - FailAt(method, nth, status): the nth call (1-based) of `method` returns `status` and has no
 //     other effect (no handle is handed out, no node is recorded).
 // Not thread-safe.
@@ -71,6 +73,8 @@ class FakeEngine final : public Engine {
   void SetMatmulCheckResult(MatmulCheckResult result) { matmul_result_ = std::move(result); }
   void SetGetAccess(Access access) { get_access_ = access; }  // what every GetAccess answers
   void SetDeviceCount(int count) { info_.device_count = count; }
+  // The next Inventory call returns `inventory` (queued in call order).
+  void QueueInventory(EngineInventory inventory) { inventories_.push_back(std::move(inventory)); }
 
   const DeviceInfo& info() const override { return info_; }
   using Engine::Reserve;
@@ -110,6 +114,7 @@ class FakeEngine final : public Engine {
                       DataCompareResult* out) override;
   Status CheckMatmul(const MatmulArgs& args, uint32_t max_report, MatmulCheckResult* out) override;
   Status Synchronize() override;
+  Status Inventory(EngineInventory* out) override;
 
  private:
   // Counts the call; returns the injected failure for it (recording "line -> error: ...") or ok.
@@ -131,6 +136,7 @@ class FakeEngine final : public Engine {
   std::optional<MatmulCheckResult> matmul_result_;
   uint64_t next_snapshot_ = 0x700000000000;
   Access get_access_ = Access::kReadWrite;
+  std::vector<EngineInventory> inventories_;
 
   DevicePtr next_va_ = kFirstVa;
   uint64_t next_alloc_ = 1, next_graph_ = 1, next_exec_ = 1;

@@ -15,6 +15,8 @@ constexpr FaultKindInfo kKinds[kFaultKindCount] = {
     {"map", "cuMemMap", "CUDA_ERROR_OUT_OF_MEMORY"},
     {"set_access", "cuMemSetAccess", "CUDA_ERROR_INVALID_VALUE"},
     {"unmap", "cuMemUnmap", "CUDA_ERROR_INVALID_VALUE"},
+    {"export", "cuMemExportToShareableHandle", "CUDA_ERROR_OUT_OF_MEMORY"},
+    {"import", "cuMemImportFromShareableHandle", "CUDA_ERROR_INVALID_VALUE"},
     {"launch", "cudaLaunchKernel", "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
     {"copy", "cudaMemcpyAsync", "CUDA_ERROR_INVALID_VALUE"},
     {"snapshot", "cudaMalloc", "CUDA_ERROR_OUT_OF_MEMORY"},
@@ -181,6 +183,13 @@ Status FaultEngine::Granularity(const AllocProps& props, GranularityKind kind, u
 Status FaultEngine::AllocProperties(AllocHandle handle, AllocProps* granted) {
   VMM_FORWARD(kProperties, AllocProperties(handle, granted));
 }
+Status FaultEngine::Export(AllocHandle handle, int* fd) {
+  VMM_FORWARD(kExport, Export(handle, fd));
+}
+Status FaultEngine::Import(int fd, AllocHandle* out) { VMM_FORWARD(kImport, Import(fd, out)); }
+// The state read back around a step with expect_error (each mapping's access through the wrapped
+// engine's GetAccess, uncounted): one call here.
+Status FaultEngine::Inventory(EngineInventory* out) { VMM_FORWARD(kQuery, Inventory(out)); }
 Status FaultEngine::Retain(DevicePtr va, AllocHandle* out) {
   VMM_FORWARD(kRetain, Retain(va, out));
 }

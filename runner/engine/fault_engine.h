@@ -31,6 +31,8 @@ enum class FaultKind : uint8_t {
   kMap,
   kSetAccess,
   kUnmap,
+  kExport,       // Export (an allocation as a POSIX fd)
+  kImport,       // Import (a POSIX fd as an allocation)
   kLaunch,       // work on the stream: Fill, Matmul, Memset, HostFunction
   kCopy,         // CopyDevice, Copy, CopyToHost
   kSnapshot,     // AllocSnapshot, FreeSnapshot (snapshot storage)
@@ -42,7 +44,7 @@ enum class FaultKind : uint8_t {
   kInstantiate,  // InstantiateWith (and so Instantiate)
   kReplay,
   kUpdate,        // Update, SetNodeParams, SetNodeEnabled
-  kQuery,         // KernelNodes, DescribeGraph, GetAccess
+  kQuery,         // KernelNodes, DescribeGraph, GetAccess, Inventory
   kDevice,        // SelectDevice, DescribeDevice
   kDestroy,       // DestroyGraph, DestroyExec
   kRetain,        // Retain (a new handle to mapped memory)
@@ -91,6 +93,8 @@ class FaultEngine final : public Engine {
   Status SelectDevice(int device) override;
   Status DescribeDevice(int ordinal, DeviceInfo* out) override;
   Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override;
+  Status Export(AllocHandle handle, int* fd) override;
+  Status Import(int fd, AllocHandle* out) override;
   Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override;
   Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
   Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override;
@@ -138,6 +142,7 @@ class FaultEngine final : public Engine {
   Status SameAllocation(AllocHandle a, AllocHandle b, bool* same) override;
   Status AddressRange(DevicePtr va, DevicePtr* base, uint64_t* size) override;
   Status ProbeCapability(Capability capability, std::string* why_not) override;
+  Status Inventory(EngineInventory* out) override;
 
  private:
   // Counts the call; returns the injected error when this is the planned one, else ok.

@@ -13,9 +13,10 @@
 
 namespace vmm {
 
-RunState::RunState(const Plan& p, Engine& e)
+RunState::RunState(const Plan& p, Engine& e, BlockRunner* b)
     : plan(p),
       engine(e),
+      blocks(b),
       buffer_va(p.buffers.size(), 0),
       allocs(p.allocs.size()),
       graphs(p.graphs.size()),
@@ -61,7 +62,7 @@ constexpr StepDescriber kDescribers[] = {
 
 }  // namespace
 
-Status Dispatch(const PlanStep& step, RunState& state, StepRecord& record) {
+Status SelectStepDevice(const PlanStep& step, RunState& state) {
   if (step.device != state.current_device && Describe(step.op).has(kOnDevice)) {
     const int ordinal = state.device_ordinal[step.device];
     Status selected = state.engine.SelectDevice(ordinal);
@@ -71,10 +72,16 @@ Status Dispatch(const PlanStep& step, RunState& state, StepRecord& record) {
     }
     state.current_device = step.device;
   }
+  return Status::Ok();
+}
+
+Status Dispatch(const PlanStep& step, RunState& state, StepRecord& record) {
+  VMM_RETURN_IF_ERROR(SelectStepDevice(step, state));
   return kRunners[static_cast<size_t>(step.op)](step, state, record);
 }
 
 std::string DescribeStepOutcome(const Plan& plan, const PlanStep& step, const StepRecord& record) {
+  if (step.expect_error != nullptr) return DescribeExpectedError(record);
   return kDescribers[static_cast<size_t>(step.op)](plan, step, record);
 }
 
@@ -88,16 +95,22 @@ StepRecord NewStepRecord(const PlanStep& step) {
 
 namespace {
 
+// One run of `step`: its op's handler, through RunExpectingError when it expects an error.
+Status RunOnce(const PlanStep& step, RunState& state, StepRecord& record) {
+  if (step.expect_error != nullptr) return RunExpectingError(step, state, record);
+  return Dispatch(step, state, record);
+}
+
 // Runs `step` step.repeat times; the record keeps the first run's facts plus timing statistics.
 Status RunRepeated(const PlanStep& step, RunState& state, StepRecord& record) {
-  Status status = Dispatch(step, state, record);
+  Status status = RunOnce(step, state, record);
   if (!status.ok() || step.repeat <= 1) return status;
   std::vector<double> wall{record.wall_us}, gpu;
   if (record.gpu_us) gpu.push_back(*record.gpu_us);
   for (uint32_t i = 1; i < step.repeat; ++i) {
     if (StopRequested()) break;  // a signal: the statistics cover the repetitions that ran
     StepRecord again = NewStepRecord(step);
-    status = Dispatch(step, state, again);
+    status = RunOnce(step, state, again);
     if (!status.ok()) return status.WithContext("repetition " + std::to_string(i + 1));
     wall.push_back(again.wall_us);
     if (again.gpu_us) gpu.push_back(*again.gpu_us);
@@ -164,9 +177,11 @@ RunOutcome SkipPlan(const Plan& plan, const std::string& reason) {
   return outcome;
 }
 
-RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
+RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer, BlockRunner* blocks,
+                   std::map<std::string, UniqueFd> shared_handles) {
   Stopwatch total;
-  RunState state(plan, engine);
+  RunState state(plan, engine, blocks);
+  state.shared_handles = std::move(shared_handles);
   RunOutcome outcome;
   state.graph_records = &outcome.graphs;
   report::Summary& summary = outcome.summary;
@@ -190,10 +205,13 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer) {
       summary.signal = StopSignal();
       summary.stopped_at_step = first.index;
     }
-    if (!stopped && IsMemoryOp(first.op) && first.repeat <= 1) {
+    // A step with expect_error runs alone: its state is proven around its call.
+    auto burstable = [](const PlanStep& s) {
+      return IsMemoryOp(s.op) && s.repeat <= 1 && s.expect_error == nullptr;
+    };
+    if (!stopped && burstable(first)) {
       size_t end = i + 1;
-      while (observer == nullptr && end < n && IsMemoryOp(plan.steps[end].op) &&
-             plan.steps[end].repeat <= 1) {
+      while (observer == nullptr && end < n && burstable(plan.steps[end])) {
         ++end;
       }
       burst.resize(end - i);

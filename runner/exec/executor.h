@@ -22,9 +22,12 @@
 // Not thread-safe; one Executor per run.
 #pragma once
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "runner/base/unique_fd.h"
 #include "runner/engine/engine.h"
 #include "runner/plan/plan.h"
 #include "runner/report/report.h"
@@ -36,6 +39,24 @@ class StepObserver {
  public:
   virtual ~StepObserver() = default;
   virtual void OnStep(const PlanStep& step, const report::StepRecord& record) = 0;
+};
+
+// Runs isolate blocks: a PlanStep of op kIsolate (step.block holds the block's own plan and its
+// expectation) in a child process. Implemented above the executor (runner/isolate), which knows
+// how to start one; the executor only hands the step over.
+class BlockRunner {
+ public:
+  // Descriptors the child receives, by name (borrowed: the caller keeps them open during the
+  // call). The child looks them up by these names (export/import hand over allocation handles).
+  using BlockFds = std::vector<std::pair<std::string, int>>;
+
+  virtual ~BlockRunner() = default;
+  // Runs the block and fills `record`: the child's step records in `body`, the child's facts
+  // (pid, exit status, signal, error, fault line) in `child` and the verdict against the block's
+  // expectation in `check`. A verdict that fails is not an error Status; an error Status means
+  // the block could not be run at all (no child could be started).
+  virtual Status RunBlock(const PlanStep& step, const BlockFds& fds,
+                          report::StepRecord& record) = 0;
 };
 
 struct RunOutcome {
@@ -52,7 +73,12 @@ std::string DescribeStepOutcome(const Plan& plan, const PlanStep& step,
 // backend lacks: every step recorded `skipped`, result "skipped" with `reason`, exit code 5.
 RunOutcome SkipPlan(const Plan& plan, const std::string& reason);
 
-// Runs `plan` on `engine`. `observer` may be null.
-RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer);
+// Runs `plan` on `engine`. `observer` may be null. `blocks` runs the plan's isolate blocks; with
+// none (null), an isolate block fails at run time and says why.
+// `shared_handles`: shareable handles the run starts with, by name (an isolate block's child gets
+// its parent's exported fds this way); `import` steps find them as if exported by this run.
+RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer,
+                   BlockRunner* blocks = nullptr,
+                   std::map<std::string, UniqueFd> shared_handles = {});
 
 }  // namespace vmm

@@ -366,3 +366,59 @@ steps:
 
 }  // namespace
 }  // namespace vmm
+
+namespace vmm {
+namespace {
+
+const char* kBlock = R"(name: blocks
+buffers: {A: {shape: [1024]}}
+steps:
+  - isolate: {expect: ok}
+    name: blk
+    steps: [{op: synchronize}]
+  - {op: synchronize, name: after}
+)";
+
+// A BlockRunner that records what it was handed and answers with a fixed verdict.
+class ScriptedBlocks final : public BlockRunner {
+ public:
+  Status RunBlock(const PlanStep& step, const BlockFds& fds, report::StepRecord& record) override {
+    seen.push_back(step.label);
+    fd_count += fds.size();
+    record.check = report::CheckRecord{"ok", "exit 4", report::Verdict::kFail, 0, {}};
+    return Status::Ok();
+  }
+  std::vector<std::string> seen;
+  size_t fd_count = 0;
+};
+
+TEST(Executor, IsolateBlocksGoToTheBlockRunner) {
+  Planned p(kBlock);
+  ASSERT_EQ(p.errors, "");
+  FakeEngine engine;
+  ScriptedBlocks blocks;
+  RunOutcome out = RunPlan(p.plan, engine, nullptr, &blocks);
+  EXPECT_EQ(blocks.seen, std::vector<std::string>{"blk"});
+  EXPECT_EQ(blocks.fd_count, 0u);
+  ASSERT_EQ(out.steps.size(), 2u);
+  EXPECT_EQ(out.steps[0].op, "isolate");
+  EXPECT_EQ(out.steps[0].status, report::StepStatus::kFailed);  // the verdict failed
+  EXPECT_EQ(out.steps[1].status, report::StepStatus::kOk);      // and the run went on
+  EXPECT_EQ(out.summary.exit_code, 1);
+  EXPECT_EQ(out.summary.checks_failed, 1);
+}
+
+TEST(Executor, AnIsolateBlockWithoutABlockRunnerFailsAndSaysWhy) {
+  Planned p(kBlock);
+  ASSERT_EQ(p.errors, "");
+  FakeEngine engine;
+  RunOutcome out = RunPlan(p.plan, engine, nullptr);
+  EXPECT_EQ(out.summary.exit_code, 4);
+  EXPECT_EQ(out.steps[0].error,
+            "this run cannot start child processes, so it cannot run an isolate block (vmm-run "
+            "run can)");
+  EXPECT_EQ(out.steps[1].status, report::StepStatus::kSkipped);
+}
+
+}  // namespace
+}  // namespace vmm

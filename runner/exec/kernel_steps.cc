@@ -3,6 +3,7 @@
 #include "runner/base/stopwatch.h"
 #include "runner/exec/run_state.h"
 #include "runner/exec/step_text.h"
+#include "runner/vocab/isolate.h"
 
 namespace vmm {
 namespace {
@@ -67,6 +68,27 @@ Status RunStep<Op::kMemset>(const PlanStep& step, RunState& state, StepRecord& r
   record.details.emplace_back("pattern", Hex(step.pattern));
   Finish(step, timing, record);
   return status;
+}
+
+template <>
+Status RunStep<Op::kBusy>(const PlanStep& step, RunState& state, StepRecord& record) {
+  const PlanBuffer& buffer = state.plan.buffers[step.buffer];
+  OpTiming timing;
+  Stopwatch watch;
+  Status status = state.engine.Busy(DataVa(state, step.buffer), buffer.elements, step.duration_ns,
+                                    step.pattern, TimingOut(step, &timing));
+  record.wall_us = watch.ElapsedUs();
+  record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));
+  record.details.emplace_back("duration_ns", static_cast<int64_t>(step.duration_ns));
+  record.details.emplace_back("pattern", Hex(step.pattern));
+  Finish(step, timing, record);
+  return status;
+}
+
+template <>
+std::string DescribeStep<Op::kBusy>(const Plan& plan, const PlanStep& step, const StepRecord&) {
+  return plan.buffers[step.buffer].name + " ← " + Hex(step.pattern) + " after " +
+         DurationText(step.duration_ns) + (step.async ? " · left running" : "");
 }
 
 template <>

@@ -4,12 +4,15 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "runner/base/stopwatch.h"
+#include "runner/base/unique_fd.h"
 #include "runner/engine/engine.h"
+#include "runner/exec/executor.h"
 #include "runner/plan/plan.h"
 #include "runner/report/report.h"
 
@@ -24,10 +27,11 @@ struct Snapshot {
 };
 
 struct RunState {
-  RunState(const Plan& p, Engine& e);
+  RunState(const Plan& p, Engine& e, BlockRunner* b = nullptr);
 
   const Plan& plan;
   Engine& engine;
+  BlockRunner* blocks;  // runs isolate blocks; null where there is none (then they fail)
   std::vector<DevicePtr> buffer_va;                    // by buffer slot (0 = not reserved)
   std::vector<AllocHandle> allocs;                     // by alloc slot
   std::vector<GraphHandle> graphs;                     // by graph slot
@@ -49,6 +53,10 @@ struct RunState {
   bool capturing = false;
   int capture_lane = 0;
   std::vector<report::GraphRecord>* graph_records = nullptr;  // every capture's structure
+  // The shareable handles `export` made, by name (Plan::handles): POSIX fds the run owns and
+  // closes when it ends. `import` reads them without taking them. Isolate blocks pass these to
+  // their child processes (SCM_RIGHTS), which import them under the same names.
+  std::map<std::string, UniqueFd> shared_handles;
 };
 
 // The address of the first element of buffer or view `slot` (a view: its buffer's reservation
@@ -74,12 +82,14 @@ struct alignas(64) HotVmmStep {
   Access access = Access::kReadWrite;
   bool waited = false;         // out (unmap, release): there was in-flight work to wait for
   bool hint_honoured = false;  // out (reserve with a hint): the range starts at the hint
+  bool wait = true;            // in (unmap, release): false sends the call without waiting
   // reserve: `alloc` is the buffer slot whose reservation the hint is relative to (-1: `offset`
   // is the hint itself, 0 for none); the call replaces `offset` with the hint it passed.
   int32_t buffer = -1, alloc = -1;
   uint64_t size = 0, offset = 0;
   uint64_t aux = 0;     // reserve: alignment; map: offset into the allocation; create: the
-                        // scenario device; set_access: PlanStep::device_access
+                        // scenario device; set_access: PlanStep::device_access;
+                        // export, import: the handle's slot
   double wall_us = 0;   // out
   uint64_t result = 0;  // out: reserve, map: the address; create: the handle
   double wait_us = 0;   // out (unmap, release)
@@ -128,7 +138,9 @@ std::string DescribeStep(const Plan& plan, const PlanStep& step, const report::S
 #include "runner/vocab/ops.def"
 #undef VMM_OP
 
-// Runs `step` once through its op's RunStep (the op table's dispatch).
+// Selects the step's device when its op runs on one (kOnDevice) and it is not the current one.
+Status SelectStepDevice(const PlanStep& step, RunState& state);
+// Runs `step` once through its op's RunStep (the op table's dispatch), on its device.
 Status Dispatch(const PlanStep& step, RunState& state, report::StepRecord& record);
 // Records `steps` of a capture body (or a parallel branch) on their lanes, naming each node after
 // its step; each step's record is appended to `records` (a failed one too, marked failed).
@@ -138,6 +150,16 @@ Status CaptureSteps(const std::vector<PlanStep>& steps, RunState& state,
 // touches (addresses matched to the scenario's buffers and views), edges, and the structure hash.
 report::GraphRecord RecordGraph(const GraphStructure& structure, const RunState& state);
 // The memory-family handler shared by the seven VMM ops: compile, call, record.
+// expect_error.cc: runs a step with expect_error through Dispatch. It passes (ok, a passing check)
+// only when the call fails with exactly step.expect_error and the engine's state (inventory, and
+// the checksums of the readable bytes the call could touch) is the same after it as before. Every
+// other outcome is an error Status (the run stops: after a call that succeeded the state is no
+// longer the one the plan assumed) with a failing check; record.expected_error/actual_error and
+// the check say what was expected and what the call returned.
+Status RunExpectingError(const PlanStep& step, RunState& state, report::StepRecord& record);
+// The console's account of a step with expect_error.
+std::string DescribeExpectedError(const report::StepRecord& record);
+// The memory-family handler shared by the VMM ops: compile, call, record.
 Status RunVmmStep(const PlanStep& step, RunState& state, report::StepRecord& record);
 
 }  // namespace vmm

@@ -46,6 +46,7 @@ void AddTargets(const Plan& plan, const std::vector<const PlanStep*>& steps,
     AddSlot("graph", step.graph, plan.graphs, &t);
     AddSlot("exec", step.exec, plan.execs, &t);
     AddSlot("snapshot", step.snapshot, plan.snapshots, &t);
+    AddSlot("handle", step.handle, plan.handles, &t);  // export / import
     AddBuffer("other", step.other, plan, &t);
     AddBuffer("a", step.a, plan, &t);
     AddBuffer("b", step.b, plan, &t);

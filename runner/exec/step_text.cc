@@ -32,6 +32,7 @@ std::string VerdictText(const report::StepRecord& record) {
 }
 
 std::string SyncText(const report::StepRecord& record) {
+  if (DetailText(record, "wait") == "false") return "sent without waiting for in-flight work";
   return DetailText(record, "waited_for_work") == "true"
              ? "waited " + DetailText(record, "wait_us") + " µs for in-flight work"
              : "no work in flight";

@@ -31,7 +31,11 @@ void KeepSync(const SyncNote& note, HotVmmStep& s) {
 }
 
 void AddSync(const HotVmmStep& done, StepRecord& record) {
-  record.details.reserve(2);
+  record.details.reserve(3);
+  if (!done.wait) {  // `wait: false`: the call went out under whatever was running
+    record.details.emplace_back("wait", false);
+    return;
+  }
   record.details.emplace_back("waited_for_work", done.waited);
   record.details.emplace_back("wait_us", done.wait_us);
 }
@@ -80,7 +84,9 @@ struct MemoryOp<Op::kReserve> {
 template <>
 struct MemoryOp<Op::kFree> {
   static Status Call(HotVmmStep& s, RunState& state) {
-    Status status = state.engine.Free(state.buffer_va[s.buffer], s.size);
+    DevicePtr va = state.buffer_va[s.buffer];
+    if (va == 0) va = state.last_va[s.buffer];  // a second free (expect_error): the same range
+    Status status = state.engine.Free(va, s.size);
     if (status.ok()) state.buffer_va[s.buffer] = 0;
     return status;
   }
@@ -168,6 +174,7 @@ template <>
 struct MemoryOp<Op::kRelease> {
   static Status Call(HotVmmStep& s, RunState& state) {
     SyncNote note;
+    note.wait = s.wait;
     Status status = state.engine.Release(state.allocs[s.alloc], &note);
     KeepSync(note, s);
     return status;
@@ -230,6 +237,7 @@ template <>
 struct MemoryOp<Op::kUnmap> {
   static Status Call(HotVmmStep& s, RunState& state) {
     SyncNote note;
+    note.wait = s.wait;
     Status status = state.engine.Unmap(state.buffer_va[s.buffer] + s.offset, s.size, &note);
     KeepSync(note, s);
     return status;
@@ -237,6 +245,47 @@ struct MemoryOp<Op::kUnmap> {
   static void Record(const PlanStep&, const HotVmmStep& done, bool ok, RunState&,
                      StepRecord& record) {
     if (ok) AddSync(done, record);
+  }
+};
+
+template <>
+struct MemoryOp<Op::kExport> {
+  static Status Call(HotVmmStep& s, RunState& state) {
+    int fd = -1;
+    Status status = state.engine.Export(state.allocs[s.alloc], &fd);
+    if (status.ok()) {
+      state.shared_handles[state.plan.handles[s.aux]] = UniqueFd(fd);
+      s.result = static_cast<uint64_t>(fd);
+    }
+    return status;
+  }
+  static void Record(const PlanStep&, const HotVmmStep& done, bool ok, RunState&,
+                     StepRecord& record) {
+    if (ok) record.details.emplace_back("fd", static_cast<int64_t>(done.result));
+  }
+};
+
+template <>
+struct MemoryOp<Op::kImport> {
+  static Status Call(HotVmmStep& s, RunState& state) {
+    const std::string& name = state.plan.handles[s.aux];
+    auto it = state.shared_handles.find(name);
+    if (it == state.shared_handles.end()) {
+      return InternalError("import: handle '" + name + "' was never exported in this run");
+    }
+    AllocHandle handle;
+    Status status = state.engine.Import(it->second.get(), &handle);
+    if (status.ok()) {
+      state.allocs[s.alloc] = handle;
+      s.result = handle.value;
+    }
+    return status;
+  }
+  static void Record(const PlanStep& step, const HotVmmStep& done, bool ok, RunState&,
+                     StepRecord& record) {
+    if (!ok) return;
+    record.addresses.emplace_back("handle", Hex(done.result));
+    record.details.emplace_back("size_bytes", static_cast<int64_t>(step.size));
   }
 };
 
@@ -265,6 +314,7 @@ HotVmmStep CompileVmmStep(const PlanStep& step) {
   s.alloc = step.alloc;
   s.size = step.size;
   s.offset = step.offset;
+  s.wait = step.wait;
   if (step.op == Op::kReserve) {
     s.aux = step.alignment;
     s.alloc = step.other;  // the hint's buffer, see HotVmmStep
@@ -273,6 +323,8 @@ HotVmmStep CompileVmmStep(const PlanStep& step) {
   } else if (step.op == Op::kSetAccess) {
     // A plan always packs the list; a hand-made step with none means device 0.
     s.aux = step.device_access != 0 ? step.device_access : PackAccess(0, 0, step.access);
+  } else if (step.op == Op::kExport || step.op == Op::kImport) {
+    s.aux = static_cast<uint64_t>(step.handle);
   } else {
     s.aux = step.alloc_offset;
   }
@@ -308,7 +360,7 @@ Status RunVmmStep(const PlanStep& step, RunState& state, StepRecord& record) {
   return status;
 }
 
-// The seven memory ops run through RunVmmStep when they run alone (repeat, or with an observer).
+// The memory ops run through RunVmmStep when they run alone (repeat, or with an observer).
 #define VMM_MEMORY_RUN(Enum)                                                            \
   template <>                                                                           \
   Status RunStep<Op::Enum>(const PlanStep& step, RunState& state, StepRecord& record) { \
@@ -321,6 +373,8 @@ VMM_MEMORY_RUN(kRelease)
 VMM_MEMORY_RUN(kMap)
 VMM_MEMORY_RUN(kSetAccess)
 VMM_MEMORY_RUN(kUnmap)
+VMM_MEMORY_RUN(kExport)
+VMM_MEMORY_RUN(kImport)
 #undef VMM_MEMORY_RUN
 
 template <>
@@ -360,6 +414,16 @@ template <>
 std::string DescribeStep<Op::kSetAccess>(const Plan& plan, const PlanStep& step,
                                          const StepRecord& r) {
   return plan.buffers[step.buffer].name + " " + DetailText(r, "access") + " over " +
+         FormatBytes(step.size);
+}
+template <>
+std::string DescribeStep<Op::kExport>(const Plan& plan, const PlanStep& step, const StepRecord& r) {
+  return plan.allocs[step.alloc] + " → handle " + plan.handles[step.handle] + " (fd " +
+         DetailText(r, "fd") + ")";
+}
+template <>
+std::string DescribeStep<Op::kImport>(const Plan& plan, const PlanStep& step, const StepRecord&) {
+  return "handle " + plan.handles[step.handle] + " → " + plan.allocs[step.alloc] + " · " +
          FormatBytes(step.size);
 }
 template <>

@@ -9,6 +9,11 @@ int NameTable::LiveSlot(const std::string& name) const {
   return (it != entries_.end() && it->second.live) ? it->second.slot : -1;
 }
 
+bool NameTable::Ended(const std::string& name) const {
+  auto it = entries_.find(name);
+  return it != entries_.end() && !it->second.live;
+}
+
 int NameTable::MadeLine(const std::string& name) const {
   auto it = entries_.find(name);
   return (it != entries_.end() && it->second.live) ? it->second.made_line : 0;

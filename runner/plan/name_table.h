@@ -24,6 +24,8 @@ class NameTable {
 
   // The live slot of `name`, or -1.
   int LiveSlot(const std::string& name) const;
+  // True when `name` named an object that has ended (released, destroyed) and is not live now.
+  bool Ended(const std::string& name) const;
   // Line where the live object `name` was made (0 when not live).
   int MadeLine(const std::string& name) const;
 

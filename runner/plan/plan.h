@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,8 +18,12 @@
 #include "runner/scenario/scenario.h"
 #include "runner/vocab/access.h"
 #include "runner/vocab/alloc_props.h"
+#include "runner/vocab/isolate.h"
 
 namespace vmm {
+
+struct VmmRule;  // runner/vocab/vmm_rules.h
+struct IsolatedBlock;
 
 // A buffer or a view (base >= 0). Data steps address both alike, by slot.
 struct PlanBuffer {
@@ -116,6 +121,7 @@ struct PlanStep {
   std::string label;  // the step's name, or "<op> <target>" (e.g. "map A") when unnamed
 
   int graph = -1, exec = -1, snapshot = -1, other = -1;
+  int handle = -1;  // export / import: the shareable handle's slot
   int a = -1, b = -1, c = -1;
   std::vector<int> of_steps;  // check_address: indices of the steps whose addresses are compared
   std::vector<int> graphs;    // check_kernel_params
@@ -143,10 +149,23 @@ struct PlanStep {
   bool upload = false, auto_free_on_launch = false, device_launch = false;  // instantiate
   int8_t enabled = -1;  // set_node: -1 keep, 0 disable, 1 enable
 
+  // expect_error: the CUresult name the call must return (a literal of runner/vocab/cuda_errors.h),
+  // or nullptr when the step expects to succeed. The plan simulates no effect for such a step: it
+  // assumes the state is unchanged after it (the executor proves it).
+  const char* expect_error = nullptr;
+  // The rule of runner/vocab/vmm_rules.h that the step breaks and that expect_error let through
+  // (the driver refuses it safely); nullptr when the step breaks none.
+  const VmmRule* broken_rule = nullptr;
+  bool wait = true;  // unmap/release: wait for in-flight work first (false: isolate blocks only)
+  uint64_t duration_ns = 0;  // busy
+
   // capture: the recorded steps. set_node: one step, the node's new parameters (a step of the
   // node's op whose fields are the node's after the change), or none when only `enabled` changes.
   std::vector<PlanStep> body;
   std::vector<std::vector<PlanStep>> branches;  // parallel: each branch's steps
+  // isolate: the block's own plan (its steps, run by a child process) and what it expects. Shared
+  // so that PlanStep stays copyable; immutable once built.
+  std::shared_ptr<const IsolatedBlock> block;
 };
 
 // set_access's per-device list packed into PlanStep::device_access.
@@ -168,7 +187,8 @@ struct Plan {
   uint64_t granularity = 0;
   std::vector<PlanBuffer> buffers;
   std::vector<std::string> allocs, graphs, execs, snapshots, events;  // slot -> name
-  std::vector<uint64_t> alloc_sizes;                                  // slot -> bytes
+  std::vector<std::string> handles;   // slot -> name of a shareable handle (one export each)
+  std::vector<uint64_t> alloc_sizes;  // slot -> bytes
   std::vector<int> alloc_devices;      // slot -> scenario device whose memory it is (-1: host RAM)
   std::vector<AllocSpec> alloc_specs;  // slot -> how create makes it (retain: the size only)
   std::vector<std::string> marks;      // slot -> the mark step's name
@@ -182,6 +202,14 @@ struct Plan {
   // (accessor, owner): a set_access gives device `accessor` access to memory on device `owner`
   // (owner != accessor), so the run needs peer access between them (cuDeviceCanAccessPeer).
   std::vector<std::pair<int, int>> peer_access;
+};
+
+// An isolate block, validated as a plan of its own: the scenario's buffers and views (declarations
+// only: the child reserves, creates and maps for itself), its steps at indices 0.., and the names
+// of the objects it makes. A child process runs `plan` with RunPlan.
+struct IsolatedBlock {
+  Plan plan;
+  BlockExpectation expect;
 };
 
 // Resolves and validates `scenario`. On success `diagnostics` is empty; otherwise it holds every

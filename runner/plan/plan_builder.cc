@@ -20,10 +20,50 @@ Plan BuildPlan(const Scenario& scenario, std::vector<Diagnostic>* diagnostics) {
 
 PlanBuilder::PlanBuilder(const Scenario& scenario, std::vector<Diagnostic>* diagnostics)
     : scenario_(scenario),
+      steps_(scenario.steps),
       diagnostics_(diagnostics),
       allocs_("alloc", "created", "release", "released", &plan_.allocs),
       graphs_("graph", "captured", "destroy", "destroyed", &plan_.graphs),
       execs_("exec", "instantiated", "destroy", "destroyed", &plan_.execs) {}
+
+PlanBuilder::PlanBuilder(const PlanBuilder& parent, const Step& block,
+                         const BlockExpectation& expect)
+    : scenario_(parent.scenario_),
+      steps_(block.steps),
+      diagnostics_(parent.diagnostics_),
+      parent_(&parent),
+      report_duplicates_(false),
+      faults_allowed_(expect.AllowsFaults()),
+      granularity_(parent.granularity_),
+      buffer_slots_(parent.buffer_slots_),
+      allocs_("alloc", "created", "release", "released", &plan_.allocs),
+      graphs_("graph", "captured", "destroy", "destroyed", &plan_.graphs),
+      execs_("exec", "instantiated", "destroy", "destroyed", &plan_.execs) {
+  plan_.scenario_name = parent.plan_.scenario_name;
+  plan_.granularity = granularity_;
+  plan_.devices = parent.plan_.devices;
+  plan_.buffers = parent.plan_.buffers;
+  for (PlanBuffer& b : plan_.buffers) b.reservation_size = 0;  // the child reserves for itself
+  reservations_.resize(plan_.buffers.size());
+  reserved_by_.resize(plan_.buffers.size());
+  freed_line_.resize(plan_.buffers.size(), 0);
+  last_reserved_size_.resize(plan_.buffers.size(), 0);
+  graph_allocs_.resize(plan_.buffers.size());
+}
+
+Plan PlanBuilder::BuildBlock() && {
+  IndexStepNames(steps_);
+  plan_.steps.reserve(steps_.size());
+  for (size_t i = 0; i < steps_.size(); ++i)
+    plan_.steps.push_back(Visit(steps_[i], static_cast<int>(i), nullptr));
+  return std::move(plan_);
+}
+
+std::string PlanBuilder::BlockHint() const {
+  if (parent_ == nullptr) return "";
+  return " (it is live outside this isolate block, but the block's child process sees only what "
+         "the block itself reserves, creates and captures)";
+}
 
 void PlanBuilder::Error(const SourceLoc& loc, std::string message) {
   diagnostics_->push_back(Diagnostic{loc, std::move(message)});
@@ -42,10 +82,10 @@ Plan PlanBuilder::Build() && {
     plan_.devices = static_cast<int>(std::min<uint64_t>(d.value, kMaxScenarioDevices));
   }
   DeclareBuffers();
-  IndexStepNames(scenario_.steps);
-  plan_.steps.reserve(scenario_.steps.size());
-  for (size_t i = 0; i < scenario_.steps.size(); ++i)
-    plan_.steps.push_back(Visit(scenario_.steps[i], static_cast<int>(i), nullptr));
+  IndexStepNames(steps_);
+  plan_.steps.reserve(steps_.size());
+  for (size_t i = 0; i < steps_.size(); ++i)
+    plan_.steps.push_back(Visit(steps_[i], static_cast<int>(i), nullptr));
   return std::move(plan_);
 }
 
@@ -119,12 +159,13 @@ int PlanBuilder::DeclareTensor(const BufferDecl& b, const char* kind) {
 }
 
 void PlanBuilder::IndexStepName(const Step& s, int index) {
-  // Explicit names are report keys and node names: unique across the file, capture bodies and
-  // parallel branches included.
+  // Explicit names are report keys and node names: unique across the file, capture bodies,
+  // parallel branches and isolate blocks included. Only this plan's own steps are top-level
+  // (index >= 0).
   if (s.name.set && !s.name.value.empty()) {
     auto [it, inserted] =
         step_names_.try_emplace(s.name.value, NamedStep{index, s.op, s.name.loc.line});
-    if (!inserted) {
+    if (!inserted && report_duplicates_) {
       Error(s.name.loc, "duplicate step name '" + s.name.value + "' (first at line " +
                             std::to_string(it->second.line) + ")");
     }
@@ -143,6 +184,7 @@ namespace {
 // Not unique (reports key unnamed steps by op and index), just readable.
 std::string DefaultLabel(const Step& step) {
   std::string label = OpName(step.op);
+  if (step.op == Op::kIsolate) return "isolate block";
   for (const Located<std::string>* target :
        {&step.buffer, &step.alloc, &step.c, &step.to, &step.exec, &step.graph, &step.event}) {
     if (target->set && !target->value.empty()) return label + " " + target->value;
@@ -163,6 +205,7 @@ PlanStep PlanBuilder::Common(const Step& step, int index) const {
       step.repeat.value == 0 ? 1 : static_cast<uint32_t>(step.repeat.value);  // schema: <= 1e6
   p.fatal = step.fatal.value;
   p.async = step.async.value;
+  p.wait = step.wait.set ? step.wait.value : true;
   return p;
 }
 
@@ -205,13 +248,37 @@ PlanStep PlanBuilder::Visit(const Step& step, int index, BufferUses* capture_use
                         "' cannot be recorded in a capture; only " + list + " can");
     return p;
   }
+  if (capture_uses != nullptr && step.expect_error.set) {
+    Error(step.expect_error.loc,
+          "expect_error is not allowed in a capture: proving that the refused call changed nothing "
+          "reads memory, which a capturing stream cannot do; put the step before or after the "
+          "capture");
+    return p;
+  }
+  ExpectError(step, &p);
+  const Step* outer = current_;  // a capture's body steps are visited inside the capture's visit
+  PlanStep* outer_plan = current_plan_;
+  current_ = &step;
+  current_plan_ = &p;
   p.device = Device(step);
   if (capture_uses == nullptr && Describe(step.op).has(kCaptureOnly)) {
     Error(step.loc, std::string("'") + OpName(step.op) +
                         "' makes a graph node: it can only appear in a capture's steps");
+    current_ = outer;
+    current_plan_ = outer_plan;
     return p;
   }
-  (this->*kPlanners[static_cast<size_t>(step.op)])(step, &p, capture_uses);
+  if (step.expect_error.set) {
+    // The call is expected to fail, so it changes nothing: plan the step (its names, its rules)
+    // and forget its effect. The executor proves the state unchanged after the call.
+    SimulatedState before = SaveState();
+    (this->*kPlanners[static_cast<size_t>(step.op)])(step, &p, capture_uses);
+    RestoreState(std::move(before));
+  } else {
+    (this->*kPlanners[static_cast<size_t>(step.op)])(step, &p, capture_uses);
+  }
+  current_ = outer;
+  current_plan_ = outer_plan;
   return p;
 }
 

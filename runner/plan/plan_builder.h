@@ -11,6 +11,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -28,6 +29,11 @@ class PlanBuilder {
  public:
   PlanBuilder(const Scenario& scenario, std::vector<Diagnostic>* diagnostics);
   Plan Build() &&;
+
+  // An isolate block's builder: the parent's declarations (buffers, views, granularity), nothing
+  // live, the block's steps. Step-name duplicates were already reported by the parent.
+  PlanBuilder(const PlanBuilder& parent, const Step& block, const BlockExpectation& expect);
+  Plan BuildBlock() &&;
 
  private:
   // Buffers a graph's kernels touch, with the access each needs (read or read_write).
@@ -78,6 +84,22 @@ class PlanBuilder {
 
   // plan_builder.cc: driver, names; plan_kernels.cc, plan_graphs.cc, plan_checks.cc: the ops.
   void Error(const SourceLoc& loc, std::string message);
+  // plan_expect_error.cc. A step that breaks rule `rule_id` of runner/vocab/vmm_rules.h: an Error,
+  // unless the step has expect_error and the driver refuses the call safely (DriverVerdict
+  // kRefuses, or kAccepts, which the run then reports as a call that succeeded): then the step is
+  // let through (current_plan_->broken_rule). Calls the driver must never get (kCrashes,
+  // kAcceptsUnsafely, kFaults) stay errors that say why, expect_error or not.
+  void Refusal(const SourceLoc& loc, std::string message, std::string_view rule_id);
+  // Resolves the step's expect_error name into p->expect_error (a CUresult name), or reports it.
+  void ExpectError(const Step& step, PlanStep* p);
+  // The runner/vocab/cuda_errors.h literal that `field` (scenario key `key`: expect_error, or an
+  // isolate block's expect) names; nullptr, with an error that suggests a name, when it is none.
+  const char* CudaErrorNamed(const Located<std::string>& field, const char* key);
+  // Everything the builder simulates, so that a step with expect_error leaves it as it was
+  // (SaveState before it, RestoreState after). A new member that simulates state belongs here too.
+  struct SimulatedState;  // defined below, with the members it copies
+  SimulatedState SaveState() const;
+  void RestoreState(SimulatedState&& saved);
   template <typename T>
   static const SourceLoc& At(const Located<T>& field, const Step& step) {
     return field.set ? field.loc : step.loc;
@@ -86,7 +108,18 @@ class PlanBuilder {
   // Adds a buffer or view ("buffer"/"view" in messages) with its shape; returns its slot, or -1
   // when the name is taken.
   int DeclareTensor(const BufferDecl& b, const char* kind);
+  // Indexes explicit step names (for check_address) at every nesting level; duplicates are
+  // reported when `report_duplicates_`.
   void IndexStepNames(const std::vector<Step>& steps);
+  // Inside an isolate block, why a name that is live in the parent is not live here; call it only
+  // when it is (ReservedInParent, LiveInParent).
+  std::string BlockHint() const;
+  bool ReservedInParent(int buffer) const {
+    return parent_ != nullptr && parent_->reservations_[buffer].reserved();
+  }
+  bool LiveInParent(const NameTable PlanBuilder::*table, const std::string& name) const {
+    return parent_ != nullptr && (parent_->*table).LiveSlot(name) >= 0;
+  }
   PlanStep Common(const Step& step, int index) const;
   PlanStep Visit(const Step& step, int index, BufferUses* capture_uses);
 
@@ -109,6 +142,8 @@ class PlanBuilder {
   bool Overlap(int x, int y) const;
   // memset / check_value: exactly one of `value` or `byte`, into p->pattern.
   void Pattern(const Step& step, PlanStep* p);
+  // isolate (plan_isolate.cc): the expectation, nesting, and the block's own plan.
+  BlockExpectation DecodeBlockExpectation(const Step& step);
   void ResolveGraph(const Step& step, PlanStep* p);
   void ResolveExec(const Step& step, PlanStep* p);
   void Snapshot(const Step& step, PlanStep* p);
@@ -140,11 +175,24 @@ class PlanBuilder {
   void Map(const Step& step, PlanStep* p);
   void SetAccess(const Step& step, PlanStep* p);
   void Unmap(const Step& step, PlanStep* p);
-  bool Aligned(const Located<uint64_t>& field, const char* key, uint64_t value, const Step& step);
+  // plan_sharing.cc: create's handle_types, export, import.
+  uint32_t HandleTypes(const Step& step);
+  void Export(const Step& step, PlanStep* p);
+  void Import(const Step& step, PlanStep* p);
+  // Whether `value` is a multiple of the granularity; else an error (a Refusal of `rule_id` when
+  // given: the driver refuses the same misalignment).
+  bool Aligned(const Located<uint64_t>& field, const char* key, uint64_t value, const Step& step,
+               std::string_view rule_id = {});
+  // BlockHint() when alloc `name` is live in the parent, else "".
+  std::string AllocHint(const std::string& name) const;
+  // Refuses `wait: false` outside an isolate block.
+  void NoWaitOnlyInBlocks(const Step& step);
   // Resolves the buffer of a memory op, refusing a view (memory ops act on reservations).
   int MemoryBuffer(const Step& step);
-  // Resolves the buffer of a range op and checks it is reserved; -1 when not.
-  int ReservedBuffer(const Step& step);
+  // Resolves the buffer of a range op and checks it is reserved; -1 when not. With `freed_rule`, a
+  // buffer that was freed is a Refusal of that rule, and the slot is returned when it is let
+  // through.
+  int ReservedBuffer(const Step& step, std::string_view freed_rule = {});
   // Applies defaults to offset/size and checks the range is aligned and inside the reservation.
   bool Range(const Step& step, int buffer, PlanStep* p, ByteRange* range);
   // Checks that `buffer`'s tensor bytes are mapped with `need` access for scenario device
@@ -191,7 +239,12 @@ class PlanBuilder {
   void CheckExecRaces(const Step& step, const ExecModel& exec);
 
   const Scenario& scenario_;
+  const std::vector<Step>& steps_;  // the scenario's steps, or an isolate block's
   std::vector<Diagnostic>* diagnostics_;
+  const PlanBuilder* parent_ = nullptr;  // inside an isolate block: the builder of the scenario
+  bool report_duplicates_ = true;
+  // Inside a block whose expectation is not ok: steps may touch memory without access (Use()).
+  bool faults_allowed_ = false;
   Plan plan_;
   uint64_t granularity_ = kDefaultGranularity;
 
@@ -208,6 +261,15 @@ class PlanBuilder {
   std::vector<GraphAllocation> graph_allocs_;  // by buffer slot
   std::unordered_map<std::string, int> event_slots_;
   CaptureContext* capture_ = nullptr;  // non-null while a capture body is planned
+  // By alloc slot: for an imported allocation, the name of the allocation it came from.
+  std::unordered_map<int, std::string> imported_from_;
+  struct SharedHandle {  // an exported handle, by name
+    int slot = -1;       // Plan::handles
+    int alloc = -1;      // the exported allocation's slot
+    std::string alloc_name;
+    int line = 0;
+  };
+  std::unordered_map<std::string, SharedHandle> handles_;
   // The scenario device a graph's kernels were captured on / an exec runs on, by slot.
   std::vector<int> graph_devices_, exec_devices_;
 
@@ -225,6 +287,27 @@ class PlanBuilder {
   };
   void IndexStepName(const Step& step, int index);
   std::unordered_map<std::string, NamedStep> step_names_;  // explicit names, first occurrence
+
+  // The step being planned (Visit), for Refusal.
+  const Step* current_ = nullptr;
+  PlanStep* current_plan_ = nullptr;
+
+  struct SimulatedState {
+    std::vector<PlanBuffer> buffers;  // reserve records a buffer's first reservation size
+    std::vector<ReservationState> reservations;
+    std::vector<std::pair<std::string, int>> reserved_by;
+    std::vector<int> freed_line;
+    std::vector<uint64_t> last_reserved_size;
+    std::vector<std::pair<int, int>> peer_access;
+    NameTable allocs, graphs, execs;  // slots stay: a slot made by the step is simply never live
+    std::vector<GraphModel> graph_models;
+    std::vector<ExecModel> exec_models;
+    std::vector<GraphAllocation> graph_allocs;
+    std::unordered_map<std::string, int> event_slots;
+    std::vector<int> graph_devices, exec_devices;
+    std::unordered_map<std::string, SnapshotInfo> snapshots;
+    std::unordered_map<std::string, SharedHandle> handles;
+  };
 };
 
 #define VMM_OP(Enum, name, Family, Flags, label) \

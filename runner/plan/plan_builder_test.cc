@@ -361,3 +361,65 @@ TEST(BuildPlanTest, ARetainedHandleIsReleasedAndMappedLikeAnyOther) {
 
 }  // namespace
 }  // namespace vmm
+
+namespace vmm {
+namespace {
+
+// An isolate block is a plan of its own: the file's declarations, its own slots, nothing live
+// from outside, its expectation decoded.
+TEST(BuildPlanTest, AnIsolateBlockIsAPlanOfItsOwn) {
+  Plan plan;
+  EXPECT_EQ(PlanErrors("  - {op: reserve, buffer: A}\n"
+                       "  - {op: create, alloc: p, size: 2MiB}\n"
+                       "  - isolate: {expect: {timeout: 3s}}\n"
+                       "    name: blk\n"
+                       "    steps:\n"
+                       "      - {op: reserve, name: inner reserve, buffer: A}\n"
+                       "      - {op: create, alloc: p, size: 2MiB}\n"
+                       "      - {op: map, name: inner map, buffer: A, alloc: p}\n"
+                       "      - {op: check_address, of: [inner reserve, inner map]}\n"
+                       "      - {op: busy, buffer: A, duration: 10s, async: true}\n"
+                       "      - {op: unmap, buffer: A, wait: false}\n"
+                       "  - {op: release, alloc: p}\n",
+                       &plan),
+            "");
+  ASSERT_EQ(plan.steps.size(), 4u);
+  const PlanStep& block = plan.steps[2];
+  EXPECT_EQ(block.op, Op::kIsolate);
+  EXPECT_EQ(block.label, "blk");
+  ASSERT_NE(block.block, nullptr);
+  EXPECT_EQ(block.block->expect.kind, BlockExpect::kTimeout);
+  EXPECT_EQ(block.block->expect.limit_ns, 3000000000u);
+  const Plan& inner = block.block->plan;
+  ASSERT_EQ(inner.steps.size(), 6u);
+  EXPECT_EQ(inner.buffers.size(), plan.buffers.size());          // the declarations, shared
+  EXPECT_EQ(inner.allocs, std::vector<std::string>{"p"});        // its own alloc 'p', its own slot
+  EXPECT_EQ(inner.steps[3].of_steps, (std::vector<int>{0, 2}));  // its own step indices
+  EXPECT_EQ(inner.steps[4].duration_ns, 10000000000u);
+  EXPECT_EQ(inner.steps[4].pattern, 0x3F800000u);
+  EXPECT_FALSE(inner.steps[5].wait);
+  EXPECT_TRUE(plan.steps[3].wait);
+  // The default limit of other expectations, and the error word.
+  EXPECT_EQ(PlanErrors("  - isolate: {expect: CUDA_ERROR_ILLEGAL_ADDRESS}\n"
+                       "    steps: [{op: synchronize}]\n",
+                       &plan),
+            "");
+  EXPECT_EQ(plan.steps[0].block->expect.kind, BlockExpect::kError);
+  EXPECT_EQ(plan.steps[0].block->expect.error, "CUDA_ERROR_ILLEGAL_ADDRESS");
+  EXPECT_EQ(plan.steps[0].block->expect.limit_ns, 300000000000u);
+  EXPECT_EQ(plan.steps[0].label, "isolate block");
+}
+
+TEST(BuildPlanTest, StepNamesAreUniqueAcrossBlocks) {
+  EXPECT_EQ(PlanErrors("  - {op: synchronize, name: s}\n"
+                       "  - isolate: {}\n"
+                       "    steps: [{op: synchronize, name: s}, {op: synchronize, name: t}]\n"
+                       "  - isolate: {}\n"
+                       "    name: t\n"
+                       "    steps: [{op: synchronize}]\n"),
+            "t.yaml:9:37: error: duplicate step name 's' (first at line 7)\n"
+            "t.yaml:11:11: error: duplicate step name 't' (first at line 9)\n");
+}
+
+}  // namespace
+}  // namespace vmm

@@ -89,7 +89,7 @@ void PlanBuilder::CheckAddress(const Step& step, PlanStep* p) {
     if (it == step_names_.end()) {
       std::vector<std::string> earlier;
       for (int i = 0; i < index; ++i) {
-        const Step& s = scenario_.steps[i];
+        const Step& s = steps_[i];
         if (s.name.set && (s.op == Op::kReserve || s.op == Op::kMap))
           earlier.push_back(s.name.value);
       }

@@ -13,13 +13,19 @@ namespace vmm {
 void PlanBuilder::ResolveGraph(const Step& step, PlanStep* p) {
   std::string error;
   p->graph = graphs_.Resolve(step.graph.value, &error);
-  if (p->graph < 0) Error(At(step.graph, step), error);
+  if (p->graph < 0) {
+    Error(At(step.graph, step),
+          error + (LiveInParent(&PlanBuilder::graphs_, step.graph.value) ? BlockHint() : ""));
+  }
 }
 
 void PlanBuilder::ResolveExec(const Step& step, PlanStep* p) {
   std::string error;
   p->exec = execs_.Resolve(step.exec.value, &error);
-  if (p->exec < 0) Error(At(step.exec, step), error);
+  if (p->exec < 0) {
+    Error(At(step.exec, step),
+          error + (LiveInParent(&PlanBuilder::execs_, step.exec.value) ? BlockHint() : ""));
+  }
 }
 
 template <>

@@ -2,8 +2,13 @@
 // checks check_matmul shares with matmul.
 #include "runner/base/format.h"
 #include "runner/plan/plan_builder.h"
+#include "runner/vocab/isolate.h"
 
 namespace vmm {
+
+// The longest a busy kernel may run: long enough for any race, short enough that a wrong unit
+// ("200s" for "200ms") is caught before a CI job hangs on it.
+constexpr uint64_t kMaxBusyNs = 600ull * 1000000000;
 
 void PlanBuilder::AddUse(BufferUses* uses, int buffer, Access need) {
   for (auto& [b, a] : *uses) {
@@ -115,6 +120,18 @@ void PlanBuilder::PlanOp<Op::kMemset>(const Step& step, PlanStep* p, BufferUses*
   if (p->buffer < 0) return;
   if (capture_uses != nullptr) return AddUse(capture_uses, p->buffer, Access::kReadWrite);
   Use(p->buffer, Access::kReadWrite, "memset writes", At(step.buffer, step), p->device);
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kBusy>(const Step& step, PlanStep* p, BufferUses*) {
+  p->duration_ns = step.duration.value;
+  if (p->duration_ns == 0 || p->duration_ns > kMaxBusyNs) {
+    Error(At(step.duration, step), "'duration' of busy must be above 0 and at most 10min, got " +
+                                       DurationText(p->duration_ns));
+  }
+  p->pattern = static_cast<uint32_t>(step.value.value);  // the schema default is 1.0f's bits
+  p->buffer = ResolveBuffer(step.buffer, step);
+  if (p->buffer >= 0) Use(p->buffer, Access::kReadWrite, "busy writes", At(step.buffer, step));
 }
 
 }  // namespace vmm

@@ -15,11 +15,15 @@ uint64_t RoundUp(uint64_t value, uint64_t granularity) {
 }  // namespace
 
 bool PlanBuilder::Aligned(const Located<uint64_t>& field, const char* key, uint64_t value,
-                          const Step& step) {
+                          const Step& step, std::string_view rule_id) {
   if (value % granularity_ == 0) return true;
-  Error(At(field, step), std::string("'") + key + "' " + FormatBytes(value) +
-                             " is not a multiple of the granularity (" + FormatBytes(granularity_) +
-                             ")");
+  std::string message = std::string("'") + key + "' " + FormatBytes(value) +
+                        " is not a multiple of the granularity (" + FormatBytes(granularity_) + ")";
+  if (rule_id.empty()) {
+    Error(At(field, step), std::move(message));
+  } else {
+    Refusal(At(field, step), std::move(message), rule_id);
+  }
   return false;
 }
 
@@ -49,7 +53,7 @@ void PlanBuilder::Reserve(const Step& step, PlanStep* p) {
     } else if (p->size == 0) {
       Error(At(step.size, step), "'size' must be greater than 0");
     } else {
-      Aligned(step.size, "size", p->size, step);
+      Aligned(step.size, "size", p->size, step, "reserve_size_not_granular");
     }
   }
   if (const GraphAllocation& a = graph_allocs_[p->buffer]; a.graph >= 0) {
@@ -73,28 +77,40 @@ void PlanBuilder::Reserve(const Step& step, PlanStep* p) {
   last_reserved_size_[p->buffer] = p->size;
 }
 
-int PlanBuilder::ReservedBuffer(const Step& step) {
+int PlanBuilder::ReservedBuffer(const Step& step, std::string_view freed_rule) {
   const int buffer = MemoryBuffer(step);
   if (buffer < 0) return -1;
   if (reservations_[buffer].reserved()) return buffer;
   const int freed = freed_line_[buffer];
-  Error(At(step.buffer, step), "buffer '" + step.buffer.value + "' is not reserved" +
-                                   (freed > 0 ? ": it was freed at line " + std::to_string(freed)
-                                              : std::string(" at this step")));
-  return -1;
+  std::string message =
+      "buffer '" + step.buffer.value + "' is not reserved" +
+      (freed > 0 ? ": it was freed at line " + std::to_string(freed)
+                 : " at this step" + (ReservedInParent(buffer) ? BlockHint() : ""));
+  if (freed == 0 || freed_rule.empty()) {
+    Error(At(step.buffer, step), std::move(message));
+    return -1;
+  }
+  const size_t errors = diagnostics_->size();
+  Refusal(At(step.buffer, step), std::move(message), freed_rule);
+  return diagnostics_->size() == errors ? buffer : -1;  // let through: the freed range is named
 }
 
 void PlanBuilder::Free(const Step& step, PlanStep* p) {
-  p->buffer = ReservedBuffer(step);
+  p->buffer = ReservedBuffer(step, "double_free");
   if (p->buffer < 0) return;
   ReservationState& r = reservations_[p->buffer];
+  if (!r.reserved()) {  // a second free, let through for expect_error: the range freed before
+    p->size = last_reserved_size_[p->buffer];
+    return;
+  }
   p->size = r.size();
   if (!r.mappings().empty()) {
     const MappingRecord& m = r.mappings().front();
-    Error(At(step.buffer, step), "cannot free buffer '" + step.buffer.value +
-                                     "': " + FormatRange(m.range) + " is still mapped (by step '" +
-                                     m.step_label + "' at line " + std::to_string(m.line) +
-                                     "); unmap it first");
+    Refusal(At(step.buffer, step),
+            "cannot free buffer '" + step.buffer.value + "': " + FormatRange(m.range) +
+                " is still mapped (by step '" + m.step_label + "' at line " +
+                std::to_string(m.line) + "); unmap it first",
+            "free_while_mapped");
   }
   r.Free();
   freed_line_[p->buffer] = step.loc.line;
@@ -105,11 +121,13 @@ void PlanBuilder::Create(const Step& step, PlanStep* p) {
   if (p->size == 0) {
     Error(At(step.size, step), "'size' must be greater than 0");
   } else {
-    Aligned(step.size, "size", p->size, step);
+    Aligned(step.size, "size", p->size, step, "create_size_not_granular");
   }
   AllocSpec spec;
   spec.props = PropsFromKeys(step, &spec.read_back);
   spec.props.size = p->size;
+  spec.props.handle_types = HandleTypes(step);
+  if (spec.props.handle_types != 0) spec.read_back = true;
   if (step.granularity.set) {
     spec.granularity = step.granularity.value == "recommended" ? GranularityKind::kRecommended
                                                                : GranularityKind::kMinimum;
@@ -125,9 +143,13 @@ void PlanBuilder::Create(const Step& step, PlanStep* p) {
 }
 
 void PlanBuilder::Release(const Step& step, PlanStep* p) {
+  NoWaitOnlyInBlocks(step);
   std::string error;
   p->alloc = allocs_.Resolve(step.alloc.value, &error);
-  if (p->alloc < 0) return Error(At(step.alloc, step), error);
+  if (p->alloc < 0 && allocs_.Ended(step.alloc.value)) {
+    return Refusal(At(step.alloc, step), error, "double_release");  // never let through
+  }
+  if (p->alloc < 0) return Error(At(step.alloc, step), error + AllocHint(step.alloc.value));
   // Legal while still mapped: the memory lives until its last mapping is unmapped.
   allocs_.End(step.alloc.value, step.loc.line);
 }
@@ -135,12 +157,16 @@ void PlanBuilder::Release(const Step& step, PlanStep* p) {
 void PlanBuilder::Map(const Step& step, PlanStep* p) {
   std::string error;
   p->alloc = allocs_.Resolve(step.alloc.value, &error);
-  if (p->alloc < 0) Error(At(step.alloc, step), error);
+  if (p->alloc < 0 && allocs_.Ended(step.alloc.value)) {
+    Refusal(At(step.alloc, step), error, "map_after_release");  // never let through
+  } else if (p->alloc < 0) {
+    Error(At(step.alloc, step), error + AllocHint(step.alloc.value));
+  }
   p->buffer = ReservedBuffer(step);
   p->offset = step.offset.value;
   p->alloc_offset = step.alloc_offset.value;
-  bool ok = Aligned(step.offset, "offset", p->offset, step);
-  ok = Aligned(step.alloc_offset, "alloc_offset", p->alloc_offset, step) && ok;
+  bool ok = Aligned(step.offset, "offset", p->offset, step, "map_misaligned_address");
+  ok = Aligned(step.alloc_offset, "alloc_offset", p->alloc_offset, step, "map_part_of_alloc") && ok;
   if (p->alloc >= 0) {
     const uint64_t alloc_size = plan_.alloc_sizes[p->alloc];
     if (step.size.set) {
@@ -162,11 +188,12 @@ void PlanBuilder::Map(const Step& step, PlanStep* p) {
     } else if (p->alloc_offset != 0 || p->size != alloc_size) {
       // Seen on the H200 (driver 580.159): cuMemMap of part of a handle returns
       // CUDA_ERROR_NOT_SUPPORTED, as the driver documentation's "offset must be zero" warns.
-      Error(step.alloc_offset.set ? step.alloc_offset.loc : At(step.size, step),
-            "map of part of alloc '" + step.alloc.value + "' (" + FormatBytes(p->size) +
-                " at offset " + FormatBytes(p->alloc_offset) + " of " + FormatBytes(alloc_size) +
-                "): the CUDA driver maps whole allocations only (CUDA_ERROR_NOT_SUPPORTED); "
-                "create an allocation of the size to map");
+      Refusal(step.alloc_offset.set ? step.alloc_offset.loc : At(step.size, step),
+              "map of part of alloc '" + step.alloc.value + "' (" + FormatBytes(p->size) +
+                  " at offset " + FormatBytes(p->alloc_offset) + " of " + FormatBytes(alloc_size) +
+                  "): the CUDA driver maps whole allocations only (CUDA_ERROR_NOT_SUPPORTED); "
+                  "create an allocation of the size to map",
+              "map_part_of_alloc");
       ok = false;
     }
   } else {
@@ -176,21 +203,23 @@ void PlanBuilder::Map(const Step& step, PlanStep* p) {
     Error(At(step.size, step), "'size' must be greater than 0");
     ok = false;
   } else if (step.size.set) {
-    ok = Aligned(step.size, "size", p->size, step) && ok;
+    ok = Aligned(step.size, "size", p->size, step, "map_part_of_alloc") && ok;
   }
   if (p->buffer < 0 || p->size == 0) return;
   ReservationState& r = reservations_[p->buffer];
   const ByteRange range{p->offset, p->offset + p->size};
   if (range.end > r.size() || range.end < range.begin) {
-    Error(step.offset.set ? step.offset.loc : At(step.size, step),
-          "mapping " + FormatRange(range) + " does not fit in the " + FormatBytes(r.size()) +
-              " reservation of '" + step.buffer.value + "'");
+    Refusal(step.offset.set ? step.offset.loc : At(step.size, step),
+            "mapping " + FormatRange(range) + " does not fit in the " + FormatBytes(r.size()) +
+                " reservation of '" + step.buffer.value + "'",
+            "map_past_reservation_end");
     return;
   }
   if (const MappingRecord* m = r.FirstOverlap(range)) {
-    Error(step.loc, FormatRange(m->range) + " of '" + step.buffer.value +
-                        "' is already mapped (by step '" + m->step_label + "' at line " +
-                        std::to_string(m->line) + "); unmap it first");
+    Refusal(step.loc,
+            FormatRange(m->range) + " of '" + step.buffer.value + "' is already mapped (by step '" +
+                m->step_label + "' at line " + std::to_string(m->line) + "); unmap it first",
+            "map_over_live_mapping");
     return;
   }
   // Recorded even when an offset was misaligned or the alloc unknown, so later steps are judged
@@ -236,23 +265,28 @@ void PlanBuilder::SetAccess(const Step& step, PlanStep* p) {
   if (p->buffer < 0 || !Range(step, p->buffer, p, &range)) return;
   ReservationState& r = reservations_[p->buffer];
   if (std::optional<ByteRange> hole = r.FirstUnmapped(range)) {
-    Error(step.loc, "cannot set access on " + FormatRange(range) + " of '" + step.buffer.value +
-                        "': " + FormatRange(*hole) + " is not mapped");
+    Refusal(step.loc,
+            "cannot set access on " + FormatRange(range) + " of '" + step.buffer.value +
+                "': " + FormatRange(*hole) + " is not mapped",
+            "set_access_unmapped");
     return;
   }
   // Seen on the H200 (driver 580.159): cuMemSetAccess over half of a mapping returns
   // CUDA_ERROR_INVALID_VALUE; several whole mappings at once are fine.
   if (const MappingRecord* m = r.FirstCut(range)) {
-    Error(step.loc, "cannot set access on " + FormatRange(range) + " of '" + step.buffer.value +
-                        "': it covers part of the mapping " + FormatRange(m->range) +
-                        " made by step '" + m->step_label + "' at line " + std::to_string(m->line) +
-                        " (CUDA sets access on whole mappings only, CUDA_ERROR_INVALID_VALUE)");
+    Refusal(step.loc,
+            "cannot set access on " + FormatRange(range) + " of '" + step.buffer.value +
+                "': it covers part of the mapping " + FormatRange(m->range) + " made by step '" +
+                m->step_label + "' at line " + std::to_string(m->line) +
+                " (CUDA sets access on whole mappings only, CUDA_ERROR_INVALID_VALUE)",
+            "set_access_part_of_mapping");
     return;
   }
   ApplyAccess(r, range, p->device_access);
 }
 
 void PlanBuilder::Unmap(const Step& step, PlanStep* p) {
+  NoWaitOnlyInBlocks(step);
   p->buffer = ReservedBuffer(step);
   ByteRange range;
   if (p->buffer < 0 || !Range(step, p->buffer, p, &range)) return;
@@ -260,17 +294,20 @@ void PlanBuilder::Unmap(const Step& step, PlanStep* p) {
   const std::string what =
       "cannot unmap " + FormatRange(range) + " of '" + step.buffer.value + "': ";
   if (r.FirstOverlap(range) == nullptr) {
-    Error(step.loc, what + "nothing is mapped there");
+    Refusal(step.loc, what + "nothing is mapped there", "unmap_not_mapped");
     return;
   }
   if (const MappingRecord* m = r.FirstCut(range)) {
-    Error(step.loc, what + "it would split the mapping " + FormatRange(m->range) +
-                        " made by step '" + m->step_label + "' at line " + std::to_string(m->line) +
-                        " (CUDA unmaps whole mappings only)");
+    Refusal(step.loc,
+            what + "it would split the mapping " + FormatRange(m->range) + " made by step '" +
+                m->step_label + "' at line " + std::to_string(m->line) +
+                " (CUDA unmaps whole mappings only)",
+            "unmap_splits_mapping");
     return;
   }
   if (std::optional<ByteRange> hole = r.FirstUnmapped(range)) {
-    Error(step.loc, what + FormatRange(*hole) + " is not mapped");
+    // The driver skips unmapped space (as for a range where nothing is mapped).
+    Refusal(step.loc, what + FormatRange(*hole) + " is not mapped", "unmap_not_mapped");
   }
   r.RemoveMappings(range);
 }
@@ -294,33 +331,59 @@ void PlanBuilder::Use(int buffer, Access need, const std::string& actor, const S
             (a.freed_line > 0 ? ": it was freed at line " + std::to_string(a.freed_line)
                               : ": replay an exec of graph '" + plan_.graphs[a.graph] + "' first"));
   }
+  // Every problem below is a device fault when the work runs (never sent, expect_error or not).
+  constexpr std::string_view kFault = "write_without_access";
   if (!r.reserved()) {
     const int freed = freed_line_[owner];
-    Error(loc, who + (freed > 0 ? "was freed at line " + std::to_string(freed)
-                                : std::string("is not reserved at this step")));
+    Refusal(loc,
+            who + (freed > 0 ? "was freed at line " + std::to_string(freed)
+                             : "is not reserved at this step" +
+                                   (ReservedInParent(owner) ? BlockHint() : "")),
+            kFault);
     return;
   }
   const ByteRange range{b.offset, b.offset + b.bytes};
   if (range.end > r.size()) {
-    return Error(loc, who + "ends past the " + FormatBytes(r.size()) + " reservation");
+    return Refusal(loc, who + "ends past the " + FormatBytes(r.size()) + " reservation", kFault);
   }
+  // Inside an isolate block that expects an error, a signal or a timeout, touching memory without
+  // access is what the block is about: the child faults (CUDA_ERROR_ILLEGAL_ADDRESS on the GPU and
+  // on the host twin). An unreserved range or one past the reservation stays an error: its address
+  // is not the scenario's at all.
+  if (faults_allowed_) return;
   const std::string on = ForDevice(device);
   switch (r.FirstProblem(range, need, device)) {
     case AccessProblem::kNone:
       return;
     case AccessProblem::kNotMapped:
-      return Error(loc, who + "is not mapped at this step");
+      return Refusal(loc, who + "is not mapped at this step", kFault);
     case AccessProblem::kPartlyMapped:
-      return Error(
-          loc, who + "is only partly mapped (" + FormatRange(*r.FirstUnmapped(range)) + " is not)");
+      return Refusal(
+          loc, who + "is only partly mapped (" + FormatRange(*r.FirstUnmapped(range)) + " is not)",
+          kFault);
     case AccessProblem::kNeverSet:
-      return Error(loc,
-                   who + "has no access yet" + on + " (a new mapping has none until set_access)");
+      return Refusal(loc,
+                     who + "has no access yet" + on + " (a new mapping has none until set_access)",
+                     kFault);
     case AccessProblem::kAccessNone:
-      return Error(loc, who + "has access 'none'" + on);
+      return Refusal(loc, who + "has access 'none'" + on, kFault);
     case AccessProblem::kReadOnly:
-      return Error(loc, who + "is mapped read-only" + on + " (set_access with read_write first)");
+      return Refusal(loc, who + "is mapped read-only" + on + " (set_access with read_write first)",
+                     "write_read_only");
   }
+}
+
+std::string PlanBuilder::AllocHint(const std::string& name) const {
+  return LiveInParent(&PlanBuilder::allocs_, name) ? BlockHint() : "";
+}
+
+void PlanBuilder::NoWaitOnlyInBlocks(const Step& step) {
+  if (!step.wait.set || step.wait.value || parent_ != nullptr) return;
+  Error(step.wait.loc, std::string("'wait: false' on ") + OpName(step.op) +
+                           " is allowed only inside an isolate block: a call that does not wait "
+                           "for running kernels faults them, and the fault poisons the process "
+                           "that makes it; put the step in {isolate: {expect: "
+                           "CUDA_ERROR_ILLEGAL_ADDRESS}, steps: [...]}");
 }
 
 #define VMM_PLAN_MEMORY(Enum, Method)                                              \
@@ -335,6 +398,8 @@ VMM_PLAN_MEMORY(kRelease, Release)
 VMM_PLAN_MEMORY(kMap, Map)
 VMM_PLAN_MEMORY(kSetAccess, SetAccess)
 VMM_PLAN_MEMORY(kUnmap, Unmap)
+VMM_PLAN_MEMORY(kExport, Export)
+VMM_PLAN_MEMORY(kImport, Import)
 #undef VMM_PLAN_MEMORY
 
 }  // namespace vmm

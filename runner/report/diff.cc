@@ -250,8 +250,10 @@ class ScenarioDiff {
       Row(RowKind::kRegression, display, "expected", bc.expected, nc.expected,
           "the scenario's expectation changed: refresh the baseline if intended");
     }
-    if (ActualLabel(b.op) != nullptr && bc.actual != nc.actual) {
-      std::string reason = std::string(ActualLabel(b.op)) + " " + bc.actual + " → " + nc.actual;
+    // A step with expect_error compares the error its call returned exactly, whatever its op.
+    const char* label = !b.expected_error.empty() ? "driver error" : ActualLabel(b.op);
+    if (label != nullptr && bc.actual != nc.actual) {
+      std::string reason = std::string(label) + " " + bc.actual + " → " + nc.actual;
       if (bc.verdict != nc.verdict) reason += " (" + verdicts + ")";
       Row(fixed ? RowKind::kImprovement : RowKind::kRegression, display, "actual", bc.actual,
           nc.actual, std::move(reason));

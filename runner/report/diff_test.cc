@@ -131,6 +131,23 @@ TEST(DiffTest, ChangedUpdateResultCode) {
                   "result success → error_topology_changed (verdict pass → fail)"});
 }
 
+// A step with expect_error: the error the driver returned is compared exactly, whatever the op.
+TEST(DiffTest, ChangedDriverErrorOfAnExpectedRefusal) {
+  Report base = SampleReport();
+  StepRecord& map = At(base, "map A (first)");
+  map.expected_error = map.actual_error = "CUDA_ERROR_INVALID_VALUE";
+  map.check = CheckRecord{map.expected_error, map.actual_error, Verdict::kPass, 0, {}};
+  EXPECT_EQ(Rows(Diff(base, base)), Lines{});
+  Report now = base;
+  StepRecord& changed = At(now, "map A (first)");
+  changed.status = StepStatus::kFailed;
+  changed.actual_error = changed.check->actual = "CUDA_SUCCESS";
+  changed.check->verdict = Verdict::kFail;
+  EXPECT_EQ(Rows(Diff(base, now)),
+            Lines{"regression|map A (first)|actual|CUDA_ERROR_INVALID_VALUE|CUDA_SUCCESS|driver "
+                  "error CUDA_ERROR_INVALID_VALUE → CUDA_SUCCESS (verdict pass → fail)"});
+}
+
 TEST(DiffTest, ChangedResultCodeFailsEvenWhenTheVerdictHolds) {
   Report base = SampleReport(), now = SampleReport();
   At(base, "update e1 from g2").check->expected = "any";

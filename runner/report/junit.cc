@@ -43,16 +43,24 @@ std::string CountAttrs(const Counts& c) {
 }
 
 // The <testcase> element of one step, or "" when the step is not listed. Updates `counts`.
-std::string TestCase(const Report& r, const StepRecord& s, Counts* counts) {
+// `name` is the case's name (an isolate block's step: "<block> / <step>"); `expected_failure`
+// says the step's run-time failure is what its isolate block expects (the block passed): then the
+// case passes and says so.
+std::string TestCase(const Report& r, const StepRecord& s, const std::string& name,
+                     bool expected_failure, Counts* counts) {
   const bool verdict_failed = s.check && s.check->verdict == Verdict::kFail;
   const bool run_failed = s.status == StepStatus::kFailed && !verdict_failed;
   if (!IsCheckStep(s) && !run_failed) return "";
   ++counts->tests;
   const std::string where = r.scenario_path + ":" + std::to_string(s.line);
-  std::string out = "    <testcase" + Attr("classname", r.scenario_name) + Attr("name", s.name) +
+  std::string out = "    <testcase" + Attr("classname", r.scenario_name) + Attr("name", name) +
                     Attr("file", r.scenario_path) + Attr("line", std::to_string(s.line)) +
                     Attr("time", Seconds(s.wall_us));
-  if (verdict_failed) {
+  if (run_failed && expected_failure) {
+    out += ">\n      <system-out>" +
+           XmlEscape("failed as its isolate block expects: " + s.error + "\n", false) +
+           "</system-out>\n    </testcase>\n";
+  } else if (verdict_failed) {
     ++counts->failures;
     const CheckRecord& c = *s.check;
     std::string body =
@@ -106,7 +114,14 @@ std::string TestSuite(const Report& r, Counts* total) {
              Attr("file", r.scenario_path) + ">\n      <skipped" +
              Attr("message", r.summary.skip_reason) + "/>\n    </testcase>\n";
   } else {
-    for (const StepRecord& s : r.steps) cases += TestCase(r, s, &counts);
+    for (const StepRecord& s : r.steps) {
+      cases += TestCase(r, s, s.name, false, &counts);
+      if (!s.child) continue;
+      // An isolate block's steps, named under the block like `vmm-run diff` names them.
+      const bool block_passed = s.check && s.check->verdict == Verdict::kPass;
+      for (const StepRecord& inner : s.body)
+        cases += TestCase(r, inner, s.name + " / " + inner.name, block_passed, &counts);
+    }
   }
   // The suite's time is the whole run's, not the sum of the listed steps.
   counts.time_us = r.summary.duration_ms * 1000;

@@ -63,6 +63,25 @@ struct FoldRecord {
   std::vector<std::string> varying;
 };
 
+// An isolate block's child process as the parent saw it end (the block record's "child").
+// Stable: how it ended (exit status, signal, timed out, the CUDA error name); volatile: pid,
+// fault_line (addresses, times), stderr.
+struct ChildRecord {
+  int64_t pid = 0;
+  std::optional<int> exit_status;    // the child exited with this code (none when killed)
+  std::string signal;                // the signal that killed it ("SIGSEGV"), "" when none
+  bool timed_out = false;            // vmm-run killed it (SIGKILL) at the block's time limit
+  std::string stopped_by;            // vmm-run was stopped by this signal and killed the child
+  std::optional<std::string> error;  // CUDA error name of the child's first failed step
+  std::string failed_step;           // that step's name, "" when none failed
+  // The fault as the system recorded it: on CUDA the kernel log's "NVRM: Xid" line for the
+  // child's pid; on the host twin the fault trap's account (signal, code, address, access).
+  std::optional<std::string> fault_line;
+  std::string fault_line_note;   // where fault_line came from, or why there is none
+  std::vector<std::string> fds;  // names of the descriptors handed to the child
+  std::string stderr_text;       // the last bytes the child wrote to stderr
+};
+
 struct StepRecord {
   // User-provided, so that value-initialization (vector::emplace_back()) initializes the members
   // and does not first zero all ~400 bytes: the executor builds one record per step.
@@ -81,10 +100,16 @@ struct StepRecord {
   // Names of what the step acts on, by role: {"buffer": "A", "alloc": "pA1"}, {"exec": "e"}.
   // Filled after the run (exec/step_targets.h), never on the timed path.
   Details targets;
-  Boxed<CheckRecord> check;      // check steps (Boxed: most steps have none)
+  Boxed<CheckRecord> check;  // check steps (Boxed: most steps have none)
+  // A step with expect_error: the CUDA error it expected and the one its call returned
+  // ("CUDA_SUCCESS" when it succeeded, "none" when it failed before any CUDA call). Its check
+  // holds the same pair and the verdict. Both empty for every other step.
+  std::string expected_error, actual_error;
   std::string error;             // run-time failure message (status failed, no check)
-  std::vector<StepRecord> body;  // capture: the recorded inner steps
-  Boxed<FoldRecord> folded;      // a folded record (Boxed: usually empty)
+  // capture: the recorded inner steps; parallel: its branches' steps; isolate: the child's steps
+  std::vector<StepRecord> body;
+  Boxed<FoldRecord> folded;  // a folded record (Boxed: usually empty)
+  Boxed<ChildRecord> child;  // isolate: the child process
 };
 
 // A buffer or view the scenario declared (`vmm-run timeline` draws a lane per reservation).

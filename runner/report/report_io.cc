@@ -4,12 +4,33 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/report/atomic_file.h"
+#include "runner/report/record_json.h"
 #include "runner/report/scalar_json.h"
 
 namespace vmm::report {
 namespace {
 
 using Json = nlohmann::ordered_json;
+
+// A string, or null when absent.
+Json OrNull(const std::optional<std::string>& s) { return s ? Json(*s) : Json(nullptr); }
+Json OrNull(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
+
+Json ChildToJson(const ChildRecord& c) {
+  Json j;
+  j["pid"] = c.pid;
+  j["exit_status"] = c.exit_status ? Json(*c.exit_status) : Json(nullptr);
+  j["signal"] = OrNull(c.signal);
+  j["timed_out"] = c.timed_out;
+  j["stopped_by"] = OrNull(c.stopped_by);
+  j["error"] = OrNull(c.error);
+  j["failed_step"] = OrNull(c.failed_step);
+  j["fault_line"] = OrNull(c.fault_line);
+  j["fault_line_note"] = c.fault_line_note;
+  j["fds"] = c.fds;
+  j["stderr"] = c.stderr_text;
+  return j;
+}
 
 constexpr const char* kToolName = "vmm-run";
 
@@ -56,6 +77,10 @@ Json CheckToJson(const CheckRecord& c) {
   return j;
 }
 
+}  // namespace
+
+namespace json {
+
 Json StepToJson(const StepRecord& s) {
   Json j;
   j["index"] = s.index;
@@ -72,6 +97,10 @@ Json StepToJson(const StepRecord& s) {
   j["details"] = DetailsToJson(s.details);
   if (!s.targets.empty()) j["targets"] = DetailsToJson(s.targets);
   if (s.check) j["check"] = CheckToJson(*s.check);
+  if (!s.expected_error.empty()) {
+    j["expected_error"] = s.expected_error;
+    j["actual_error"] = s.actual_error;
+  }
   if (!s.error.empty()) j["error"] = s.error;
   if (s.folded) j["folded"] = FoldToJson(*s.folded);
   if (!s.body.empty()) {
@@ -79,8 +108,13 @@ Json StepToJson(const StepRecord& s) {
     for (const StepRecord& inner : s.body) body.push_back(StepToJson(inner));
     j["body"] = std::move(body);
   }
+  if (s.child) j["child"] = ChildToJson(*s.child);
   return j;
 }
+
+}  // namespace json
+
+namespace {
 
 Json GraphNodeToJson(const GraphNodeRecord& n) {
   Json j;
@@ -132,6 +166,10 @@ Json DeviceToJson(const DeviceRecord& d) {
   return j;
 }
 
+}  // namespace
+
+namespace json {
+
 Json SummaryToJson(const Summary& s) {
   Json j;
   j["steps"] = s.steps;
@@ -155,7 +193,7 @@ Json SummaryToJson(const Summary& s) {
   return j;
 }
 
-}  // namespace
+}  // namespace json
 
 const char* StepStatusName(StepStatus s) {
   switch (s) {
@@ -250,14 +288,14 @@ std::string ReportToJson(const Report& r) {
     j["buffers"] = std::move(buffers);
   }
   Json steps = Json::array();
-  for (const StepRecord& s : r.steps) steps.push_back(StepToJson(s));
+  for (const StepRecord& s : r.steps) steps.push_back(json::StepToJson(s));
   j["steps"] = std::move(steps);
   if (!r.graphs.empty()) {
     Json graphs = Json::array();
     for (const GraphRecord& g : r.graphs) graphs.push_back(GraphToJson(g));
     j["graphs"] = std::move(graphs);
   }
-  j["summary"] = SummaryToJson(r.summary);
+  j["summary"] = json::SummaryToJson(r.summary);
   // `replace` turns bytes that are not UTF-8 into U+FFFD instead of throwing.
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

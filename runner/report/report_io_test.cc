@@ -199,6 +199,23 @@ TEST(ReportIoTest, FoldedRecordsRoundTripAndValidate) {
   EXPECT_EQ(ReportToJson(*back), text);
 }
 
+TEST(ReportIoTest, ExpectedErrorsAreOptionalValidateAndRoundTrip) {
+  Report r = SampleReport();
+  EXPECT_EQ(ReportToJson(r).find("expected_error"), std::string::npos);
+  r.steps[1].expected_error = "CUDA_ERROR_INVALID_VALUE";
+  r.steps[1].actual_error = "CUDA_SUCCESS";
+  const std::string text = ReportToJson(r);
+  EXPECT_NE(text.find("\"expected_error\": \"CUDA_ERROR_INVALID_VALUE\",\n      \"actual_error\": "
+                      "\"CUDA_SUCCESS\""),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(SchemaErrors(text, "schemas/report.schema.json"), "");
+  StatusOr<Report> back = ParseReportJson(text, "e.json");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->steps[1].actual_error, "CUDA_SUCCESS");
+  EXPECT_EQ(ReportToJson(*back), text);
+}
+
 TEST(ReportIoTest, RoundTripKeepsScalarTypes) {
   StepRecord step;
   step.details = {{"b", true},

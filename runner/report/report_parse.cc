@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "runner/report/json_limits.h"
+#include "runner/report/record_json.h"
 #include "runner/report/report_io.h"
 #include "runner/report/scalar_json.h"
 
@@ -150,6 +151,15 @@ class FieldReader {
     *out = v;
   }
 
+  // A string or null (null leaves *out empty).
+  void NullableString(const Json& obj, const std::string& ptr, const char* key,
+                      std::optional<std::string>* out) {
+    auto is = [](const Json& j) { return j.is_string() || j.is_null(); };
+    if (const Json* j = Typed(obj, ptr, key, true, is, "a string or null")) {
+      if (j->is_string()) *out = j->get<std::string>();
+    }
+  }
+
   // A string that `parse` accepts; otherwise "expected one of <choices>, got '<s>'".
   template <typename T, typename Parse>
   void Enum(const Json& obj, const std::string& ptr, const char* key, T* out, Parse parse,
@@ -242,6 +252,37 @@ CheckRecord ReadCheck(FieldReader& r, const Json& c, const std::string& p) {
   return check;
 }
 
+ChildRecord ReadChild(FieldReader& r, const Json& c, const std::string& p) {
+  ChildRecord child;
+  r.Integer(c, p, "pid", &child.pid);
+  if (const Json* exit = r.Member(c, p, "exit_status", true); exit != nullptr && !exit->is_null())
+    r.Integer(c, p, "exit_status", &child.exit_status.emplace(), 0, 255);
+  std::optional<std::string> text;
+  r.NullableString(c, p, "signal", &text);
+  child.signal = text.value_or("");
+  r.Bool(c, p, "timed_out", &child.timed_out);
+  text.reset();
+  r.NullableString(c, p, "stopped_by", &text);
+  child.stopped_by = text.value_or("");
+  r.NullableString(c, p, "error", &child.error);
+  text.reset();
+  r.NullableString(c, p, "failed_step", &text);
+  child.failed_step = text.value_or("");
+  r.NullableString(c, p, "fault_line", &child.fault_line);
+  r.String(c, p, "fault_line_note", &child.fault_line_note);
+  if (const Json* fds = r.Array(c, p, "fds", true)) {
+    for (size_t i = 0; i < fds->size(); ++i) {
+      if ((*fds)[i].is_string()) {
+        child.fds.push_back((*fds)[i].get<std::string>());
+      } else {
+        r.Error(p + "/fds/" + std::to_string(i), "expected a string, got " + TypeText((*fds)[i]));
+      }
+    }
+  }
+  r.String(c, p, "stderr", &child.stderr_text);
+  return child;
+}
+
 StepRecord ReadStep(FieldReader& r, const Json& s, const std::string& p) {
   StepRecord step;
   r.Integer(s, p, "index", &step.index);
@@ -260,6 +301,10 @@ StepRecord ReadStep(FieldReader& r, const Json& s, const std::string& p) {
   if (const Json* c = r.Object(s, p, "check", false)) step.check = ReadCheck(r, *c, p + "/check");
   if (r.Member(s, p, "error", false)) r.String(s, p, "error", &step.error);
   if (const Json* f = r.Object(s, p, "folded", false)) step.folded = ReadFold(r, *f, p + "/folded");
+  if (r.Member(s, p, "expected_error", false)) {
+    r.String(s, p, "expected_error", &step.expected_error);
+    r.String(s, p, "actual_error", &step.actual_error);
+  }
   if (const Json* body = r.Array(s, p, "body", false)) {
     for (size_t i = 0; i < body->size(); ++i) {
       const std::string bp = p + "/body/" + std::to_string(i);
@@ -270,6 +315,7 @@ StepRecord ReadStep(FieldReader& r, const Json& s, const std::string& p) {
       step.body.push_back(ReadStep(r, (*body)[i], bp));
     }
   }
+  if (const Json* c = r.Object(s, p, "child", false)) step.child = ReadChild(r, *c, p + "/child");
   return step;
 }
 
@@ -414,6 +460,35 @@ std::string WithoutExceptionId(const std::string& what) {
 }
 
 }  // namespace
+
+namespace json {
+
+StepRecord StepFromJson(const Json& j, const std::string& name, const std::string& pointer,
+                        std::vector<std::string>* errors) {
+  FieldReader r(name);
+  StepRecord step;
+  if (j.is_object()) {
+    step = ReadStep(r, j, pointer);
+  } else {
+    r.Error(pointer, "expected an object, got " + TypeText(j));
+  }
+  errors->insert(errors->end(), r.errors().begin(), r.errors().end());
+  return step;
+}
+
+Summary SummaryFromJson(const Json& j, const std::string& name, std::vector<std::string>* errors) {
+  FieldReader r(name);
+  Summary summary;
+  if (j.is_object()) {
+    ReadSummary(r, j, &summary);
+  } else {
+    r.Error("/summary", "expected an object, got " + TypeText(j));
+  }
+  errors->insert(errors->end(), r.errors().begin(), r.errors().end());
+  return summary;
+}
+
+}  // namespace json
 
 StatusOr<Report> ParseReportJson(const std::string& text, const std::string& name) {
   // nlohmann's wording for empty input changed in 3.11.3; say it plainly on every version.

@@ -181,6 +181,11 @@ TEST(DescribeStepTest, GeneratedFromSchema) {
   ASSERT_NE(alignment, std::string::npos) << reserve;
   EXPECT_EQ(reserve.find("size, default 0\n", alignment), reserve.find('\n', alignment + 1) - 15)
       << reserve;
+  const size_t expect_error = reserve.find("\n  expect_error ");
+  ASSERT_NE(expect_error, std::string::npos) << reserve;
+  EXPECT_EQ(reserve.find("string, optional\n", expect_error),
+            reserve.find('\n', expect_error + 1) - 16)
+      << reserve;
   EXPECT_NE(DescribeStep("set_access", &error)
                 .find("read_write | read | none, or a map device -> access, default read_write"),
             std::string::npos);

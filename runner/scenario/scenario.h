@@ -41,6 +41,16 @@ struct StepMap {
   const StepMapEntry* Find(std::string_view key) const;
 };
 
+// What an isolate block (`{isolate: {...}, steps: [...]}`, op kIsolate) says about its child. The
+// expectation is one of: `expect: ok`, `expect: CUDA_ERROR_<NAME>` (both in `expect`), `expect:
+// {signal: SIGSEGV}` (in `signal`) or `expect: {timeout: 5s}` (in `timeout`).
+struct IsolateSpec {
+  Located<std::string> expect;   // "ok" (the default) or a CUDA error name; unset for a map form
+  Located<std::string> signal;   // expect: {signal: NAME}
+  Located<uint64_t> timeout;     // expect: {timeout: DURATION}, nanoseconds
+  Located<uint64_t> kill_after;  // nanoseconds; the schema's default when unset
+};
+
 // One step. Which fields are meaningful depends on `op` (see the enum); the others stay unset.
 struct Step {
   Op op = Op::kSynchronize;
@@ -58,6 +68,8 @@ struct Step {
   Located<std::string> event;                // record_event / wait_event: an event's name
   Located<std::string> node;                 // set_node: the captured step that made the node
   Located<std::string> expect_error_node;    // update: the step that made the blocking node
+  Located<std::string> handle;  // export / import: the name of a shareable handle (an fd)
+  std::vector<Located<std::string>> handle_types;  // create: "posix_fd", "fabric"
 
   // Sizes and numbers (sizes already converted from units to bytes).
   Located<uint64_t> size, offset, alloc_offset, alignment, seed;
@@ -93,9 +105,16 @@ struct Step {
   Located<uint64_t> address;            // reserve: a literal address hint
   StepMap address_map;                  // reserve: {at: BUFFER} or {after: BUFFER}
   Located<std::string> expect_address;  // reserve: "honoured" | "moved" | "any"
+  // Ops with kDriver: the CUresult name the call must return ("CUDA_ERROR_INVALID_VALUE"); the
+  // step then passes only on that error, with the scenario's state unchanged (runner/plan checks
+  // the name and which refusals may be sent).
+  Located<std::string> expect_error;
+  Located<uint64_t> duration;  // busy: how long the kernel runs, nanoseconds
+  Located<bool> wait;  // unmap/release: wait for in-flight work first (false: isolate blocks only)
 
-  std::vector<Step> steps;                  // capture body
+  std::vector<Step> steps;                  // capture body; isolate block body
   std::vector<std::vector<Step>> branches;  // parallel: each branch's steps
+  IsolateSpec isolate;                      // isolate blocks only
 };
 
 // Which schema key fills which Step field, by the field's kind: the one list of step keys (the
@@ -128,6 +147,8 @@ inline constexpr StepTextField kStepTextFields[] = {
     {"node", &Step::node},
     {"expect_error_node", &Step::expect_error_node},
     {"verify", &Step::verify},
+    {"expect_error", &Step::expect_error},
+    {"handle", &Step::handle},
 };
 struct StepSizeField {  // sizes with units ("2MiB"), converted to bytes
   const char* key;
@@ -158,12 +179,19 @@ inline constexpr StepFlagField kStepFlagFields[] = {
     {"upload", &Step::upload},
     {"auto_free_on_launch", &Step::auto_free_on_launch},
     {"device_launch", &Step::device_launch},
-    {"pinned", &Step::pinned}};
+    {"pinned", &Step::pinned},
+    {"wait", &Step::wait}};
+struct StepDurationField {  // durations with units ("200ms"), converted to nanoseconds
+  const char* key;
+  Located<uint64_t> Step::*field;
+};
+inline constexpr StepDurationField kStepDurationFields[] = {{"duration", &Step::duration}};
 struct StepListField {  // lists of names
   const char* key;
   std::vector<Located<std::string>> Step::*field;
 };
-inline constexpr StepListField kStepListFields[] = {{"of", &Step::of}, {"graphs", &Step::graphs}};
+inline constexpr StepListField kStepListFields[] = {
+    {"of", &Step::of}, {"graphs", &Step::graphs}, {"handle_types", &Step::handle_types}};
 // Keys whose value is a map of scalars. A key may also be in a table above (`expect`, `address`):
 // the value's form, scalar or map, says which field it fills.
 struct StepMapField {

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "runner/scenario/duration.h"
 #include "runner/scenario/size.h"
 #include "runner/vocab/access.h"
 
@@ -52,8 +53,8 @@ class Builder {
         s.views.push_back(std::move(v));
       }
     }
-    const SchemaNode* step_schema = root.Property("steps");
-    step_schema = step_schema != nullptr ? step_schema->Resolved()->items : nullptr;
+    // Top-level steps and isolate blocks' steps are ops (dispatched on `op`) or isolate blocks.
+    const SchemaNode* step_schema = schema_.Find("#/definitions/step");
     if (const YamlValue* steps = doc.Find("steps"); steps != nullptr && step_schema != nullptr)
       s.steps = Steps(*steps, step_schema);
     if (failed_) return std::nullopt;
@@ -110,11 +111,57 @@ class Builder {
     return 0;
   }
 
+  uint64_t Duration(const YamlValue& v, const std::string& key) {
+    bool overflow = false;
+    if (std::optional<uint64_t> ns = ParseDuration(v.scalar, &overflow)) return *ns;
+    Error(v, overflow ? "'" + key + "' is too long: " + DescribeYamlValue(v) +
+                            " does not fit in 64 bits of nanoseconds"
+                      : "'" + key + "' must be a duration such as 200ms or 5s, got " +
+                            DescribeYamlValue(v));
+    return 0;
+  }
+
+  // `{isolate: {expect: ..., kill_after: ...}, name: ..., steps: [...]}`: op kIsolate, the body in
+  // `steps` (its items are steps or blocks again; the validator refuses nesting).
+  Step Block(const YamlValue& item, const SchemaNode* dispatch) {
+    Step step;
+    step.op = Op::kIsolate;
+    step.loc = Loc(item);
+    if (const YamlValue* name = item.Find("name")) Put(&step.name, name->scalar, Loc(*name), true);
+    const YamlValue* spec = item.Find("isolate");
+    IsolateSpec& is = step.isolate;
+    const SourceLoc at = spec != nullptr ? Loc(*spec) : step.loc;
+    Put(&is.expect, std::string("ok"), at, false);
+    if (const YamlValue* expect = spec != nullptr ? spec->Find("expect") : nullptr) {
+      if (expect->IsScalar()) {
+        Put(&is.expect, expect->scalar, Loc(*expect), true);
+      } else if (const YamlValue* signal = expect->Find("signal")) {
+        Put(&is.expect, std::string(), Loc(*expect), true);
+        Put(&is.signal, signal->scalar, Loc(*signal), true);
+      } else if (const YamlValue* timeout = expect->Find("timeout")) {
+        Put(&is.expect, std::string(), Loc(*expect), true);
+        Put(&is.timeout, Duration(*timeout, "timeout"), Loc(*timeout), true);
+      }
+    }
+    const SchemaNode* spec_schema = schema_.Find("#/definitions/isolate");
+    const YamlValue* kill = spec != nullptr ? spec->Find("kill_after") : nullptr;
+    const bool kill_set = kill != nullptr;
+    if (!kill_set && spec_schema != nullptr) kill = Value(YamlValue(), *spec_schema, "kill_after");
+    if (kill != nullptr)
+      Put(&is.kill_after, Duration(*kill, "kill_after"), kill_set ? Loc(*kill) : at, kill_set);
+    if (const YamlValue* body = item.Find("steps")) step.steps = Steps(*body, dispatch);
+    return step;
+  }
+
   std::vector<Step> Steps(const YamlValue& list, const SchemaNode* item_schema) {
     std::vector<Step> steps;
     steps.reserve(list.items.size());
     const SchemaNode* dispatch = item_schema->Resolved();
     for (const YamlValue& item : list.items) {
+      if (item.Find("isolate") != nullptr) {
+        steps.push_back(Block(item, item_schema));
+        continue;
+      }
       Step step;
       step.loc = Loc(item);
       const YamlValue* op = item.Find(dispatch->discriminator);
@@ -192,6 +239,8 @@ class Builder {
       if (key == f.key) return Put(&(step->*f.field), static_cast<uint64_t>(Integer(v)), loc, set);
     for (const StepFlagField& f : kStepFlagFields)
       if (key == f.key) return Put(&(step->*f.field), v.scalar == "true", loc, set);
+    for (const StepDurationField& f : kStepDurationFields)
+      if (key == f.key) return Put(&(step->*f.field), Duration(v, key), loc, set);
     for (const StepListField& f : kStepListFields) {
       if (key != f.key) continue;
       for (const YamlValue& item : v.items)

@@ -7,6 +7,7 @@
 
 #include "runner/scenario/parse.h"
 #include "runner/scenario/size.h"
+#include "runner/vocab/isolate.h"
 #include "runner/yaml/json_schema.h"
 
 namespace vmm {
@@ -19,8 +20,13 @@ class ScenarioSchemaTest : public ::testing::Test {
     ASSERT_TRUE(s.ok()) << s.status().message();
     schema_ = std::make_unique<JsonSchema>(std::move(s).value());
   }
-  const SchemaNode* Steps() const {
-    return schema_->root().Property("steps")->Resolved()->items->Resolved();
+  const SchemaNode* Steps() const { return schema_->Find("#/definitions/step")->Resolved(); }
+  // The op table's rows that are written with `op:` (kBlock rows are written as blocks).
+  static std::vector<const OpInfo*> OpRows() {
+    std::vector<const OpInfo*> rows;
+    for (const OpInfo& info : AllOps())
+      if (info.family != OpFamily::kBlock) rows.push_back(&info);
+    return rows;
   }
   std::unique_ptr<JsonSchema> schema_;
 };
@@ -28,16 +34,43 @@ class ScenarioSchemaTest : public ::testing::Test {
 TEST_F(ScenarioSchemaTest, OpsMatchTheOpTableInOrder) {
   const SchemaNode* steps = Steps();
   EXPECT_EQ(steps->discriminator, "op");
-  ASSERT_EQ(steps->cases.size(), AllOps().size());
+  const std::vector<const OpInfo*> rows = OpRows();
+  ASSERT_EQ(steps->cases.size(), rows.size());
+  for (size_t i = 0; i < rows.size(); ++i)
+    EXPECT_EQ(steps->cases[i].first, rows[i]->name) << "row " << i;
+  EXPECT_EQ(steps->Property("op")->Resolved()->enum_values.size(), rows.size());
+  // Block rows come after every op row (ops.def says so).
   for (size_t i = 0; i < AllOps().size(); ++i)
-    EXPECT_EQ(steps->cases[i].first, AllOps()[i].name) << "row " << i;
-  EXPECT_EQ(steps->Property("op")->Resolved()->enum_values.size(), AllOps().size());
+    EXPECT_EQ(AllOps()[i].family == OpFamily::kBlock, i >= rows.size()) << AllOps()[i].name;
+}
+
+// Top-level steps and a block's steps are ops or isolate blocks; the block has its keys.
+TEST_F(ScenarioSchemaTest, IsolateBlocksAreStepsOfTheirOwnForm) {
+  const SchemaNode* items = schema_->root().Property("steps")->Resolved()->items->Resolved();
+  ASSERT_NE(items->if_schema, nullptr);
+  EXPECT_EQ(items->if_schema->Resolved()->required, std::vector<std::string>{"isolate"});
+  EXPECT_EQ(items->then_schema->Resolved(), schema_->Find("#/definitions/isolate_block"));
+  EXPECT_EQ(items->else_schema->Resolved(), Steps());
+  const SchemaNode* block = schema_->Find("#/definitions/isolate_block")->Resolved();
+  EXPECT_EQ(block->Property("steps")->Resolved()->items->Resolved(), items);
+  EXPECT_FALSE(block->additional_allowed);
+  const SchemaNode* spec = schema_->Find("#/definitions/isolate")->Resolved();
+  const SchemaNode* expect = spec->Property("expect")->Resolved();
+  ASSERT_EQ(expect->any_of.size(), 2u);  // {signal: ...} or {timeout: ...}; "ok" or an error name
+  // The signal names are vocab's.
+  const SchemaNode* signal = expect->any_of[0]->Resolved()->Property("signal")->Resolved();
+  std::string names;
+  for (const std::string& s : signal->enum_values) names += (names.empty() ? "" : ", ") + s;
+  EXPECT_EQ(names, SignalNames());
 }
 
 // Each common key is in an op's schema exactly when the op table gives the op its flag.
 TEST_F(ScenarioSchemaTest, CommonKeysMatchTheOpTableFlags) {
-  const std::pair<const char*, OpFlag> keys[] = {
-      {"repeat", kRepeat}, {"fatal", kFatal}, {"expect", kExpect}, {"async", kAsync}};
+  const std::pair<const char*, OpFlag> keys[] = {{"repeat", kRepeat},
+                                                 {"fatal", kFatal},
+                                                 {"expect", kExpect},
+                                                 {"async", kAsync},
+                                                 {"expect_error", kDriver}};
   for (const auto& [op, fields] : Steps()->cases) {
     const OpInfo* info = FindOp(op);
     ASSERT_NE(info, nullptr) << op;

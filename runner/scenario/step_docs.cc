@@ -10,11 +10,14 @@ namespace {
 
 // The schema of one step, the dispatching node (whose cases are the ops), or nullptr.
 const SchemaNode* StepDispatch(const JsonSchema& schema) {
-  const SchemaNode* steps = schema.root().Property("steps");
-  if (steps == nullptr || steps->Resolved()->items == nullptr) return nullptr;
-  const SchemaNode* step = steps->Resolved()->items->Resolved();
+  const SchemaNode* step = schema.Find("#/definitions/step");
+  if (step == nullptr) return nullptr;
+  step = step->Resolved();
   return step->cases.empty() ? nullptr : step;
 }
+
+// The word an isolate block is documented under (`vmm-run steps isolate`).
+constexpr const char* kBlockWord = "isolate";
 
 std::string Number(double d) {
   if (std::floor(d) == d) return std::to_string(static_cast<int64_t>(d));
@@ -47,18 +50,18 @@ std::string Wrap(const std::string& text, size_t indent, size_t width) {
   return out + line;
 }
 
-std::string DescribeOp(const std::string& op, const SchemaNode* fields,
-                       const std::string& discriminator) {
-  constexpr size_t kWidth = 100;
-  const SchemaNode* n = fields->Resolved();
-  std::string out = Wrap(op + ": " + n->description, 4, kWidth) + "\n";
-  size_t name_width = 0;
-  for (const auto& [key, p] : n->properties) name_width = std::max(name_width, key.size());
+constexpr size_t kWidth = 100;
+
+// One line pair per field of `n` (keys written with `prefix` in front), skipping `skip`.
+std::string DescribeFields(const SchemaNode* n, const std::string& prefix, const std::string& skip,
+                           size_t name_width) {
+  std::string out;
   const size_t indent = 2 + name_width + 2;
-  for (const auto& [key, p] : n->properties) {
-    if (key == discriminator) continue;
+  for (const auto& [name, p] : n->properties) {
+    if (name == skip) continue;
+    const std::string key = prefix + name;
     const bool required =
-        std::find(n->required.begin(), n->required.end(), key) != n->required.end();
+        std::find(n->required.begin(), n->required.end(), name) != n->required.end();
     const std::string def = DefaultText(p);
     const std::string type = SchemaTypeSummary(p) + (required      ? ", required"
                                                      : def.empty() ? ", optional"
@@ -68,6 +71,20 @@ std::string DescribeOp(const std::string& op, const SchemaNode* fields,
     out += "  " + key + std::string(indent - 2 - key.size(), ' ') + type + "\n";
     out += std::string(indent, ' ') + Wrap(description, indent, kWidth) + "\n";
   }
+  return out;
+}
+
+size_t KeyWidth(const SchemaNode* n, size_t prefix) {
+  size_t width = 0;
+  for (const auto& [key, p] : n->properties) width = std::max(width, prefix + key.size());
+  return width;
+}
+
+std::string DescribeOp(const std::string& op, const SchemaNode* fields,
+                       const std::string& discriminator) {
+  const SchemaNode* n = fields->Resolved();
+  std::string out = Wrap(op + ": " + n->description, 4, kWidth) + "\n";
+  out += DescribeFields(n, "", discriminator, KeyWidth(n, 0));
   if (!n->one_of.empty()) {
     std::string keys;
     for (const SchemaNode* b : n->one_of)
@@ -109,8 +126,32 @@ std::string SchemaTypeSummary(const SchemaNode* node) {
   if (n->types == kJsonString) return "string";
   if (n->types == kJsonObject) return "map";
   if (n->all_of.size() == 1) return SchemaTypeSummary(n->all_of[0]);
+  if (!n->any_of.empty()) {  // the forms, e.g. "map | isolate expectation"
+    std::string out;
+    for (const SchemaNode* b : n->any_of) out += (out.empty() ? "" : " | ") + SchemaTypeSummary(b);
+    return out;
+  }
   if (n->types != 0) return JsonTypePhrase(n->types);
   return "any";
+}
+
+// The isolate block: its own keys, then the keys of its `isolate:` map as "isolate.<key>".
+std::string DescribeBlock(const JsonSchema& schema) {
+  const SchemaNode* block = schema.Find("#/definitions/isolate_block");
+  const SchemaNode* spec = schema.Find("#/definitions/isolate");
+  if (block == nullptr || spec == nullptr) return "";
+  block = block->Resolved();
+  spec = spec->Resolved();
+  const std::string prefix = std::string(kBlockWord) + ".";
+  const size_t width = std::max(KeyWidth(block, 0), KeyWidth(spec, prefix.size()));
+  std::string out =
+      Wrap(std::string(kBlockWord) +
+               " (a block, written {isolate: {expect: ...}, steps: [...]}): " + block->description,
+           4, kWidth) +
+      "\n";
+  out += DescribeFields(spec, prefix, "", width);
+  out += DescribeFields(block, "", kBlockWord, width);
+  return out;
 }
 
 std::string DescribeStepsFromSchema(const JsonSchema& schema) {
@@ -123,6 +164,7 @@ std::string DescribeStepsFromSchema(const JsonSchema& schema) {
     out += '\n';
     out += DescribeOp(op, fields, dispatch->discriminator);
   }
+  out += "\n" + DescribeBlock(schema);
   out +=
       "\nVariables, loops and includes (expanded before validation; `vmm-run expand FILE` shows\n"
       "the result; docs/scenario-language.md has the details):\n"
@@ -144,8 +186,10 @@ std::string DescribeStepFromSchema(const JsonSchema& schema, const std::string& 
   }
   if (const SchemaNode* fields = dispatch->Case(op))
     return DescribeOp(op, fields, dispatch->discriminator);
+  if (op == kBlockWord) return DescribeBlock(schema);
   std::vector<std::string> ops;
   for (const auto& [name, unused] : dispatch->cases) ops.push_back(name);
+  ops.push_back(kBlockWord);
   const std::string close = ClosestMatch(op, ops);
   if (!close.empty()) {
     *error = "unknown op '" + op + "', did you mean '" + close + "'?";

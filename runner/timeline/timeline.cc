@@ -61,13 +61,17 @@ struct Roles {
   std::vector<const char*> reads, writes;
 };
 Roles RolesOf(const std::string& op) {
-  if (op == "fill" || op == "memset") return {{}, {"buffer"}};
+  if (op == "fill" || op == "memset" || op == "busy") return {{}, {"buffer"}};
   if (op == "matmul") return {{"a", "b"}, {"c"}};
   if (op == "copy") return {{"other"}, {"buffer"}};
   if (op == "snapshot") return {{"buffer"}, {}};
   if (op == "check_equal") return {{"buffer", "other"}, {}};
   if (op == "check_value") return {{"buffer"}, {}};
   if (op == "check_matmul") return {{"a", "b", "c"}, {}};
+  // export / import: an allocation's handle as an fd and back; no buffer's bytes are touched. An
+  // isolate block's steps ran in a child process, with its own address space: the parent's lanes
+  // do not show them.
+  if (op == "export" || op == "import" || op == "isolate") return {};
   return {};
 }
 
@@ -118,6 +122,8 @@ class Builder {
       // A check that ran and failed still read its data: mark it; anything else did nothing.
       if (!(step.check && step.check->verdict == report::Verdict::kFail)) return;
     }
+    // A step with expect_error was refused (its pass proves the state unchanged): it did nothing.
+    if (!step.expected_error.empty()) return;
     const Details& t = step.targets;
     const std::string& op = step.op;
     const std::string buffer = Text(t, "buffer");

@@ -20,14 +20,16 @@ enum class Op : uint8_t {
 };
 
 enum class OpFamily : uint8_t {
-  kMemory,  // reserve, free, create, release, map, set_access, unmap: one driver call each
-  kKernel,  // fill, matmul, memset, host_func, record_event, wait_event: work on the stream
+  kMemory,  // reserve, free, create, release, map, set_access, unmap, export, import: one driver
+            // call each
+  kKernel,  // fill, matmul, memset, busy, host_func, record_event, wait_event: work on the stream
   kGraph,   // capture, instantiate, replay, update, set_node, destroy_*, and graph-only nodes
   kData,    // copy, snapshot
   kCheck,   // check_* of data, addresses and graphs
   kQuery,   // retain, mark and the check_* that ask the driver (properties, range, granularity,
             // memory)
   kWait,    // synchronize
+  kBlock,   // isolate: steps that run in a child process
 };
 
 // Bit flags of an op (see ops.def for their meaning).

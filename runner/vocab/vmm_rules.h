@@ -3,7 +3,10 @@
 // the H200 (driver 580.159, CUDA 13.0) showed. Tests replay every row through the validator, the
 // host engine (tests/vmm_rules_test.cc) and, where it is safe, the real driver
 // (runner/engine/cuda/cuda_vmm_rules_test.cc); docs/backends.md has the same table for people.
-// A scenario's expected driver error (e.g. a future `expect_error: CUDA_ERROR_...`) is `error`.
+// A step with `expect_error: <error>` that breaks a rule is let through by the validator when the
+// driver answers the call safely (SafeOnDriver): the call is sent and must return that error, with
+// the state proven unchanged (docs/scenario-language.md "Driver refusals"). The other rows stay
+// refused, expect_error or not (runner/plan/plan_expect_error.cc says why, per verdict).
 //
 // Pure data, constant-initialized: safe to read from anywhere, including static initializers.
 #pragma once
@@ -44,7 +47,8 @@ struct VmmRule {
   // kAcceptsUnsafely) the documented error. The host twin returns exactly this (empty: success).
   std::string_view error;
   DriverVerdict driver;
-  // Whether the real driver may be sent the call (kRefuses and kAccepts).
+  // Whether the real driver may be sent the call (kRefuses and kAccepts): also whether a step with
+  // expect_error that breaks the rule is let through.
   bool SafeOnDriver() const {
     return driver == DriverVerdict::kRefuses || driver == DriverVerdict::kAccepts;
   }

@@ -26,10 +26,14 @@ namespace vmm::cuda {
 
 // Ok when `result` is CUDA_SUCCESS; otherwise the message above. Error names come from
 // api.cuGetErrorName/cuGetErrorString ("CUresult <n>" when the driver does not know the value).
+// Status::cuda_error() is the CUresult's name from runner/vocab/cuda_errors.h (nullptr for a value
+// newer than that table).
 Status CuStatus(const DriverApi& api, CUresult result, const char* call, const char* file,
                 int line);
 // The same for the runtime (cudaGetErrorName / cudaGetErrorString). A failed call also leaves the
 // thread's last-error state set; this clears it (a sticky error stays, as CUDA defines).
+// Status::cuda_error() is the driver name the runtime error stands for (cudaErrorMemoryAllocation
+// -> CUDA_ERROR_OUT_OF_MEMORY), or nullptr when it has none.
 Status CudaStatus(cudaError_t result, const char* call, const char* file, int line);
 
 // What the macros call: success is decided inline (VMM calls come back to back, and a call into

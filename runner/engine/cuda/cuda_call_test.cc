@@ -94,12 +94,20 @@ TEST(CuCallTest, MessageNamesCallErrorAndLocation) {
             0u)
       << s.message();
   EXPECT_TRUE(EndsWith(s.message(), "cuda_call_test.cc:" + std::to_string(line))) << s.message();
+  ASSERT_NE(s.cuda_error(), nullptr);
+  EXPECT_STREQ(s.cuda_error(), "CUDA_ERROR_INVALID_VALUE");
+  // The name survives added context (the engine annotates every call).
+  EXPECT_STREQ(s.WithContext("Map(...)").cuda_error(), "CUDA_ERROR_INVALID_VALUE");
 }
 
 TEST(CuCallTest, UnknownResultIsNamedByNumber) {
   const DriverApi api = FakeDriver();
   Status s = CuStatus(api, static_cast<CUresult>(12345), "cuFoo()", "f.cc", 7);
   EXPECT_EQ(s.message(), "cuFoo() failed: CUresult 12345 (unknown error) at f.cc:7");
+  EXPECT_EQ(s.cuda_error(), nullptr);
+  // A value the driver cannot name is still named by the table.
+  EXPECT_STREQ(CuStatus(api, CUDA_ERROR_NOT_SUPPORTED, "cuFoo()", "f.cc", 7).cuda_error(),
+               "CUDA_ERROR_NOT_SUPPORTED");
   EXPECT_TRUE(CuStatus(api, CUDA_SUCCESS, "cuFoo()", "f.cc", 7).ok());
 }
 
@@ -111,6 +119,10 @@ TEST(CudaCallTest, RuntimeMessageUsesRuntimeNames) {
   EXPECT_EQ(s.message().rfind("fails() failed: cudaErrorInvalidValue (invalid argument) at ", 0),
             0u)
       << s.message();
+  ASSERT_NE(s.cuda_error(), nullptr);
+  EXPECT_STREQ(s.cuda_error(), "CUDA_ERROR_INVALID_VALUE");  // the driver's name for it
+  auto oom = [] { return cudaErrorMemoryAllocation; };
+  EXPECT_STREQ(CUDA_CALL(oom()).cuda_error(), "CUDA_ERROR_OUT_OF_MEMORY");
   // The int-returning kernel launchers go through the same macro.
   auto launcher = [] { return static_cast<int>(cudaErrorInvalidConfiguration); };
   EXPECT_NE(CUDA_CALL(launcher()).message().find("cudaErrorInvalidConfiguration"),

@@ -2,6 +2,7 @@
 // cuda_engine_ops.cc, graphs in cuda_engine_graphs.cc.
 #include "runner/engine/cuda/cuda_engine.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iterator>
 #include <optional>
@@ -261,6 +262,11 @@ Status CudaEngine::Drain(Lane& lane, bool* waited) {
 
 Status CudaEngine::WaitForStream(SyncNote* note) {
   SyncNote result;
+  if (note != nullptr && !note->wait) {  // wait: false (isolate blocks): the call goes out now
+    result.wait = false;
+    *note = result;
+    return Status::Ok();
+  }
   // During a capture nothing is in flight (BeginCapture drained the stream), and querying or
   // synchronizing a capturing stream would invalidate the capture. Idle streams need neither a
   // query nor the clock (the common case, kept off the VMM hot path: one lane, one flag).
@@ -441,7 +447,7 @@ Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
                         ": unknown allocation handle (never created by this engine, or "
                         "already released)");
   }
-  StatusOr<Mapping> m = CreateMapping(api_, va, size, offset, alloc->get().handle);
+  StatusOr<Mapping> m = CreateMapping(api_, va, size, offset, alloc->get().handle, handle.value);
   if (!m.ok()) return Annotate(m.status(), what);
   mappings_.push_back(std::move(m).value());
   return Status::Ok();
@@ -496,10 +502,66 @@ Status CudaEngine::GetAccess(DevicePtr va, int device, Access* out) {
   }
 }
 
+Status CudaEngine::Export(AllocHandle handle, int* fd) {
+  auto what = [&] { return "Export(handle=" + std::to_string(handle.value) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  const PhysicalAlloc* alloc = allocs_.Find(handle.value);
+  if (alloc == nullptr) {
+    return RuntimeError(what() +
+                        ": unknown allocation handle (never created by this engine, or "
+                        "already released)");
+  }
+  int exported = -1;  // the driver writes an int for CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+  VMM_RETURN_IF_ERROR(Annotate(
+      CU_CALL(api_, cuMemExportToShareableHandle(&exported, alloc->get().handle,
+                                                 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0)),
+      what));
+  *fd = exported;
+  return Status::Ok();
+}
+
+Status CudaEngine::Import(int fd, AllocHandle* out) {
+  auto what = [&] { return "Import(fd=" + std::to_string(fd) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  // For a POSIX fd the driver takes the descriptor's value in place of a pointer, and does not
+  // take ownership of it.
+  void* os_handle = reinterpret_cast<void*>(static_cast<uintptr_t>(static_cast<unsigned>(fd)));
+  CUmemGenericAllocationHandle handle = 0;
+  VMM_RETURN_IF_ERROR(
+      Annotate(CU_CALL(api_, cuMemImportFromShareableHandle(
+                                 &handle, os_handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)),
+               what));
+  // The driver does not say the size of an imported handle: the inventory shows 0.
+  out->value = allocs_.Insert(PhysicalAlloc(PhysicalMemory{&api_, handle, 0}));
+  return Status::Ok();
+}
+
+Status CudaEngine::Inventory(EngineInventory* out) {
+  VMM_RETURN_IF_ERROR(Bind());
+  *out = EngineInventory{};
+  for (const auto& [id, r] : reservations_) out->reservations.push_back({r->va, r->size});
+  allocs_.ForEach([&](uint64_t key, const PhysicalAlloc& a) {
+    out->allocations.push_back({key, a->size});
+  });
+  // Each mapping's access is the driver's own answer (cuMemGetAccess through GetAccess, for every
+  // device), not the engine's memory of what it asked for; where it gives none the access is
+  // recorded as unknown: the comparison before and after a refused call still holds, and no data
+  // is read there.
+  for (const Mapping& m : mappings_) out->mappings.push_back({m->va, m->size, m->owner, {}, true});
+  auto by_va = [](const auto& x, const auto& y) { return x.va < y.va; };
+  std::sort(out->reservations.begin(), out->reservations.end(), by_va);
+  std::sort(out->mappings.begin(), out->mappings.end(), by_va);
+  std::sort(out->allocations.begin(), out->allocations.end(),
+            [](const auto& x, const auto& y) { return x.handle < y.handle; });
+  ReadAccessBack(out);
+  return Status::Ok();
+}
+
 Status CudaEngine::Unmap(DevicePtr va, uint64_t size, SyncNote* note) {
   auto what = [&] { return "Unmap(va=" + Hex(va) + ", size=" + FormatBytes(size) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
-  // cuMemUnmap does not wait for kernels still using the range: wait here, or they fault.
+  // cuMemUnmap does not wait for kernels still using the range: wait here, or they fault (unless
+  // the scenario asked for exactly that: wait: false inside an isolate block).
   VMM_RETURN_IF_ERROR(
       Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
   VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemUnmap(va, size)), what));

@@ -105,10 +105,14 @@ class CudaEngine final : public Engine {
   Status SelectDevice(int device) override;
   Status DescribeDevice(int ordinal, DeviceInfo* out) override;
   Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override;
+  Status Export(AllocHandle handle, int* fd) override;
+  Status Import(int fd, AllocHandle* out) override;
 
   Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override;
   Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
   Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override;
+  Status Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
+              OpTiming* timing) override;
   Status CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) override;
   Status HostFunction(OpTiming* timing) override;
   uint64_t host_calls() const override { return host_calls_.load(); }
@@ -140,6 +144,7 @@ class CudaEngine final : public Engine {
   Status CopyToHost(DevicePtr src, uint64_t bytes, void* dst) override;
   Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash) override;
   Status Synchronize() override;
+  Status Inventory(EngineInventory* out) override;
 
   Status MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) override;
   Status Granularity(const AllocProps& props, GranularityKind kind, uint64_t* bytes) override;
@@ -203,7 +208,7 @@ class CudaEngine final : public Engine {
   // error Status. The lane's context must be current.
   Status Drain(Lane& lane, bool* waited);
   // Unmap/Release: Drain every busy lane with the wall time spent, unless capturing (then nothing
-  // is in flight).
+  // is in flight) or the note says not to wait (note->wait false).
   Status WaitForStream(SyncNote* note);
   // Keeps program order across devices: when `from` may have work in flight, `to`'s stream waits
   // for it (an event recorded on `from`, cudaStreamWaitEvent on `to`) before anything enqueued on

@@ -74,6 +74,22 @@ Status CudaEngine::Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTim
       what);
 }
 
+Status CudaEngine::Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
+                        OpTiming* timing) {
+  auto what = [&] {
+    return "Busy(dst=" + Hex(dst) + ", count=" + std::to_string(count) +
+           ", duration_ns=" + std::to_string(duration_ns) + ", pattern=" + Hex(pattern) + ")";
+  };
+  VMM_RETURN_IF_ERROR(Bind());
+  uint32_t* out = DevicePointer<uint32_t>(dst);
+  return Annotate(TimedLaunch(timing,
+                              [&] {
+                                return CUDA_CALL(kernels::LaunchBusy(out, count, duration_ns,
+                                                                     pattern, stream()));
+                              }),
+                  what);
+}
+
 Status CudaEngine::CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) {
   auto what = [&] {
     return "CopyDevice(dst=" + Hex(dst) + ", src=" + Hex(src) + ", bytes=" + FormatBytes(bytes) +

@@ -61,6 +61,8 @@ TEST_P(CudaVmmRuleTest, DriverAnswersAsTheTableSays) {
       << last.message();
   EXPECT_NE(last.message().find(" failed: " + std::string(rule.error) + " ("), std::string::npos)
       << last.message();
+  ASSERT_NE(last.cuda_error(), nullptr);
+  EXPECT_EQ(std::string(last.cuda_error()), rule.error);
   // A refused call leaves nothing behind: the engine still computes.
   DevicePtr va = 0;
   ASSERT_NO_FATAL_FAILURE(NewBuffer(gran_, &va));

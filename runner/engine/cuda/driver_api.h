@@ -40,6 +40,8 @@ inline constexpr unsigned kDriverAbiVersion = 12000;
   X(cuMemUnmap, v10020, kDriverAbiVersion, true)                                    \
   X(cuMemSetAccess, v10020, kDriverAbiVersion, true)                                \
   X(cuMemGetAccess, v10020, kDriverAbiVersion, true)                                \
+  X(cuMemExportToShareableHandle, v10020, kDriverAbiVersion, true)                  \
+  X(cuMemImportFromShareableHandle, v10020, kDriverAbiVersion, true)                \
   X(cuMemsetD32Async, v3020, kDriverAbiVersion, true)                               \
   X(cuMemGetInfo, v3020, kDriverAbiVersion, true)                                   \
   X(cuMemGetAddressRange, v3020, kDriverAbiVersion, true)                           \

@@ -112,14 +112,14 @@ Status ReleasePhysicalAlloc(PhysicalAlloc* alloc) {
 // --- Mapping ---
 
 void MappingTraits::Release(const Value& v) noexcept {
-  const auto& [api, va, size] = v;
-  CU_CALL_NOTHROW(*api, cuMemUnmap(va, size));
+  CU_CALL_NOTHROW(*v.api, cuMemUnmap(v.va, v.size));
 }
 
 StatusOr<Mapping> CreateMapping(const DriverApi& api, CUdeviceptr va, uint64_t size,
-                                uint64_t offset, CUmemGenericAllocationHandle handle) {
+                                uint64_t offset, CUmemGenericAllocationHandle handle,
+                                uint64_t owner) {
   VMM_RETURN_IF_ERROR(CU_CALL(api, cuMemMap(va, size, offset, handle, 0)));
-  return Mapping(MappedRange{&api, va, size});
+  return Mapping(MappedRange{&api, va, size, owner});
 }
 
 }  // namespace vmm::cuda

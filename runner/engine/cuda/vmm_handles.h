@@ -88,7 +88,8 @@ Status ReleasePhysicalAlloc(PhysicalAlloc* alloc);
 struct MappedRange {
   const DriverApi* api = nullptr;
   CUdeviceptr va = 0;
-  uint64_t size = 0;  // 0: empty
+  uint64_t size = 0;   // 0: empty
+  uint64_t owner = 0;  // the engine's AllocHandle value of the mapped allocation (for Inventory)
   // True when [va, va+size) and this mapping share at least one byte.
   bool Overlaps(CUdeviceptr other_va, uint64_t other_size) const {
     return size != 0 && other_va < va + size && va < other_va + other_size;
@@ -102,7 +103,9 @@ struct MappingTraits {
 };
 using Mapping = UniqueHandle<MappingTraits>;
 
+// `owner` is recorded in the MappedRange (the engine's id of the allocation).
 StatusOr<Mapping> CreateMapping(const DriverApi& api, CUdeviceptr va, uint64_t size,
-                                uint64_t offset, CUmemGenericAllocationHandle handle);
+                                uint64_t offset, CUmemGenericAllocationHandle handle,
+                                uint64_t owner = 0);
 
 }  // namespace vmm::cuda

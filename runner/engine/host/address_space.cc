@@ -14,6 +14,7 @@ constexpr const char* kInvalidValue = "CUDA_ERROR_INVALID_VALUE";
 constexpr const char* kNotSupported = "CUDA_ERROR_NOT_SUPPORTED";
 constexpr const char* kOutOfMemory = "CUDA_ERROR_OUT_OF_MEMORY";
 constexpr const char* kInvalidDevice = "CUDA_ERROR_INVALID_DEVICE";
+constexpr const char* kNotPermitted = "CUDA_ERROR_NOT_PERMITTED";
 
 // "[0x7f0000000000, +0x200000)"
 std::string Range(uint64_t va, uint64_t size) {
@@ -70,7 +71,7 @@ uint64_t DeviceBytes(const AllocProps& granted, uint64_t size) {
 }  // namespace
 
 Status CudaError(const std::string& function, const char* error, const std::string& reason) {
-  return RuntimeError(function + ": " + error + ": " + reason);
+  return Status(Code::kRuntime, function + ": " + error + ": " + reason, error);
 }
 
 AddressSpace::~AddressSpace() {
@@ -201,7 +202,7 @@ std::string AddressSpace::CheckProps(const AllocProps& props, bool handle_types,
   }
   if (!handle_types) return "";
   if ((props.handle_types & kHandleTypeFabric) != 0) {
-    *error = kNotSupported;
+    *error = kNotPermitted;  // as the H200 (driver 580) answers without an IMEX channel
     return "fabric handles need an IMEX channel; the host twin has none";
   }
   if ((props.handle_types & ~(kHandleTypePosixFd | kHandleTypeFabric)) != 0) {
@@ -224,9 +225,18 @@ Status AddressSpace::Create(const AllocProps& props, AllocHandle* out) {
   // (host memory counts nothing, see DeviceBytes).
   const int device =
       props.location == MemLocation::kDevice && props.location_id > 0 ? props.location_id : 0;
+  // A device refuses what does not fit in its memory at once; the twin decides the same from its
+  // declared total before it commits (and so never eats the machine's memory to find out).
+  if (const uint64_t bytes = DeviceBytes(props, props.size);
+      bytes > total_memory_ - std::min(committed_[device], total_memory_)) {
+    return CudaError(fn, kOutOfMemory,
+                     FormatBytes(bytes) + " requested, device " + std::to_string(device) +
+                         " of the twin has " + FormatBytes(total_memory_) + " with " +
+                         FormatBytes(committed_[device]) + " allocated");
+  }
   const uint64_t id = ids_->Next();
   StatusOr<PhysicalMemory> memory = CreatePhysicalMemory(
-      props.size, "vmm-run:alloc-" + Hex(id) + "-dev" + std::to_string(device), node);
+      props.size, kMemoryFdPrefix + Hex(id) + "-dev" + std::to_string(device), node);
   if (!memory.ok()) {
     const Code code = memory.status().code();
     return CudaError(fn,
@@ -253,6 +263,10 @@ Status AddressSpace::Create(const AllocProps& props, AllocHandle* out) {
   return Status::Ok();
 }
 
+uint64_t AddressSpace::CountedBytes(const AllocationEntry& a) {
+  return a.imported ? 0 : DeviceBytes(a.granted, a.memory->size);
+}
+
 const AddressSpace::AllocationEntry* AddressSpace::FindHandle(AllocHandle handle) const {
   auto it = allocations_.find(handle.value);
   return it == allocations_.end() || it->second.handles <= 0 ? nullptr : &it->second;
@@ -262,7 +276,7 @@ void AddressSpace::DropMapping(uint64_t id) {
   auto it = allocations_.find(id);
   if (it == allocations_.end()) return;
   if (--it->second.mappings > 0 || it->second.handles > 0) return;
-  committed_[it->second.device] -= DeviceBytes(it->second.granted, it->second.memory->size);
+  committed_[it->second.device] -= CountedBytes(it->second);
   allocations_.erase(it);  // closes the fd: the last reference is gone
 }
 
@@ -274,7 +288,7 @@ Status AddressSpace::Release(AllocHandle handle) {
   }
   if (--it->second.handles > 0 || it->second.mappings > 0) return Status::Ok();
   // Not mapped and no handle left: the memory goes now. While mapped it stays (as in CUDA).
-  committed_[it->second.device] -= DeviceBytes(it->second.granted, it->second.memory->size);
+  committed_[it->second.device] -= CountedBytes(it->second);
   allocations_.erase(it);
   return Status::Ok();
 }
@@ -452,6 +466,53 @@ Status AddressSpace::Unmap(DevicePtr va, uint64_t size) {
     DropMapping(id);
   }
   return Status::Ok();
+}
+
+Status AddressSpace::Export(AllocHandle handle, int* fd) {
+  const char* fn = "cuMemExportToShareableHandle";
+  const AllocationEntry* a = FindHandle(handle);
+  if (a == nullptr)
+    return CudaError(fn, kInvalidValue, "unknown or released handle " + Hex(handle.value));
+  if ((a->granted.handle_types & kHandleTypePosixFd) == 0) {
+    return CudaError(fn, kInvalidValue,
+                     "handle " + Hex(handle.value) +
+                         " was created without CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR");
+  }
+  StatusOr<int> copy = DuplicateFd(a->memory->fd);
+  if (!copy.ok()) return CudaError(fn, kOutOfMemory, copy.status().message());
+  *fd = *copy;
+  return Status::Ok();
+}
+
+Status AddressSpace::Import(int fd, AllocHandle* out) {
+  const char* fn = "cuMemImportFromShareableHandle";
+  StatusOr<PhysicalMemory> memory = OpenSharedMemory(fd);
+  if (!memory.ok()) return CudaError(fn, kInvalidValue, memory.status().message());
+  const std::string what = "the size of fd " + std::to_string(fd);
+  if (std::string e = CheckGranular(what.c_str(), memory->get().size, true); !e.empty())
+    return CudaError(fn, kInvalidValue, e);
+  const uint64_t id = ids_->Next();
+  // The exporter's memory: it counts there (in whichever process), never again here. What the
+  // exporter asked for is not in the fd; the twin reads it back as a device allocation that can
+  // be exported again.
+  AllocProps granted;
+  granted.size = memory->get().size;
+  granted.location_id = 0;
+  granted.handle_types = kHandleTypePosixFd;
+  AllocationEntry entry{id, 0, std::move(memory).value(), granted};
+  entry.imported = true;
+  allocations_.emplace(id, std::move(entry));
+  out->value = id;
+  return Status::Ok();
+}
+
+void AddressSpace::Inventory(EngineInventory* out) const {
+  *out = EngineInventory{};
+  for (const auto& [va, r] : reservations_) out->reservations.push_back({va, r.range->size});
+  for (const auto& [id, a] : allocations_) {
+    if (a.handles > 0) out->allocations.push_back({id, a.memory->size});
+  }
+  for (const auto& [va, m] : mappings_) out->mappings.push_back({va, m.range->size, m.handle, {}});
 }
 
 Status AddressSpace::CheckAccess(const std::string& function, const char* error,

@@ -14,7 +14,10 @@
 // which tests/vmm_rules_test.cc replays on this class through the host engine:
 //   cuMemAddressReserve  size 0 or not a granularity multiple, alignment not a power of two ->
 //                        INVALID_VALUE; an alignment below the granularity means the granularity.
-//   cuMemCreate          size 0 or not a granularity multiple -> INVALID_VALUE.
+//   cuMemCreate          size 0 or not a granularity multiple -> INVALID_VALUE; device memory
+//   beyond
+//                        what the device has left (total_memory less what its live allocations
+//                        hold, see below) -> OUT_OF_MEMORY, decided before committing anything.
 //   cuMemMap             address not a granularity multiple, size 0, unknown or released handle,
 //                        range not inside one reservation, range over an existing mapping ->
 //                        INVALID_VALUE. The driver maps whole handles only: size or offset not a
@@ -33,14 +36,22 @@
 //                        the allocation), released like any other.
 //   cuMemCreate props    host and host_numa memory are host memory here (host_numa bound to
 //                        the node, which must exist: INVALID_VALUE); a device other than 0 ->
-//                        INVALID_DEVICE; fabric handles -> NOT_SUPPORTED; POSIX fd handles are
-//                        granted (the memory is a memfd); compression and the RDMA flag are
-//                        hints the twin never grants (read back false), as a device without
-//                        them does.
+//                        INVALID_DEVICE; fabric handles -> NOT_PERMITTED (the H200 without an IMEX
+//                        channel); POSIX fd handles are granted (the memory is a memfd);
+//                        compression and the RDMA flag are hints the twin never grants (read back
+//                        false), as a device without them does.
+//   cuMemExportToShareableHandle  (POSIX fd) unknown handle, or one created without the POSIX fd
+//                        handle type -> INVALID_VALUE (the driver's code for the latter was not
+//                        measured; the validator never sends it). The fd is a dup of the memfd.
+//   cuMemImportFromShareableHandle  (POSIX fd) an fd that is not open, or not a memfd this twin
+//                        made (in any process), or whose size is not a granularity multiple ->
+//                        INVALID_VALUE. The new handle holds its own dup of the fd (the caller's
+//                        stays the caller's); it does not count against the device memory again.
 //   cuMemAddressReserve  a hint is used when the range is free there, else ignored.
 // Memory accounting (cuMemGetInfo): a device allocation's bytes count as used from Create until its
 // last handle is released AND its last mapping unmapped (release while mapped frees nothing);
-// host and host-NUMA allocations do not count (they are not device memory).
+// host and host-NUMA allocations do not count (they are not device memory), nor does an imported
+// handle (its memory is the exporter's).
 // Where the driver is more lenient than its documentation, the host keeps the documented rule (and
 // the plan never issues such a call): the driver accepted a map past the end of a reservation and
 // a map of a released handle that was still mapped elsewhere (a released handle that was never
@@ -81,7 +92,8 @@ class IdSource {
   uint64_t next_ = 1;
 };
 
-// "<function>: <error>: <reason>" as a Code::kRuntime Status.
+// "<function>: <error>: <reason>" as a Code::kRuntime Status whose cuda_error() is `error` (a
+// string literal: the Status keeps the pointer).
 Status CudaError(const std::string& function, const char* error, const std::string& reason);
 
 class AddressSpace {
@@ -107,6 +119,10 @@ class AddressSpace {
   // twin (-1: device 0).
   Status Create(const AllocProps& props, AllocHandle* out);
   Status Release(AllocHandle handle);
+  // cuMemExportToShareableHandle (POSIX fd): a new fd the caller owns.
+  Status Export(AllocHandle handle, int* fd);
+  // cuMemImportFromShareableHandle (POSIX fd): a new handle; the caller keeps `fd`.
+  Status Import(int fd, AllocHandle* out);
   Status Retain(DevicePtr va, AllocHandle* out);
   Status AllocProperties(AllocHandle handle, AllocProps* granted) const;
   Status SameAllocation(AllocHandle a, AllocHandle b, bool* same) const;
@@ -134,6 +150,10 @@ class AddressSpace {
   // "" when `device` is an ordinal of this twin, else why not.
   std::string CheckDevice(int device) const;
 
+  // Every live object (engine.h EngineInventory): allocations with a handle left, mappings without
+  // their access (the engine reads it back through GetAccess).
+  void Inventory(EngineInventory* out) const;
+
   // Live object counts (for tests and diagnostics).
   size_t reservation_count() const { return reservations_.size(); }
   size_t allocation_count() const { return allocations_.size(); }  // alive, released or not
@@ -150,8 +170,9 @@ class AddressSpace {
     int device;  // the device whose memory it counts as (0 for host locations)
     PhysicalMemory memory;
     AllocProps granted;
-    int handles = 1;   // Create and each Retain add one, Release takes one
-    int mappings = 0;  // live mappings of it
+    int handles = 1;        // Create and each Retain add one, Release takes one
+    int mappings = 0;       // live mappings of it
+    bool imported = false;  // the memory of another allocation: counted there, not here
   };
   using DeviceAccessArray = std::array<Access, kMaxScenarioDevices>;
   struct MappingEntry {
@@ -165,6 +186,8 @@ class AddressSpace {
   std::string CheckGranular(const char* what, uint64_t value, bool nonzero) const;
   // The allocation of a live handle (one not released as often as it was made), or nullptr.
   const AllocationEntry* FindHandle(AllocHandle handle) const;
+  // The bytes `a` counts against its device's memory (0 for host memory and imported handles).
+  static uint64_t CountedBytes(const AllocationEntry& a);
   // Drops one mapping of allocation `id`; the allocation goes when nothing refers to it any more.
   void DropMapping(uint64_t id);
   // Checks that the twin can provide the location (and, with `handle_types`, the handle types) of

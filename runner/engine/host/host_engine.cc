@@ -61,26 +61,33 @@ DeviceInfo HostInfo(uint64_t granularity, int device_count, int device) {
 
 }  // namespace
 
-HostEngine::HostEngine(uint64_t granularity, int device_count, int device)
+HostEngine::HostEngine(uint64_t granularity, int device_count, int device, bool trap_faults)
     : info_(HostInfo(granularity, device_count, device)),
       space_(granularity, info_.total_memory, &ids_, device_count),
       pool_(&space_),
-      current_(device) {}
+      current_(device),
+      kernels_(space_, trap_faults) {}
 
 Status HostEngine::Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) {
+  VMM_RETURN_IF_ERROR(kernels_.Poisoned());
   return space_.Reserve(size, alignment, hint, va);
 }
-Status HostEngine::Free(DevicePtr va, uint64_t size) { return space_.Free(va, size); }
+Status HostEngine::Free(DevicePtr va, uint64_t size) {
+  VMM_RETURN_IF_ERROR(kernels_.Poisoned());
+  return space_.Free(va, size);
+}
 Status HostEngine::Create(const AllocProps& props, AllocHandle* out) {
+  VMM_RETURN_IF_ERROR(kernels_.Poisoned());
   AllocProps resolved = props;  // a device location names an ordinal of the twin
   if (props.location == MemLocation::kDevice) resolved.location_id = Ordinal(props.location_id);
   return space_.Create(resolved, out);
 }
 Status HostEngine::Release(AllocHandle handle, SyncNote* note) {
-  if (note != nullptr) *note = SyncNote{};  // kernels are synchronous: nothing is in flight
+  VMM_RETURN_IF_ERROR(kernels_.WaitIfAsked(note));
   return space_.Release(handle);
 }
 Status HostEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) {
+  VMM_RETURN_IF_ERROR(kernels_.Poisoned());
   return space_.Map(va, size, offset, handle);
 }
 Status HostEngine::SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) {
@@ -90,6 +97,7 @@ Status HostEngine::SetAccess(DevicePtr va, uint64_t size, std::span<const Device
                      std::to_string(access.size()) + " descriptors, more than the " +
                          std::to_string(kMaxScenarioDevices) + " devices vmm-run knows");
   }
+  VMM_RETURN_IF_ERROR(kernels_.Poisoned());
   for (size_t i = 0; i < access.size(); ++i)
     resolved[i] = DeviceAccess{Ordinal(access[i].device), access[i].access};
   return space_.SetAccess(va, size, std::span<const DeviceAccess>(resolved, access.size()));
@@ -114,8 +122,15 @@ Status HostEngine::DescribeDevice(int ordinal, DeviceInfo* out) {
   return Status::Ok();
 }
 Status HostEngine::Unmap(DevicePtr va, uint64_t size, SyncNote* note) {
-  if (note != nullptr) *note = SyncNote{};  // kernels are synchronous: nothing is in flight
+  VMM_RETURN_IF_ERROR(kernels_.WaitIfAsked(note));
   return space_.Unmap(va, size);
+}
+Status HostEngine::Export(AllocHandle handle, int* fd) { return space_.Export(handle, fd); }
+Status HostEngine::Import(int fd, AllocHandle* out) { return space_.Import(fd, out); }
+Status HostEngine::Inventory(EngineInventory* out) {
+  space_.Inventory(out);
+  ReadAccessBack(out);
+  return Status::Ok();
 }
 
 Status HostEngine::Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) {
@@ -133,6 +148,16 @@ Status HostEngine::Matmul(const MatmulArgs& args, OpTiming* timing) {
 
 Status HostEngine::Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) {
   return Launch(MakeMemsetNode(dst, count, pattern), timing);
+}
+
+Status HostEngine::Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
+                        OpTiming* timing) {
+  if (timing != nullptr) timing->gpu_us = -1;
+  if (capturing_) {
+    return CudaError(kernels::kBusyKernelName, "CUDA_ERROR_NOT_SUPPORTED",
+                     "vmm-run does not capture busy kernels");
+  }
+  return kernels_.Busy(dst, count, duration_ns, pattern, timing, current_);
 }
 
 Status HostEngine::CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) {
@@ -160,6 +185,7 @@ Status HostEngine::HostFunction(OpTiming* timing) {
 Status HostEngine::CopyToHost(DevicePtr src, uint64_t bytes, void* dst) {
   const char* fn = "cuMemcpyDtoH";
   VMM_RETURN_IF_ERROR(SyncPoint(fn));
+  VMM_RETURN_IF_ERROR(kernels_.Ordered());
   if (dst == nullptr && bytes != 0) return CudaError(fn, kInvalidValue, "the destination is null");
   VMM_RETURN_IF_ERROR(data_.CheckRef(fn, kInvalidValue, "src", DataRef::Device(src), bytes,
                                      Access::kRead, current_));
@@ -169,10 +195,12 @@ Status HostEngine::CopyToHost(DevicePtr src, uint64_t bytes, void* dst) {
 
 Status HostEngine::Checksum(DevicePtr src, uint64_t count, uint64_t* hash) {
   VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
+  VMM_RETURN_IF_ERROR(kernels_.Ordered());
+  // Device snapshots are device memory too: the data plane proves the access (host_data.h).
   VMM_RETURN_IF_ERROR(data_.CheckRef(kChecksumKernel, kIllegalAddress, "src", DataRef::Device(src),
                                      Bytes4(count), Access::kRead, current_));
-  *hash = ChecksumWords(Ptr<const void>(src), count);
-  return Status::Ok();
+  auto kernel = [&] { *hash = ChecksumWords(Ptr<const void>(src), count); };
+  return kernels_.Guarded(kChecksumKernel, current_, {}, kernel);
 }
 
 // --- Data plane (host_data.h) ---
@@ -181,25 +209,32 @@ Status HostEngine::AllocSnapshot(uint64_t bytes, DataPlace place, SnapshotHandle
 }
 Status HostEngine::FreeSnapshot(const SnapshotHandle& snapshot) {
   VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
+  VMM_RETURN_IF_ERROR(kernels_.Ordered());
   return data_.FreeSnapshot(snapshot);
 }
 Status HostEngine::CompareData(DevicePtr a, DataRef b, uint64_t count,
                                const CompareOptions& options, DataCompareResult* out) {
   VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
+  VMM_RETURN_IF_ERROR(kernels_.Ordered());
   return data_.CompareData(a, b, count, options, current_, out);
 }
 Status HostEngine::CompareValue(DevicePtr a, uint32_t pattern, uint64_t count, uint32_t max_report,
                                 DataCompareResult* out) {
   VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
+  VMM_RETURN_IF_ERROR(kernels_.Ordered());
   return data_.CompareValue(a, pattern, count, max_report, current_, out);
 }
 Status HostEngine::CheckMatmul(const MatmulArgs& args, uint32_t max_report,
                                MatmulCheckResult* out) {
   VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
+  VMM_RETURN_IF_ERROR(kernels_.Ordered());
   return data_.CheckMatmul(args, max_report, current_, out);
 }
 
-Status HostEngine::Synchronize() { return SyncPoint("cuStreamSynchronize"); }
+Status HostEngine::Synchronize() {
+  VMM_RETURN_IF_ERROR(SyncPoint("cuStreamSynchronize"));
+  return kernels_.Ordered();
+}
 
 Status HostEngine::MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) {
   space_.MemoryInfo(current_, free_bytes, total_bytes);
@@ -226,9 +261,13 @@ Status HostEngine::ProbeCapability(Capability capability, std::string* why_not) 
 
 Status HostEngine::Launch(GraphNode node, OpTiming* timing) {
   if (timing != nullptr) timing->gpu_us = -1;
-  if (capturing_) return capture_->Add(std::move(node));
+  if (capturing_) {
+    VMM_RETURN_IF_ERROR(kernels_.Poisoned());
+    return capture_->Add(std::move(node));
+  }
+  VMM_RETURN_IF_ERROR(kernels_.Ordered());
   Stopwatch watch;
-  VMM_RETURN_IF_ERROR(Run(node, nullptr));
+  VMM_RETURN_IF_ERROR(kernels_.Launched(Run(node, nullptr), timing));
   if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
   return Status::Ok();
 }
@@ -241,29 +280,29 @@ Status HostEngine::Run(const GraphNode& node, const Exec* exec) {
   switch (node.type) {
     case NodeType::kKernel: {
       const std::string& fn = node.params.function;
+      // Guarded: proven accessible to `device` first, or (an isolate child) run under the trap.
       if (node.kind == KernelKind::kFill) {
         const FillArgs& f = node.fill;
-        VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kIllegalAddress, "dst", f.dst, Bytes4(f.count),
-                                               Access::kReadWrite, device));
-        FillF32(Ptr<float>(f.dst), f.count, f.seed);
-        return Status::Ok();
+        auto kernel = [&] { FillF32(Ptr<float>(f.dst), f.count, f.seed); };
+        return kernels_.Guarded(fn, device, {{"dst", f.dst, Bytes4(f.count), Access::kReadWrite}},
+                                kernel);
       }
       const MatmulArgs& m = node.matmul;
       const uint64_t mk = uint64_t{m.m} * m.k, kn = uint64_t{m.k} * m.n, mn = uint64_t{m.m} * m.n;
-      VMM_RETURN_IF_ERROR(
-          space_.CheckAccess(fn, kIllegalAddress, "a", m.a, Bytes4(mk), Access::kRead, device));
-      VMM_RETURN_IF_ERROR(
-          space_.CheckAccess(fn, kIllegalAddress, "b", m.b, Bytes4(kn), Access::kRead, device));
-      VMM_RETURN_IF_ERROR(space_.CheckAccess(fn, kIllegalAddress, "c", m.c, Bytes4(mn),
-                                             Access::kReadWrite, device));
-      MatmulF32(Ptr<const float>(m.a), Ptr<const float>(m.b), Ptr<float>(m.c), m.m, m.n, m.k);
-      return Status::Ok();
+      auto kernel = [&] {
+        MatmulF32(Ptr<const float>(m.a), Ptr<const float>(m.b), Ptr<float>(m.c), m.m, m.n, m.k);
+      };
+      return kernels_.Guarded(fn, device,
+                              {{"a", m.a, Bytes4(mk), Access::kRead},
+                               {"b", m.b, Bytes4(kn), Access::kRead},
+                               {"c", m.c, Bytes4(mn), Access::kReadWrite}},
+                              kernel);
     }
-    case NodeType::kMemset:
-      VMM_RETURN_IF_ERROR(space_.CheckAccess("cuMemsetD32Async", kIllegalAddress, "dst", node.dst,
-                                             Bytes4(node.count), Access::kReadWrite, device));
-      std::fill_n(Ptr<uint32_t>(node.dst), node.count, node.pattern);
-      return Status::Ok();
+    case NodeType::kMemset: {
+      auto kernel = [&] { std::fill_n(Ptr<uint32_t>(node.dst), node.count, node.pattern); };
+      return kernels_.Guarded("cuMemsetD32Async", device,
+                              {{"dst", node.dst, Bytes4(node.count), Access::kReadWrite}}, kernel);
+    }
     case NodeType::kMemcpy:  // device memory, device snapshots and host snapshots alike
       return data_.Copy(DataRef{node.dst, node.dst_place}, DataRef{node.src, node.src_place},
                         node.count, nullptr, device);
@@ -311,8 +350,8 @@ StatusOr<std::unique_ptr<Engine>> CreateHostEngine(const HostEngineOptions& opti
                        std::to_string(options.device_count) + " (--host-devices " +
                        std::to_string(options.device_count) + ")");
   }
-  return std::unique_ptr<Engine>(
-      std::make_unique<host::HostEngine>(granularity, options.device_count, options.device));
+  return std::unique_ptr<Engine>(std::make_unique<host::HostEngine>(
+      granularity, options.device_count, options.device, options.trap_faults));
 }
 
 }  // namespace vmm

@@ -30,12 +30,22 @@
 // Snapshots and data checks are host_data.h's: snapshots of every place are anonymous host memory
 // the engine owns, and checks run in place (the plain C++ reference of the device kernels).
 //
-// Kernels run synchronously on the calling thread, so the engine's in-order stream is always
-// drained: OpTiming::gpu_us is the wall time of the CPU kernel itself (of all nodes, for Replay),
-// Synchronize has nothing to wait for, and Unmap/Release report SyncNote{waited = false}.
+// Kernels run synchronously on the calling thread: OpTiming::gpu_us is the wall time of the CPU
+// kernel itself (of all nodes, for Replay). The one exception is Busy left in flight (timing
+// nullptr): it runs on the worker thread of a HostStream (host_stream.h), and every later kernel,
+// copy, Synchronize and waiting Unmap/Release first waits for it (Unmap/Release report that in
+// SyncNote); an Unmap or Release with SyncNote::wait false goes ahead under it. The worker runs
+// under the fault trap (fault_trap.h): a write to memory unmapped under it poisons the engine with
+// CUDA_ERROR_ILLEGAL_ADDRESS, which every later call returns (a CUDA context's sticky error).
+//
+// With HostEngineOptions::trap_faults (an isolate block's child only), kernels skip the access
+// proof and really run, under the fault trap: a kernel that touches memory without access faults
+// for real and reports "<kernel>: CUDA_ERROR_ILLEGAL_ADDRESS: the kernel faulted: SIGSEGV (...)",
+// poisoning the engine; a kernel launched without timing (async) reports it at the next call, as
+// the GPU does. Copies keep their access proof (the driver refuses such a copy when enqueued).
 // While capturing, calls that would synchronize the stream (Replay, CopyToHost, Checksum, the
-// data checks, Synchronize) fail with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the
-// capture, as they do under cudaStreamCaptureModeGlobal; EndCapture then fails with
+// data checks, Synchronize) fail with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the capture, as
+// they do under cudaStreamCaptureModeGlobal; EndCapture then fails with
 // CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and ends the capture.
 //
 // Devices: the twin emulates options.device_count devices (address_space.h says how memory and
@@ -70,6 +80,9 @@ struct HostEngineOptions {
   // Emulated devices (1 .. kMaxScenarioDevices) and which of them is the engine's own (--device).
   int device_count = kDefaultHostDevices;
   int device = 0;
+  // Run kernels for real under the fault trap instead of proving their access first (see above).
+  // Installs the process-wide fault trap; for the child process of an isolate block.
+  bool trap_faults = false;
 };
 
 // Creates the host engine. Fails with Code::kInvalidInput when the granularity is not a

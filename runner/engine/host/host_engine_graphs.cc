@@ -43,6 +43,7 @@ void HostEngine::HoldAllocations(const HostGraph& graph, bool hold) {
 }
 
 Status HostEngine::BeginCapture() {
+  VMM_RETURN_IF_ERROR(kernels_.Poisoned());
   if (capturing_) {
     return CudaError("cuStreamBeginCapture", "CUDA_ERROR_ILLEGAL_STATE",
                      "the stream is already capturing");
@@ -205,6 +206,7 @@ Status HostEngine::RunGraph(const HostGraph& graph, const Exec* exec) {
 Status HostEngine::Replay(ExecHandle exec, OpTiming* timing) {
   if (timing != nullptr) timing->gpu_us = -1;
   VMM_RETURN_IF_ERROR(SyncPoint("cuGraphLaunch"));
+  VMM_RETURN_IF_ERROR(kernels_.Ordered());
   auto it = execs_.find(exec.value);
   if (it == execs_.end()) return UnknownExec("cuGraphLaunch", exec);
   Stopwatch watch;

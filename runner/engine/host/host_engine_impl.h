@@ -16,6 +16,7 @@
 #include "runner/engine/host/host_data.h"
 #include "runner/engine/host/host_graph.h"
 #include "runner/engine/host/host_graph_memory.h"
+#include "runner/engine/host/kernel_runner.h"
 
 namespace vmm::host {
 
@@ -34,12 +35,15 @@ T* Ptr(DevicePtr va) {
 class HostEngine final : public Engine {
  public:
   // Emulates `device_count` devices; `device` is the engine's own (host_engine.h).
-  HostEngine(uint64_t granularity, int device_count, int device);
-  // Members go in reverse order of declaration: execs, graphs, the graph memory pool, snapshots,
-  // then the address space (mappings, handles, reservations, each newest first).
+  // With `trap_faults` (an isolate child) kernels run under the fault trap (host_engine.h).
+  HostEngine(uint64_t granularity, int device_count, int device, bool trap_faults);
+  // Members go in reverse order of declaration: the kernel runner (its stream's worker stops
+  // first), execs, graphs, the graph memory pool, snapshots, then the address space (mappings,
+  // handles, reservations, each newest first).
   ~HostEngine() override = default;
 
   const DeviceInfo& info() const override { return info_; }
+  std::string FaultNote() const override { return kernels_.FaultNote(); }
 
   using Engine::Reserve;
   Status Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) override;
@@ -54,10 +58,15 @@ class HostEngine final : public Engine {
   Status SelectDevice(int device) override;
   Status DescribeDevice(int ordinal, DeviceInfo* out) override;
   Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override;
+  Status Export(AllocHandle handle, int* fd) override;
+  Status Import(int fd, AllocHandle* out) override;
+  Status Inventory(EngineInventory* out) override;
 
   Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override;
   Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
   Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override;
+  Status Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
+              OpTiming* timing) override;
   Status CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) override;
   Status Copy(DataRef dst, DataRef src, uint64_t bytes, OpTiming* timing) override;
   Status HostFunction(OpTiming* timing) override;
@@ -148,6 +157,7 @@ class HostEngine final : public Engine {
   std::map<uint64_t, HostGraph> graphs_;   // by handle value
   std::map<uint64_t, Exec> execs_;         // by handle value
   int current_;                            // the selected device's ordinal (SelectDevice)
+  KernelRunner kernels_;  // kernels, their stream, the sticky fault; last: destroyed first
 };
 
 }  // namespace vmm::host

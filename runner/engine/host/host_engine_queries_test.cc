@@ -185,7 +185,7 @@ TEST_F(HostQueriesTest, RefusesWhatItCannotProvideInTheDriversWords) {
   AllocProps fabric = Plain(kG);
   fabric.handle_types = kHandleTypeFabric;
   EXPECT_EQ(engine_->Create(fabric, &h).message(),
-            "cuMemCreate: CUDA_ERROR_NOT_SUPPORTED: fabric handles need an IMEX channel; the host "
+            "cuMemCreate: CUDA_ERROR_NOT_PERMITTED: fabric handles need an IMEX channel; the host "
             "twin has none");
   AllocProps past = Plain(kG);  // one past the emulated devices
   past.location_id = kDefaultHostDevices;
@@ -228,7 +228,7 @@ TEST_F(HostQueriesTest, CapabilitiesAreDecidedByTrial) {
   }
   ASSERT_TRUE(engine_->ProbeCapability(Capability::kFabric, &why).ok());
   EXPECT_EQ(why,
-            "a trial create of 2 MiB was refused: cuMemCreate: CUDA_ERROR_NOT_SUPPORTED: fabric "
+            "a trial create of 2 MiB was refused: cuMemCreate: CUDA_ERROR_NOT_PERMITTED: fabric "
             "handles need an IMEX channel; the host twin has none");
   ASSERT_TRUE(engine_->ProbeCapability(Capability::kCompression, &why).ok());
   EXPECT_EQ(why,

@@ -163,6 +163,30 @@ StatusOr<PhysicalMemory> CreatePhysicalMemory(uint64_t size, const std::string& 
   return memory;
 }
 
+StatusOr<int> DuplicateFd(int fd) {
+  const int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (copy < 0)
+    return RuntimeError("duplicating fd " + std::to_string(fd) + " failed: " + Errno(errno));
+  return copy;
+}
+
+StatusOr<PhysicalMemory> OpenSharedMemory(int fd) {
+  const std::string what = "fd " + std::to_string(fd);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) return RuntimeError(what + " is not open");
+  // A memfd reads back as "/memfd:<name> (deleted)".
+  const std::string link = "/proc/self/fd/" + std::to_string(fd);
+  char target[256] = {};
+  const ssize_t n = readlink(link.c_str(), target, sizeof target - 1);
+  const std::string prefix = std::string("/memfd:") + kMemoryFdPrefix;
+  if (!S_ISREG(st.st_mode) || n <= 0 || std::string(target, n).rfind(prefix, 0) != 0) {
+    return RuntimeError(what + " is not a memory handle exported by vmm-run's host twin");
+  }
+  StatusOr<int> copy = DuplicateFd(fd);
+  if (!copy.ok()) return copy.status();
+  return PhysicalMemory(MemoryFd{*copy, static_cast<uint64_t>(st.st_size)});
+}
+
 // --- Mapping ---
 
 void MappingTraits::Release(const Value& v) noexcept { (void)ReReserve(v.va, v.size); }

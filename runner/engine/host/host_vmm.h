@@ -70,6 +70,10 @@ struct PhysicalMemoryTraits {
 };
 using PhysicalMemory = UniqueHandle<PhysicalMemoryTraits>;
 
+// The prefix of every memfd name CreatePhysicalMemory is given by the twin (`name` below), so that
+// an fd can be recognised as the twin's memory in any process that receives it.
+inline constexpr const char* kMemoryFdPrefix = "vmm-run:alloc-";
+
 // A memfd of `size` bytes named `name` (visible in /proc/self/fd), committed up front.
 // Fails when the memory cannot be committed. With `numa_node` >= 0 the pages are committed on that
 // node (the calling thread's memory policy is MPOL_BIND to it while they are allocated, then put
@@ -79,6 +83,12 @@ StatusOr<PhysicalMemory> CreatePhysicalMemory(uint64_t size, const std::string& 
                                               int numa_node = -1);
 // Whether NUMA node `node` exists (/sys/devices/system/node/node<N>).
 bool NumaNodeExists(int node);
+// A new close-on-exec descriptor for the same open file as `fd` (the caller owns it).
+StatusOr<int> DuplicateFd(int fd);
+// The memory behind `fd`, an open memfd whose name starts with kMemoryFdPrefix (made by this twin,
+// in this process or another), as a PhysicalMemory of its current size that owns a duplicate of
+// `fd` (the caller keeps `fd`). Fails when `fd` is not open or not such a memfd.
+StatusOr<PhysicalMemory> OpenSharedMemory(int fd);
 
 // --- Mapping ---
 

@@ -28,6 +28,7 @@ struct EngineRequest {
   int device = 0;            // the engine's device ordinal (CUDA, or the host twin's)
   uint64_t granularity = 0;  // the scenario's granularity; the host backend uses it as its own
   int host_devices = 2;      // devices the host twin emulates (HostEngineOptions::device_count)
+  bool trap_faults = false;  // host: HostEngineOptions::trap_faults (isolate blocks' children)
 };
 
 // True when this binary was built with the CUDA backend.

@@ -1,0 +1,64 @@
+// GPU tests of the busy kernel (binary vmm_gpu_tests, label "gpu"; skipped without a device): it
+// runs for its duration on the device, then writes its pattern everywhere, and an unmap that waits
+// sees it in flight. Unmapping under it without the wait faults the context, so that is tested in
+// a child process only (tests/e2e_isolate_test.cc, scenarios/unmap_race.yaml).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "runner/engine/cuda/cuda_test_util.h"
+#include "runner/engine/engine.h"
+
+namespace vmm::testing_cuda {
+namespace {
+
+std::vector<uint32_t> ReadWords(Engine& engine, DevicePtr va, uint64_t count) {
+  std::vector<uint32_t> out(count);
+  EXPECT_TRUE(engine.CopyToHost(va, count * 4, out.data()).ok());
+  return out;
+}
+
+TEST_F(CudaEngineTest, BusyRunsForItsDurationThenWritesEveryElement) {
+  const uint64_t count = 3 * gran_ / 4 + 17;  // not a multiple of the block
+  DevicePtr va = 0;
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(count * 4, &va));
+  OpTiming timing;
+  ASSERT_OK(engine_->Busy(va, count, 50000000, 0xB05EB05Eu, &timing));  // 50 ms
+  EXPECT_GE(timing.gpu_us, 49000.0);
+  EXPECT_LT(timing.gpu_us, 500000.0);
+  const std::vector<uint32_t> words = ReadWords(*engine_, va, count);
+  uint64_t wrong = 0;
+  for (uint32_t w : words) wrong += w != 0xB05EB05Eu;
+  EXPECT_EQ(wrong, 0u);
+}
+
+TEST_F(CudaEngineTest, AWaitingUnmapWaitsForABusyKernelInFlight) {
+  DevicePtr va = 0;
+  AllocHandle h;
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(gran_, &va, &h));
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_OK(engine_->Busy(va, gran_ / 4, 200000000, 7, nullptr));  // 200 ms, left running
+  const double launch_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(launch_ms, 100.0);  // the launch did not wait
+  SyncNote note;  // wait = true: the default every scenario outside isolate blocks gets
+  ASSERT_OK(engine_->Unmap(va, gran_, &note));
+  EXPECT_TRUE(note.waited);
+  EXPECT_GE(note.wait_us, 100000.0);
+  // The memory is still the allocation's: map it back and read what the kernel wrote.
+  ASSERT_OK(engine_->Map(va, gran_, 0, h));
+  ASSERT_OK(engine_->SetAccess(va, gran_, Access::kReadWrite));
+  EXPECT_EQ(ReadWords(*engine_, va, 4), std::vector<uint32_t>(4, 7u));
+  // A release that is asked not to wait reports that it did not (nothing runs now anyway).
+  ASSERT_OK(engine_->Unmap(va, gran_, &note));
+  SyncNote no_wait;
+  no_wait.wait = false;
+  ASSERT_OK(engine_->Release(h, &no_wait));
+  EXPECT_FALSE(no_wait.waited);
+  EXPECT_FALSE(no_wait.wait);
+}
+
+}  // namespace
+}  // namespace vmm::testing_cuda

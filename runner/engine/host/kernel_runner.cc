@@ -1,0 +1,124 @@
+#include "runner/engine/host/kernel_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "kernels/launch_config.h"
+#include "runner/base/stopwatch.h"
+
+namespace vmm::host {
+namespace {
+
+constexpr const char* kIllegalAddress = "CUDA_ERROR_ILLEGAL_ADDRESS";
+
+uint64_t Bytes4(uint64_t count) { return count > UINT64_MAX / 4 ? UINT64_MAX : count * 4; }
+
+// Busy's wait: until `duration_ns` has passed, or (when `stream` is given) until it is cancelled.
+void BusyWait(uint64_t duration_ns, const HostStream* stream) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(duration_ns);
+  while (std::chrono::steady_clock::now() < end) {
+    if (stream != nullptr && stream->Cancelled()) return;
+    std::this_thread::sleep_until(
+        std::min(end, std::chrono::steady_clock::now() + std::chrono::milliseconds(10)));
+  }
+}
+
+void FillWords(DevicePtr dst, uint64_t count, uint32_t pattern) {
+  std::fill_n(reinterpret_cast<uint32_t*>(dst), count, pattern);
+}
+
+}  // namespace
+
+KernelRunner::KernelRunner(const AddressSpace& space, bool trap) : space_(space), trap_(trap) {
+  if (trap_) InstallFaultTrap();
+}
+
+Status KernelRunner::Check(const std::string& fn, const Operand& o, int device) const {
+  return space_.CheckAccess(fn, kIllegalAddress, o.name, o.va, o.bytes, o.need, device);
+}
+
+Status KernelRunner::Faulted(const std::string& fn, const FaultInfo& fault) {
+  Status faulted = CudaError(fn, kIllegalAddress, "the kernel faulted: " + fault.Describe());
+  Poison(faulted, fault.Describe());
+  return faulted;
+}
+
+void KernelRunner::Poison(const Status& status, const std::string& note) {
+  if (!poisoned_.ok()) return;
+  poisoned_ = status;
+  fault_note_ = note;
+}
+
+Status KernelRunner::Launched(Status status, const OpTiming* timing) const {
+  if (!status.ok() && trap_ && timing == nullptr && !poisoned_.ok()) return Status::Ok();
+  return status;
+}
+
+Status KernelRunner::Ordered(bool* was_busy) {
+  if (was_busy != nullptr) *was_busy = false;
+  VMM_RETURN_IF_ERROR(poisoned_);
+  if (stream_ == nullptr) return Status::Ok();
+  Status status = stream_->Drain(was_busy);
+  if (!status.ok()) Poison(status, stream_->FaultNote());
+  return status;
+}
+
+Status KernelRunner::WaitIfAsked(SyncNote* note) {
+  SyncNote result;
+  result.wait = note == nullptr || note->wait;
+  if (result.wait) {
+    Stopwatch watch;
+    VMM_RETURN_IF_ERROR(Ordered(&result.waited));
+    if (result.waited) result.wait_us = watch.ElapsedUs();
+  } else {
+    VMM_RETURN_IF_ERROR(poisoned_);
+  }
+  if (note != nullptr) *note = result;
+  return Status::Ok();
+}
+
+HostStream& KernelRunner::Stream() {
+  if (stream_ == nullptr) {
+    InstallFaultTrap();  // the worker always runs trapped: a fault there is a sticky error
+    stream_ = std::make_unique<HostStream>();
+  }
+  return *stream_;
+}
+
+Status KernelRunner::Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
+                          OpTiming* timing, int device) {
+  const char* fn = kernels::kBusyKernelName;
+  if (timing != nullptr) {  // waited for: runs here, like the other kernels
+    timing->gpu_us = -1;
+    VMM_RETURN_IF_ERROR(Ordered());
+    Stopwatch watch;
+    auto kernel = [&] {
+      BusyWait(duration_ns, nullptr);
+      FillWords(dst, count, pattern);
+    };
+    VMM_RETURN_IF_ERROR(
+        Guarded(fn, device, {{"dst", dst, Bytes4(count), Access::kReadWrite}}, kernel));
+    timing->gpu_us = watch.ElapsedUs();
+    return Status::Ok();
+  }
+  // Left in flight: the stream's worker runs it, trapped. Outside trap mode the launch proves its
+  // access now (what is accessible at launch; only a call that does not wait changes it later).
+  VMM_RETURN_IF_ERROR(poisoned_);
+  if (!trap_)
+    VMM_RETURN_IF_ERROR(Check(fn, {"dst", dst, Bytes4(count), Access::kReadWrite}, device));
+  HostStream& stream = Stream();
+  stream.Enqueue([fn, dst, count, duration_ns, pattern, &stream](std::string* note) {
+    auto kernel = [&] {
+      BusyWait(duration_ns, &stream);
+      if (!stream.Cancelled()) FillWords(dst, count, pattern);
+    };
+    FaultInfo fault;
+    if (RunTrapped(kernel, &fault)) return Status::Ok();
+    *note = fault.Describe();
+    return CudaError(fn, kIllegalAddress, "the kernel faulted: " + fault.Describe());
+  });
+  return Status::Ok();
+}
+
+}  // namespace vmm::host

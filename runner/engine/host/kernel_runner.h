@@ -1,0 +1,89 @@
+// KernelRunner: how the host twin runs its CPU kernels, in stream order, and what a fault does.
+//
+//   - Guarded runs a kernel on the calling thread. Outside trap mode it first proves every operand
+//     is accessible (AddressSpace::CheckAccess): a kernel that would fault is refused with
+//     CUDA_ERROR_ILLEGAL_ADDRESS and nothing is poisoned. In trap mode (an isolate block's child)
+//     the kernel really runs under the fault trap (fault_trap.h): a fault poisons the runner.
+//   - Work left in flight (Busy without timing) goes to a HostStream's worker thread, always
+//     trapped; Ordered waits for it before anything the stream orders later, and WaitIfAsked does
+//     so for Unmap/Release unless SyncNote::wait is false.
+//   - Poisoned: the first fault is sticky, as a CUDA context's: Poisoned() returns it, and so do
+//     Ordered, WaitIfAsked and every later kernel.
+// Owned by the host engine, which outlives it; the stream (and its worker) is destroyed first.
+// Not thread-safe: the engine's one thread calls it.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+
+#include "runner/base/status.h"
+#include "runner/engine/engine.h"
+#include "runner/engine/host/address_space.h"
+#include "runner/engine/host/fault_trap.h"
+#include "runner/engine/host/host_stream.h"
+
+namespace vmm::host {
+
+// A kernel operand whose access is proven before the kernel runs (outside trap mode).
+struct Operand {
+  const char* name;
+  DevicePtr va;
+  uint64_t bytes;
+  Access need;
+};
+
+class KernelRunner {
+ public:
+  // `trap` installs the process-wide fault trap.
+  KernelRunner(const AddressSpace& space, bool trap);
+
+  const Status& Poisoned() const { return poisoned_; }
+  // The fault trap's account of the fault that poisoned the runner ("" when none).
+  const std::string& FaultNote() const { return fault_note_; }
+
+  // Runs `kernel` on this thread as device `device` (an ordinal of the twin: whose access the
+  // operands are proven against; see the file comment).
+  template <typename Kernel>
+  Status Guarded(const std::string& fn, int device, std::initializer_list<Operand> operands,
+                 Kernel& kernel) {
+    VMM_RETURN_IF_ERROR(poisoned_);
+    if (!trap_) {
+      for (const Operand& o : operands) VMM_RETURN_IF_ERROR(Check(fn, o, device));
+      kernel();
+      return Status::Ok();
+    }
+    FaultInfo fault;
+    if (RunTrapped(kernel, &fault)) return Status::Ok();
+    return Faulted(fn, fault);
+  }
+
+  // What a kernel launch returns: in trap mode, the fault of a launch nobody waits for (no
+  // timing) is reported by the next call, as the GPU reports it at the next synchronization.
+  Status Launched(Status status, const OpTiming* timing) const;
+
+  // Waits until the stream's work has run; `*was_busy` says whether there was any.
+  Status Ordered(bool* was_busy = nullptr);
+  // Unmap/Release: Ordered unless note->wait is false; fills the note's outputs.
+  Status WaitIfAsked(SyncNote* note);
+
+  // busy: `duration_ns` of waiting, then `count` words of `pattern` at dst; with `timing` here and
+  // timed, without it on the stream's worker (left in flight).
+  Status Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
+              OpTiming* timing, int device);
+
+ private:
+  Status Check(const std::string& fn, const Operand& o, int device) const;
+  Status Faulted(const std::string& fn, const FaultInfo& fault);
+  void Poison(const Status& status, const std::string& note);
+  HostStream& Stream();
+
+  const AddressSpace& space_;
+  const bool trap_;
+  Status poisoned_;                     // the first device fault (ok: none)
+  std::string fault_note_;              // the fault trap's account of it
+  std::unique_ptr<HostStream> stream_;  // made by the first Busy left in flight
+};
+
+}  // namespace vmm::host

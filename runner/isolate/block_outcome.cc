@@ -1,0 +1,76 @@
+#include "runner/isolate/block_outcome.h"
+
+#include <set>
+
+#include "runner/exec/executor.h"
+
+namespace vmm::isolate {
+
+using report::StepRecord;
+using report::StepStatus;
+
+bool FindChildError(const std::vector<StepRecord>& steps, const std::string& end_error,
+                    report::ChildRecord* child) {
+  for (const StepRecord& s : steps) {
+    if (s.status != StepStatus::kFailed) continue;
+    child->failed_step = s.name;
+    const bool check_failed = s.check && s.check->verdict == report::Verdict::kFail;
+    const std::string name = check_failed ? "" : CudaErrorNameIn(s.error);
+    if (!name.empty()) child->error = name;
+    return check_failed;
+  }
+  if (!end_error.empty()) {
+    child->failed_step = "";
+    const std::string name = CudaErrorNameIn(end_error);
+    if (!name.empty()) child->error = name;
+  }
+  return false;
+}
+
+std::string OutcomeText(const report::ChildRecord& child, bool check_failed,
+                        const BlockExpectation& expect) {
+  if (!child.stopped_by.empty()) return "interrupted";
+  if (child.timed_out) return "timeout " + DurationText(expect.limit_ns);
+  if (!child.signal.empty()) return "signal " + child.signal;
+  if (child.exit_status && *child.exit_status == 0) return "ok";
+  if (check_failed) return "check failed";
+  if (child.error) return *child.error;
+  return "exit " + (child.exit_status ? std::to_string(*child.exit_status) : std::string("?"));
+}
+
+report::CheckRecord Judge(const BlockExpectation& expect, const report::ChildRecord& child,
+                          bool check_failed) {
+  report::CheckRecord check;
+  check.expected = expect.Text();
+  check.actual = OutcomeText(child, check_failed, expect);
+  check.verdict = check.actual == check.expected ? report::Verdict::kPass : report::Verdict::kFail;
+  return check;
+}
+
+std::vector<StepRecord> CompleteBody(const Plan& block, std::vector<StepRecord> streamed,
+                                     const std::string& ended_why) {
+  std::set<int> reported;
+  for (const StepRecord& s : streamed) reported.insert(s.index);
+  // Records of every step, all skipped, in plan order (the executor's own skipped records).
+  std::vector<StepRecord> all = SkipPlan(block, "").steps;
+  std::vector<StepRecord> out;
+  out.reserve(all.size());
+  size_t next = 0;  // streamed records arrive in plan order
+  bool first_missing = true;
+  for (StepRecord& record : all) {
+    if (reported.count(record.index) != 0) {
+      while (next < streamed.size() && streamed[next].index != record.index) ++next;
+      if (next < streamed.size()) out.push_back(std::move(streamed[next++]));
+      continue;
+    }
+    if (first_missing && !ended_why.empty()) {
+      record.status = StepStatus::kFailed;
+      record.error = ended_why;
+    }
+    first_missing = false;
+    out.push_back(std::move(record));
+  }
+  return out;
+}
+
+}  // namespace vmm::isolate

@@ -1,0 +1,56 @@
+// PlanBuilder's isolate blocks: the expectation, the rule that blocks do not nest, and the block's
+// own plan, validated by a builder of its own that starts with the scenario's declarations and
+// nothing live (the child process sees only what it creates).
+#include "runner/base/format.h"
+#include "runner/plan/plan_builder.h"
+
+namespace vmm {
+
+BlockExpectation PlanBuilder::DecodeBlockExpectation(const Step& step) {
+  const IsolateSpec& spec = step.isolate;
+  BlockExpectation e;
+  e.limit_ns = spec.kill_after.value;
+  if (spec.signal.set) {
+    e.kind = BlockExpect::kSignal;
+    e.signal = SignalNumber(spec.signal.value);  // the schema allows only known names
+    if (e.signal == 0)
+      Error(spec.signal.loc,
+            "unknown signal '" + spec.signal.value + "'; expected one of " + SignalNames());
+  } else if (spec.timeout.set) {
+    e.kind = BlockExpect::kTimeout;
+    e.limit_ns = spec.timeout.value;
+    if (spec.kill_after.set) {
+      Error(spec.kill_after.loc,
+            "'kill_after' does not apply to expect: {timeout: ...}: the timeout is when the child "
+            "is killed; drop 'kill_after'");
+    }
+  } else if (spec.expect.value != "ok") {
+    e.kind = BlockExpect::kError;
+    // The one vocabulary of expect_error (runner/vocab/cuda_errors.h), checked the same way.
+    const char* name = CudaErrorNamed(spec.expect, "expect");
+    e.error = name != nullptr ? name : spec.expect.value;
+  }
+  if (e.limit_ns == 0) {
+    const SourceLoc& at = spec.timeout.set ? spec.timeout.loc : spec.kill_after.loc;
+    Error(at,
+          std::string(spec.timeout.set ? "'timeout'" : "'kill_after'") + " must be greater than 0");
+  }
+  return e;
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kIsolate>(const Step& step, PlanStep* p, BufferUses*) {
+  if (parent_ != nullptr) {
+    Error(step.loc,
+          "isolate blocks do not nest: the steps of an isolate block already run in a child "
+          "process; move this block after the one it is in");
+    return;
+  }
+  auto block = std::make_shared<IsolatedBlock>();
+  block->expect = DecodeBlockExpectation(step);
+  if (step.steps.empty()) Error(step.loc, "the isolate block has no steps; add some");
+  block->plan = PlanBuilder(*this, step, block->expect).BuildBlock();
+  p->block = std::move(block);
+}
+
+}  // namespace vmm
