@@ -7,7 +7,9 @@
 #   tools/h200_evidence.sh [extra cmake args...]
 # Environment: SANITIZE="a b" limits memcheck to those scenario names (default: every scenario;
 # "none" skips it); SANITIZE_SWEEPS=0 skips memcheck over the GPU fault and interruption sweeps
-# (SWEEP_TIMEOUT seconds, default 300); OVERHEAD_RUNS (default 3) runner_overhead_bench runs. A header-only dependency
+# (SWEEP_TIMEOUT seconds, default 300); OVERHEAD_RUNS (default 3) runner_overhead_bench runs;
+# RUN_TESTS=0 skips CTest and the scenario runs, RUN_BENCH=0 the benchmarks (to split the evidence
+# over several device calls); DATA_RUNS (default 10) data_plane_bench and peer_torch.py runs. A header-only dependency
 # the machine lacks (valijson) travels in .deps (see ../shared/gpu.md) and is found there.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -20,8 +22,10 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITE
   "${prefix[@]}" "$@" \
   >"$OUT/configure.log" 2>&1 && cmake --build build-gpu >"$OUT/build.log" 2>&1 ||
   { tail -40 "$OUT/build.log"; exit 1; }
+if [ "${RUN_TESTS:-1}" = 1 ]; then
 ctest --test-dir build-gpu --output-on-failure -j8 >"$OUT/ctest.log" 2>&1
 echo "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
+grep -E "^\s+[0-9]+ - .*(Failed|SEGFAULT|Timeout|Exception)" "$OUT/ctest.log" | head -20
 {
   for s in scenarios/*.yaml; do
     if grep -q '^sweep:' "$s"; then  # one report per point, and the sweep's table (CSV)
@@ -40,7 +44,8 @@ echo "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
   ./build-gpu/vmm-run diff reports/baselines/h200 "$OUT/reports"
   echo "exit $?"
 } >"$OUT/run.log" 2>&1
-grep -E "^exit|summary|result" "$OUT/run.log" | tail -12
+grep -E "^exit|summary|result" "$OUT/run.log" | tail -40
+fi
 for s in scenarios/*.yaml; do
   name=$(basename "$s" .yaml)
   case " ${SANITIZE:-$name} " in *" $name "*) ;; *) continue ;; esac
@@ -62,14 +67,17 @@ if [ "${SANITIZE_SWEEPS:-1}" = 1 ]; then
       >"$OUT/sanitizer_leak_probe.log" 2>&1
   echo "leak probe: $(grep -c 'Leaked' "$OUT/sanitizer_leak_probe.log") leak lines (control: 1)"
 fi
-{
+[ "${RUN_BENCH:-1}" = 1 ] && {
   ./build-gpu/bench/cuda_overhead_bench --iters 300
   for ((i = 0; i < ${OVERHEAD_RUNS:-3}; i++)); do
     ./build-gpu/bench/runner_overhead_bench --backend cuda --cycles 1000 --rounds 48
   done
   ./build-gpu/bench/runner_overhead_bench --backend null --cycles 1000 --rounds 200
   ./build-gpu/bench/peer_bench  # two GPUs only; prints "skipped" on one
+  ./build-gpu/bench/data_plane_bench --runs "${DATA_RUNS:-10}" --gib 4
+  python3 bench/peer_torch.py --runs "${DATA_RUNS:-10}" --gib 4 || echo "peer_torch: exit $?"
 } >"$OUT/bench.log" 2>&1
-grep -E "runner / driver|engine / driver|outside|executor alone|GB/s|skipped" "$OUT/bench.log"
+[ "${RUN_BENCH:-1}" = 1 ] &&
+  grep -E "runner / driver|engine / driver|outside|executor alone|GB/s|skipped|ratio|torch" "$OUT/bench.log" | head -60
 # The device tool brings back a limited number of files: one archive for the reports and logs.
-(cd "$OUT" && tar -czf reports.tar.gz reports sanitizer_*.log && rm -rf reports sanitizer_*.log)
+(cd "$OUT" && tar -czf reports.tar.gz reports sanitizer_*.log 2>/dev/null; rm -rf reports sanitizer_*.log)
