@@ -264,9 +264,10 @@ int SweepStops(BackendKind kind, Engine* probe) {
     EXPECT_TRUE(probe->MemoryInfo(&free_after, &total).ok());
     std::cout << "; device free memory " << free_before << " bytes before, " << free_after
               << " after, largest drop after a run " << worst_drop;
-    // The whole device is counted (another process may allocate too): a leak of one 2 MiB page per
-    // interrupted run would be hundreds of MiB over the sweep.
-    EXPECT_LE(worst_drop, uint64_t{64} << 20);
+    // The whole device is counted: another process (or a GPU test CTest runs beside this one) may
+    // hold memory at any moment, so the largest drop is only printed. What must hold is the end: a
+    // leak of one 2 MiB page per interrupted run would be hundreds of MiB over the sweep.
+    EXPECT_LE(free_before, free_after + (uint64_t{64} << 20));
   }
   std::cout << "\n";
   return runs;

@@ -9,7 +9,7 @@
 # "none" skips it); SANITIZE_SWEEPS=0 skips memcheck over the GPU fault and interruption sweeps
 # (SWEEP_TIMEOUT seconds, default 300); OVERHEAD_RUNS (default 3) runner_overhead_bench runs;
 # RUN_TESTS=0 skips CTest and the scenario runs, RUN_BENCH=0 the benchmarks (to split the evidence
-# over several device calls); DATA_RUNS (default 10) data_plane_bench and peer_torch.py runs. A header-only dependency
+# over several device calls); CTEST_REGEX limits CTest to the tests it matches; DATA_RUNS (default 10) data_plane_bench and peer_torch.py runs. A header-only dependency
 # the machine lacks (valijson) travels in .deps (see ../shared/gpu.md) and is found there.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +23,7 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITE
   >"$OUT/configure.log" 2>&1 && cmake --build build-gpu >"$OUT/build.log" 2>&1 ||
   { tail -40 "$OUT/build.log"; exit 1; }
 if [ "${RUN_TESTS:-1}" = 1 ]; then
-ctest --test-dir build-gpu --output-on-failure -j8 >"$OUT/ctest.log" 2>&1
+ctest --test-dir build-gpu --output-on-failure -j8 ${CTEST_REGEX:+-R "$CTEST_REGEX"} >"$OUT/ctest.log" 2>&1
 echo "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
 grep -E "^\s+[0-9]+ - .*(Failed|SEGFAULT|Timeout|Exception)" "$OUT/ctest.log" | head -20
 {
@@ -67,7 +67,7 @@ if [ "${SANITIZE_SWEEPS:-1}" = 1 ]; then
       >"$OUT/sanitizer_leak_probe.log" 2>&1
   echo "leak probe: $(grep -c 'Leaked' "$OUT/sanitizer_leak_probe.log") leak lines (control: 1)"
 fi
-[ "${RUN_BENCH:-1}" = 1 ] && {
+[ "${RUN_BENCH:-1}" = 1 ] && timeout "${BENCH_TIMEOUT:-400}" bash -c '
   ./build-gpu/bench/cuda_overhead_bench --iters 300
   for ((i = 0; i < ${OVERHEAD_RUNS:-3}; i++)); do
     ./build-gpu/bench/runner_overhead_bench --backend cuda --cycles 1000 --rounds 48
@@ -76,7 +76,7 @@ fi
   ./build-gpu/bench/peer_bench  # two GPUs only; prints "skipped" on one
   ./build-gpu/bench/data_plane_bench --runs "${DATA_RUNS:-10}" --gib 4
   python3 bench/peer_torch.py --runs "${DATA_RUNS:-10}" --gib 4 || echo "peer_torch: exit $?"
-} >"$OUT/bench.log" 2>&1
+' >"$OUT/bench.log" 2>&1
 [ "${RUN_BENCH:-1}" = 1 ] &&
   grep -E "runner / driver|engine / driver|outside|executor alone|GB/s|skipped|ratio|torch" "$OUT/bench.log" | head -60
 # The device tool brings back a limited number of files: one archive for the reports and logs.

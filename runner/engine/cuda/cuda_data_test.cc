@@ -27,6 +27,9 @@ namespace {
 void Poke(DevicePtr va, uint64_t index, uint32_t word) {
   ASSERT_EQ(cudaMemcpy(reinterpret_cast<void*>(va + index * 4), &word, 4, cudaMemcpyHostToDevice),
             cudaSuccess);
+  // From pageable memory cudaMemcpy may return before the DMA lands; the engine's own stream does
+  // not wait for the legacy stream, so wait here.
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 
 uint32_t Peek(DevicePtr va, uint64_t index) {

@@ -73,14 +73,16 @@ Refusal Pair(const HostGraph& exec, const HostGraph& graph, std::vector<int>* pa
 
 Refusal CheckGraph(const HostGraph& exec, const HostGraph& graph, std::vector<int>* pair);
 
-// The rules for one pair of nodes of the same position.
+// The rules for one pair of nodes of the same position. Graph memory nodes (mem_alloc, mem_free)
+// pair like any other node: on the H200 (driver 580, CUDA 13) an update between two graphs of the
+// same shape with memory nodes returned success and the exec then ran the new graph's work
+// (reports/h200/merge-all, docs/backends.md). Older documentation says such updates are not
+// supported; the twin follows the GPU.
 Refusal CheckNode(const GraphNode& e, const GraphNode& g) {
   Refusal r;
   r.node = g.name;
   if (e.type != g.type) {
     r.code = UpdateCode::kErrorNodeTypeChanged;
-  } else if (IsMemoryNode(g.type)) {
-    r.code = UpdateCode::kErrorNotSupported;
   } else if (g.type == NodeType::kMemcpy &&
              (e.src_place != g.src_place || e.dst_place != g.dst_place)) {
     r.code = UpdateCode::kErrorParametersChanged;  // a side's memory type changed
