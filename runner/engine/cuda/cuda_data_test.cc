@@ -233,13 +233,18 @@ TEST_P(CudaMatmulCheckTest, DeviceAndHostVerdictsAgree) {
   const uint64_t elements = uint64_t{m} * n;
   // Correct, then ever worse: one element off, a NaN, a whole row, 100 elements over 70 rows.
   const uint64_t corrupted[3] = {0, elements / 2, elements - 1};
+  // Freivalds' check sees an element's error only above its row's bound (about k * eps * the sum
+  // of |a||b| over the row: ~15 at 1000x1000x1000), so past the full-reference limit the planted
+  // error is large; the full reference finds 0.5.
+  const bool freivalds = uint64_t{m} * n * k > kFullReferenceLimit;
+  const float off = freivalds ? 4096.0f : 0.5f;
   for (int round = 0; round < 5; ++round) {
     ASSERT_OK(engine_->Synchronize());
     if (round == 1 || round == 2) {
       const uint64_t i = corrupted[round];
       const float v = std::bit_cast<float>(Peek(c, i));
       ASSERT_NO_FATAL_FAILURE(
-          Poke(c, i, std::bit_cast<uint32_t>(round == 1 ? v + 0.5f : std::nanf(""))));
+          Poke(c, i, std::bit_cast<uint32_t>(round == 1 ? v + off : std::nanf(""))));
     } else if (round == 3) {
       for (uint32_t j = 0; j < n; ++j)
         ASSERT_NO_FATAL_FAILURE(Poke(c, uint64_t{m / 3} * n + j, std::bit_cast<uint32_t>(7.0f)));
