@@ -234,7 +234,7 @@ bool BenchNodeUpdates(vmm::Engine& engine, vmm::DevicePtr a, vmm::DevicePtr b, v
        Check(engine.Instantiate(h, &e));
   Series kernel_params, memset_params_s, enable;
   for (int i = 0; i < iters && ok; ++i) {
-    const float* left = i % 2 == 0 ? fb : fa;  // A·B or B·B: both read valid memory
+    const float* left = i % 2 == 0 ? fb : fa;               // A·B or B·B: both read valid memory
     memset_params.value = static_cast<unsigned>(i & 0xff);  // a byte memset (cudaMemsetAsync)
     ok =
         Time(kernel_params.raw, [&] { return raw_kernel(left); }) &&

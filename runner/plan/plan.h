@@ -187,8 +187,8 @@ struct Plan {
   uint64_t granularity = 0;
   std::vector<PlanBuffer> buffers;
   std::vector<std::string> allocs, graphs, execs, snapshots, events;  // slot -> name
-  std::vector<std::string> handles;   // slot -> name of a shareable handle (one export each)
-  std::vector<uint64_t> alloc_sizes;  // slot -> bytes
+  std::vector<std::string> handles;    // slot -> name of a shareable handle (one export each)
+  std::vector<uint64_t> alloc_sizes;   // slot -> bytes
   std::vector<int> alloc_devices;      // slot -> scenario device whose memory it is (-1: host RAM)
   std::vector<AllocSpec> alloc_specs;  // slot -> how create makes it (retain: the size only)
   std::vector<std::string> marks;      // slot -> the mark step's name

@@ -105,7 +105,7 @@ struct StepRecord {
   // ("CUDA_SUCCESS" when it succeeded, "none" when it failed before any CUDA call). Its check
   // holds the same pair and the verdict. Both empty for every other step.
   std::string expected_error, actual_error;
-  std::string error;             // run-time failure message (status failed, no check)
+  std::string error;  // run-time failure message (status failed, no check)
   // capture: the recorded inner steps; parallel: its branches' steps; isolate: the child's steps
   std::vector<StepRecord> body;
   Boxed<FoldRecord> folded;  // a folded record (Boxed: usually empty)

@@ -44,8 +44,8 @@
 // poisoning the engine; a kernel launched without timing (async) reports it at the next call, as
 // the GPU does. Copies keep their access proof (the driver refuses such a copy when enqueued).
 // While capturing, calls that would synchronize the stream (Replay, CopyToHost, Checksum, the
-// data checks, Synchronize) fail with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the capture, as
-// they do under cudaStreamCaptureModeGlobal; EndCapture then fails with
+// data checks, Synchronize) fail with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the
+// capture, as they do under cudaStreamCaptureModeGlobal; EndCapture then fails with
 // CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and ends the capture.
 //
 // Devices: the twin emulates options.device_count devices (address_space.h says how memory and
