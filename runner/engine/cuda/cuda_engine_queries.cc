@@ -1,0 +1,164 @@
+// CudaEngine's queries: memory, granularity, granted properties, retained handles, address ranges
+// and capability probes (engine.h, "Queries"). One driver call each, except where said.
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "runner/base/format.h"
+#include "runner/engine/capability_probe.h"
+#include "runner/engine/cuda/cuda_call.h"
+#include "runner/engine/cuda/cuda_engine_impl.h"
+
+namespace vmm::cuda {
+
+Status CudaEngine::MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) {
+  VMM_RETURN_IF_ERROR(Bind());
+  size_t free = 0, total = 0;
+  VMM_RETURN_IF_ERROR(CU_CALL(api_, cuMemGetInfo(&free, &total)));
+  *free_bytes = free;
+  *total_bytes = total;
+  return Status::Ok();
+}
+
+Status CudaEngine::Granularity(const AllocProps& props, GranularityKind kind, uint64_t* bytes) {
+  VMM_RETURN_IF_ERROR(Bind());
+  const CUmemAllocationProp prop = AllocationProp(props, ordinal_);
+  size_t g = 0;
+  VMM_RETURN_IF_ERROR(
+      CU_CALL(api_, cuMemGetAllocationGranularity(&g, &prop,
+                                                  kind == GranularityKind::kMinimum
+                                                      ? CU_MEM_ALLOC_GRANULARITY_MINIMUM
+                                                      : CU_MEM_ALLOC_GRANULARITY_RECOMMENDED)));
+  *bytes = g;
+  return Status::Ok();
+}
+
+Status CudaEngine::AllocProperties(AllocHandle handle, AllocProps* granted) {
+  VMM_RETURN_IF_ERROR(Bind());
+  const PhysicalAlloc* alloc = allocs_.Find(handle.value);
+  if (alloc == nullptr) {
+    return RuntimeError("AllocProperties(handle=" + std::to_string(handle.value) +
+                        "): unknown allocation handle");
+  }
+  CUmemAllocationProp prop = {};
+  VMM_RETURN_IF_ERROR(
+      CU_CALL(api_, cuMemGetAllocationPropertiesFromHandle(&prop, alloc->get().handle)));
+  *granted = GrantedProps(prop);
+  granted->size = alloc->get().size;
+  return Status::Ok();
+}
+
+Status CudaEngine::Retain(DevicePtr va, AllocHandle* out) {
+  auto what = [&] { return "Retain(va=" + Hex(va) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  // A mapping covers a whole allocation, so the mapping that contains va has its size.
+  uint64_t size = 0;
+  for (const Mapping& m : mappings_)
+    if (m->Overlaps(va, 1)) size = m->size;
+  if (size == 0) return RuntimeError(what() + ": no mapping made by this engine contains it");
+  StatusOr<PhysicalAlloc> a = RetainPhysicalAlloc(api_, va, size);
+  if (!a.ok()) return Annotate(a.status(), what);
+  out->value = allocs_.Insert(std::move(a).value());
+  return Status::Ok();
+}
+
+Status CudaEngine::SameAllocation(AllocHandle a, AllocHandle b, bool* same) {
+  auto what = [&] {
+    return "SameAllocation(" + std::to_string(a.value) + ", " + std::to_string(b.value) + ")";
+  };
+  VMM_RETURN_IF_ERROR(Bind());
+  const PhysicalAlloc* x = allocs_.Find(a.value);
+  const PhysicalAlloc* y = allocs_.Find(b.value);
+  if (x == nullptr || y == nullptr) return RuntimeError(what() + ": unknown allocation handle");
+  if (x->get().handle == y->get().handle || x->get().size != y->get().size) {
+    *same = x->get().handle == y->get().handle;
+    return Status::Ok();
+  }
+  VMM_RETURN_IF_ERROR(Annotate(Drain(*lane_, nullptr), what));
+  const uint64_t size = x->get().size;
+  StatusOr<Reservation> scratch = CreateReservation(api_, 2 * size, info_.granularity_min);
+  if (!scratch.ok()) return Annotate(scratch.status(), what);
+  const CUdeviceptr va = scratch->get().va;
+  // Declared after the reservation: destroyed (unmapped) before it is freed.
+  StatusOr<Mapping> mx = CreateMapping(api_, va, size, 0, x->get().handle);
+  if (!mx.ok()) return Annotate(mx.status(), what);
+  StatusOr<Mapping> my = CreateMapping(api_, va + size, size, 0, y->get().handle);
+  if (!my.ok()) return Annotate(my.status(), what);
+  CUmemAccessDesc desc = {};
+  desc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  desc.location.id = lane_->ordinal;  // the selected device: its context does the copies
+  desc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemSetAccess(va, 2 * size, &desc, 1)), what));
+  void* px = reinterpret_cast<void*>(static_cast<uintptr_t>(va));
+  void* py = reinterpret_cast<void*>(static_cast<uintptr_t>(va + size));
+  uint32_t before = 0, seen_before = 0, seen_after = 0;
+  VMM_RETURN_IF_ERROR(
+      Annotate(CUDA_CALL(cudaMemcpy(&before, px, 4, cudaMemcpyDeviceToHost)), what));
+  VMM_RETURN_IF_ERROR(
+      Annotate(CUDA_CALL(cudaMemcpy(&seen_before, py, 4, cudaMemcpyDeviceToHost)), what));
+  const uint32_t flipped = ~before;
+  VMM_RETURN_IF_ERROR(
+      Annotate(CUDA_CALL(cudaMemcpy(px, &flipped, 4, cudaMemcpyHostToDevice)), what));
+  VMM_RETURN_IF_ERROR(
+      Annotate(CUDA_CALL(cudaMemcpy(&seen_after, py, 4, cudaMemcpyDeviceToHost)), what));
+  VMM_RETURN_IF_ERROR(
+      Annotate(CUDA_CALL(cudaMemcpy(px, &before, 4, cudaMemcpyHostToDevice)), what));
+  *same = seen_before == before && seen_after == flipped;
+  return Status::Ok();
+}
+
+Status CudaEngine::AddressRange(DevicePtr va, DevicePtr* base, uint64_t* size) {
+  VMM_RETURN_IF_ERROR(Bind());
+  CUdeviceptr b = 0;
+  size_t s = 0;
+  VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemGetAddressRange(&b, &s, va)),
+                               [&] { return "AddressRange(va=" + Hex(va) + ")"; }));
+  *base = b;
+  *size = s;
+  return Status::Ok();
+}
+
+namespace {
+// The device attribute that says whether `capability` is supported, or nullopt where none does.
+std::optional<std::pair<CUdevice_attribute, const char*>> CapabilityAttribute(Capability c) {
+  switch (c) {
+    case Capability::kPosixFd:
+      return {{CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED,
+               "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED"}};
+    case Capability::kFabric:
+      return {{CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED,
+               "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED"}};
+    case Capability::kHostLocation:
+      return {{CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED,
+               "CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED"}};
+    case Capability::kHostNuma:
+      return {{CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED,
+               "CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED"}};
+    case Capability::kCompression:
+      return {{CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED,
+               "CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED"}};
+    case Capability::kGpuDirectRdma:
+      return {{CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED,
+               "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED"}};
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+Status CudaEngine::ProbeCapability(Capability capability, std::string* why_not) {
+  VMM_RETURN_IF_ERROR(Bind());
+  why_not->clear();
+  if (auto attribute = CapabilityAttribute(capability)) {
+    CUdevice device = 0;
+    int value = 0;
+    // An attribute this driver does not know is no answer: the trial decides then.
+    if (api_.cuDeviceGet(&device, ordinal_) == CUDA_SUCCESS &&
+        api_.cuDeviceGetAttribute(&value, attribute->first, device) == CUDA_SUCCESS && value == 0) {
+      *why_not = std::string(attribute->second) + " is 0";
+      return Status::Ok();
+    }
+  }
+  return ProbeByTrial(*this, capability, why_not);
+}
+
+}  // namespace vmm::cuda
