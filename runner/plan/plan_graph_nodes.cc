@@ -100,6 +100,8 @@ void PlanBuilder::AddNode(const Step& step, const PlanStep& p, BufferUses uses) 
   node.named = p.named;
   node.type = NodeTypeOf(p.op);
   node.deps = capture_->lane_deps[p.lane];
+  // A name that did not resolve (-1) was reported already; the node touches nothing known there.
+  std::erase_if(uses, [](const std::pair<int, Access>& u) { return u.first < 0; });
   node.uses = std::move(uses);
   if (p.op == Op::kMemAlloc) node.alloc = p.buffer;
   if (p.op == Op::kMemFree) node.freed = p.buffer;

@@ -11,6 +11,7 @@ namespace vmm {
 constexpr uint64_t kMaxBusyNs = 600ull * 1000000000;
 
 void PlanBuilder::AddUse(BufferUses* uses, int buffer, Access need) {
+  if (buffer < 0) return;  // an unknown name, already reported: the node touches nothing known
   for (auto& [b, a] : *uses) {
     if (b == buffer) {
       if (need == Access::kReadWrite) a = need;

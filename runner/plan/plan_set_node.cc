@@ -170,6 +170,7 @@ void PlanBuilder::SetNode(const Step& step, PlanStep* p) {
     spec.body.clear();
     node.spec = spec;
     node.uses = UsesOf(spec);
+    std::erase_if(node.uses, [](const std::pair<int, Access>& u) { return u.first < 0; });
     p->body.push_back(std::move(spec));
   }
   if (step.enabled.set) exec.enabled[index] = step.enabled.value;
