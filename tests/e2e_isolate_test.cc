@@ -378,8 +378,11 @@ TEST_F(E2EIsolate, OnTheGpuTheFaultsAreRealAndTheParentSurvivesThem) {
     const StepRecord* block = Find(r.steps, c.block);
     ASSERT_NE(block, nullptr) << c.scenario;
     EXPECT_EQ(block->check->actual, c.actual) << c.scenario;
-    for (const StepRecord& s : r.steps)  // the parent's own steps, after the fault too
-      if (s.op != "isolate") EXPECT_EQ(s.status, StepStatus::kOk) << c.scenario << ": " << s.name;
+    for (const StepRecord& s : r.steps) {  // the parent's own steps, after the fault too
+      if (s.op != "isolate") {
+        EXPECT_EQ(s.status, StepStatus::kOk) << c.scenario << ": " << s.name;
+      }
+    }
     if (c.fault == nullptr) continue;
     const report::ChildRecord& child = *block->child;
     std::printf("%s: fault_line_note: %s\n%s\n", c.scenario, child.fault_line_note.c_str(),

@@ -49,6 +49,7 @@ std::vector<Span> StepRanges(const PlanStep& step, const RunState& state) {
     case OpFamily::kCheck:
     case OpFamily::kQuery:
     case OpFamily::kWait:
+    case OpFamily::kBlock:  // an isolate block calls no driver itself: never expect_error
       break;
   }
   return out;

@@ -14,6 +14,8 @@ using report::CheckRecord;
 using report::Details;
 using report::FoldRecord;
 using report::Scalar;
+using report::IsDataHashKey;
+using report::ScalarText;
 using report::StepRecord;
 using report::StepStatus;
 using report::Verdict;
@@ -22,20 +24,6 @@ bool Foldable(const StepRecord& r) {
   if (r.status == StepStatus::kSkipped) return true;
   return r.status == StepStatus::kOk && (!r.check || r.check->verdict == Verdict::kPass) &&
          r.body.empty();
-}
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string ScalarText(const Scalar& v) {
-  if (const auto* s = std::get_if<std::string>(&v)) return *s;
-  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
-  if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", std::get<double>(v));
-  return text;
 }
 
 // FNV-1a, 64 bit, over each value followed by a separator byte.
@@ -83,7 +71,7 @@ Details FoldDetails(const std::vector<const StepRecord*>& members, Details StepR
     }
     if (same) {
       out.emplace_back(key, first);
-    } else if (what == "details" && EndsWith(key, "_hash")) {
+    } else if (what == "details" && IsDataHashKey(key)) {
       out.emplace_back(key, combined.Hex());
     } else {
       varying->push_back(what + "." + key);

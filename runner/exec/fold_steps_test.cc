@@ -30,7 +30,10 @@ std::vector<StepRecord> ThreeCycles() {
     c.details = {
         {"size_bytes", int64_t{64}}, {"c_hash", "0x" + std::to_string(i)}, {"seed", int64_t{i}}};
     c.addresses = {{"va", "0x1000"}};
-    c.check = CheckRecord{"equal", "equal", Verdict::kPass};
+    CheckRecord check;
+    check.expected = check.actual = "equal";
+    check.verdict = Verdict::kPass;
+    c.check = check;
     r.push_back(c);
   }
   return r;

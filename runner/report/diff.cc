@@ -21,23 +21,11 @@ const char* ActualLabel(const std::string& op) {
   return info != nullptr ? info->actual_label : nullptr;
 }
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // A configured number as written in the config file: "5", "0.25".
 std::string Number(double v) {
   char buf[32];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
   return ec == std::errc() ? std::string(buf, end) : "nan";
-}
-
-std::string ScalarText(const Scalar& v) {
-  if (const bool* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
-  if (const int64_t* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
-  if (const double* d = std::get_if<double>(&v)) return Number(*d);
-  return std::get<std::string>(v);
 }
 
 // Microseconds for people: one decimal from 1 µs up, two below.
@@ -288,7 +276,7 @@ class ScenarioDiff {
       return nullptr;
     };
     for (const auto& [key, value] : b.details) {
-      if (!EndsWith(key, "_hash")) continue;
+      if (!IsDataHashKey(key)) continue;
       const Scalar* other = find(n.details, key);
       if (other == nullptr) {
         Row(RowKind::kRegression, display, key, ScalarText(value), std::nullopt,
@@ -299,7 +287,7 @@ class ScenarioDiff {
       }
     }
     for (const auto& [key, value] : n.details) {
-      if (EndsWith(key, "_hash") && find(b.details, key) == nullptr) {
+      if (IsDataHashKey(key) && find(b.details, key) == nullptr) {
         Row(RowKind::kInfo, display, key, std::nullopt, ScalarText(value),
             "data hash '" + key + "' is new");
       }

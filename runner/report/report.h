@@ -26,6 +26,12 @@ inline constexpr const char* kSchemaVersion = "1.1";  // major.minor; readers re
 using Scalar = std::variant<bool, int64_t, double, std::string>;
 using Details = std::vector<std::pair<std::string, Scalar>>;  // ordered as the executor added them
 
+// A scalar as people and comparisons read it: true/false, decimal integers, the shortest text that
+// round-trips a double, strings as they are.
+std::string ScalarText(const Scalar& v);
+// Detail keys ending in "_hash" are data hashes: stable, compared exactly by `vmm-run diff`.
+bool IsDataHashKey(const std::string& key);
+
 // kUnchecked is part of the format (readers accept it; a check whose verdict could not be decided)
 // but this version never writes it: a check that cannot read its data fails the step instead.
 enum class StepStatus { kOk, kFailed, kSkipped, kUnchecked };

@@ -1,7 +1,9 @@
 // The JSON writer (ReportToJson) and the enum spellings. The reader is in report_parse.cc.
 #include "runner/report/report_io.h"
 
+#include <charconv>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "runner/report/atomic_file.h"
 #include "runner/report/record_json.h"
@@ -194,6 +196,23 @@ Json SummaryToJson(const Summary& s) {
 }
 
 }  // namespace json
+
+std::string ScalarText(const Scalar& v) {
+  if (const bool* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  if (const int64_t* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (const double* d = std::get_if<double>(&v)) {
+    char buf[32];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, *d);
+    return ec == std::errc() ? std::string(buf, end) : "nan";
+  }
+  return std::get<std::string>(v);
+}
+
+bool IsDataHashKey(const std::string& key) {
+  constexpr std::string_view kSuffix = "_hash";
+  return key.size() >= kSuffix.size() &&
+         key.compare(key.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0;
+}
 
 const char* StepStatusName(StepStatus s) {
   switch (s) {

@@ -10,6 +10,7 @@ namespace {
 
 using report::Details;
 using report::Scalar;
+using report::ScalarText;
 using report::StepRecord;
 
 const Scalar* Find(const Details& details, const std::string& key) {
@@ -30,13 +31,6 @@ std::optional<uint64_t> Number(const Details& details, const std::string& key) {
   if (v == nullptr) return std::nullopt;
   if (const auto* i = std::get_if<int64_t>(v)) return static_cast<uint64_t>(*i);
   return std::nullopt;
-}
-
-std::string ScalarText(const Scalar& v) {
-  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
-  if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
-  if (const auto* d = std::get_if<double>(&v)) return std::to_string(*d);
-  return std::get<std::string>(v);
 }
 
 std::string DetailsLine(const StepRecord& step) {
