@@ -62,19 +62,28 @@ struct Loaded {
   Plan plan;
 };
 
+// Variables that make the big scenarios small (the same code paths: loops run fewer times), each
+// set where the scenario's text declares it (setting an undeclared variable is an error).
+struct Shrink {
+  const char* declared;  // text that declares the variable
+  VarOverride value;
+};
+const Shrink kShrinks[] = {
+    {"pages:", {"pages", "4"}},                // pages_1gib: 512 pages of 2 MiB
+    {"cycles:", {"cycles", "3"}},              // remap_replay_stress: 10,000 cycles
+    {"weight_pages:", {"weight_pages", "2"}},  // sleep_wake_64g: 2 of the 4 pages are weights,
+    {"\n  page:", {"page", "2MiB"}},           // each of 2 MiB
+};
+
 std::optional<Loaded> Load(const fs::path& path) {
   ExpandOptions options;
-  // Shrinks scenarios whose size is a variable (pages_1gib: 512 pages of 2 MiB).
   std::string text;
   {
     std::ifstream in(path);
     text.assign(std::istreambuf_iterator<char>(in), {});
   }
-  if (text.find("pages:") != std::string::npos) options.set.push_back({"pages", "4"});
-  if (text.find("cycles:") != std::string::npos) options.set.push_back({"cycles", "3"});
-  // sleep_wake_64g: 2 of those 4 pages hold the weights, each page of 2 MiB.
-  if (text.find("weight_pages:") != std::string::npos) options.set.push_back({"weight_pages", "2"});
-  if (text.find("\n  page:") != std::string::npos) options.set.push_back({"page", "2MiB"});
+  for (const Shrink& s : kShrinks)
+    if (text.find(s.declared) != std::string::npos) options.set.push_back(s.value);
   std::vector<Diagnostic> diagnostics;
   std::optional<Scenario> scenario = LoadScenarioFile(path.string(), options, &diagnostics);
   if (!scenario) return std::nullopt;
@@ -115,6 +124,21 @@ long DeviceMemoryUsedMiB() {
   return mib;
 }
 
+// The number of engine calls of a clean run of `loaded` on a fresh engine of `kind`, or nothing
+// when this backend cannot run it (a granularity or requirement it lacks) or the run does not pass
+// (a scenario that fails on purpose is judged by its baseline; isolate blocks start vmm-run itself
+// as their child, which this test binary is not).
+std::optional<uint64_t> CleanRunCalls(BackendKind kind, const Loaded& loaded) {
+  std::unique_ptr<Engine> engine = NewEngine(kind, loaded.plan);
+  if (!engine) return std::nullopt;
+  if (!UnmetRequirement(loaded.scenario->requires_, engine->info()).empty()) return std::nullopt;
+  FaultEngine counting(*engine, std::nullopt);
+  RunOutcome clean = RunPlan(loaded.plan, counting, nullptr);
+  if (clean.summary.exit_code != kExitPass && clean.summary.exit_code != kExitCheckFailed)
+    return std::nullopt;
+  return counting.calls();
+}
+
 // Runs every committed scenario once per engine call of `kind`, failing that call; see the file
 // comment. Returns the number of faulty runs.
 int SweepEveryCall(BackendKind kind) {
@@ -124,18 +148,9 @@ int SweepEveryCall(BackendKind kind) {
     std::optional<Loaded> loaded = Load(path);
     EXPECT_TRUE(loaded) << "does not plan";
     if (!loaded) return runs;
-    // The clean run: how many engine calls, and a scenario this backend can run at all.
-    uint64_t calls = 0;
-    {
-      std::unique_ptr<Engine> engine = NewEngine(kind, loaded->plan);
-      if (!engine) continue;  // e.g. a granularity this device does not have
-      if (!UnmetRequirement(loaded->scenario->requires_, engine->info()).empty()) continue;
-      FaultEngine counting(*engine, std::nullopt);
-      RunOutcome clean = RunPlan(loaded->plan, counting, nullptr);
-      if (clean.summary.exit_code != kExitPass && clean.summary.exit_code != kExitCheckFailed)
-        continue;  // a scenario that fails on purpose is judged by its baseline, not here
-      calls = counting.calls();
-    }
+    const std::optional<uint64_t> clean = CleanRunCalls(kind, *loaded);
+    if (!clean) continue;
+    const uint64_t calls = *clean;
     ++scenarios;
     for (uint64_t nth = 1; nth <= calls; ++nth) {
       SCOPED_TRACE("engine call " + std::to_string(nth) + " of " + std::to_string(calls));
@@ -218,16 +233,7 @@ int SweepStops(BackendKind kind, Engine* probe) {
     EXPECT_TRUE(loaded) << "does not plan";
     if (!loaded) return runs;
     const int steps = static_cast<int>(loaded->plan.steps.size());
-    {
-      std::unique_ptr<Engine> engine = NewEngine(kind, loaded->plan);
-      if (!engine) continue;
-      if (!UnmetRequirement(loaded->scenario->requires_, engine->info()).empty()) continue;
-      // As in the fault sweep: only scenarios that run here (isolate blocks start vmm-run itself
-      // as their child, which this test binary is not).
-      RunOutcome clean = RunPlan(loaded->plan, *engine, nullptr);
-      if (clean.summary.exit_code != kExitPass && clean.summary.exit_code != kExitCheckFailed)
-        continue;
-    }
+    if (!CleanRunCalls(kind, *loaded)) continue;  // as in the fault sweep
     const int stride = std::max(1, steps / 20);
     for (int at = 0; at + 1 < steps; at += stride) {
       SCOPED_TRACE("stop after step " + std::to_string(at) + " of " + std::to_string(steps));
