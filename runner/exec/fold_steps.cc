@@ -1,10 +1,10 @@
 #include "runner/exec/fold_steps.h"
 
 #include <cstdint>
-#include <cstdio>
 #include <map>
 #include <utility>
 
+#include "runner/base/sha256.h"
 #include "runner/exec/timing_stats.h"
 
 namespace vmm {
@@ -13,8 +13,8 @@ namespace {
 using report::CheckRecord;
 using report::Details;
 using report::FoldRecord;
-using report::Scalar;
 using report::IsDataHashKey;
+using report::Scalar;
 using report::ScalarText;
 using report::StepRecord;
 using report::StepStatus;
@@ -25,27 +25,6 @@ bool Foldable(const StepRecord& r) {
   return r.status == StepStatus::kOk && (!r.check || r.check->verdict == Verdict::kPass) &&
          r.body.empty();
 }
-
-// FNV-1a, 64 bit, over each value followed by a separator byte.
-class SequenceHash {
- public:
-  void Add(const std::string& value) {
-    for (unsigned char c : value) Mix(c);
-    Mix(0xff);
-  }
-  std::string Hex() const {
-    char text[19];
-    std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(h_));
-    return text;
-  }
-
- private:
-  void Mix(unsigned char c) {
-    h_ ^= c;
-    h_ *= 0x100000001b3ull;
-  }
-  uint64_t h_ = 0xcbf29ce484222325ull;
-};
 
 const Scalar* Find(const Details& d, const std::string& key) {
   for (const auto& [k, v] : d)
@@ -62,17 +41,18 @@ Details FoldDetails(const std::vector<const StepRecord*>& members, Details StepR
   for (const auto& [key, first] : members.front()->*field) {
     const std::string first_text = ScalarText(first);
     bool same = true;
-    SequenceHash combined;
+    std::string sequence;  // the members' values in order, each ended by a byte no text holds
     for (const StepRecord* m : members) {
       const Scalar* v = Find(m->*field, key);
       const std::string text = v != nullptr ? ScalarText(*v) : std::string("(absent)");
       same = same && v != nullptr && text == first_text && v->index() == first.index();
-      combined.Add(text);
+      sequence += text;
+      sequence += '\xff';
     }
     if (same) {
       out.emplace_back(key, first);
     } else if (what == "details" && IsDataHashKey(key)) {
-      out.emplace_back(key, combined.Hex());
+      out.emplace_back(key, "0x" + Sha256Hex(sequence).substr(0, 16));  // as graph structure hashes
     } else {
       varying->push_back(what + "." + key);
     }
