@@ -254,56 +254,21 @@ class Engine {
   // (the host twin: its fault trap's account, e.g. "SIGSEGV (SEGV_ACCERR: ...), write at 0x7f...");
   // "" when none, or when the backend knows no more than the error (CUDA: the kernel log has it).
   virtual std::string FaultNote() const { return ""; }
+  // How many host functions (HostFunction) have run so far.
+  virtual uint64_t host_calls() const { return 0; }
 
-  // --- VMM (one to one with the driver; see the table above) ---
-  // `alignment` 0 means the granularity. `*va` receives the reserved base address. `hint` (0: none)
-  // is the `addr` argument of cuMemAddressReserve: an address the range should start at if it is
-  // free. It is only a hint: an occupied (or unsuitable) hint yields another address, never an
-  // error, so the caller compares *va with it.
-  virtual Status Reserve(uint64_t /*size*/, uint64_t /*alignment*/, DevicePtr /*hint*/,
-                         DevicePtr* /*va*/) {
-    return Refuse("Reserve");
-  }
-  // Reserve without a hint. A backend that overrides Reserve says `using Engine::Reserve;`.
-  Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) {
-    return Reserve(size, alignment, 0, va);
-  }
-  virtual Status Free(DevicePtr /*va*/, uint64_t /*size*/) { return Refuse("Free"); }
-  virtual Status Create(const AllocProps& /*props*/, AllocHandle* /*out*/) {
-    return Refuse("Create");
-  }
-  // The plain allocation of `size` bytes (AllocProps defaults). A backend that overrides Create
-  // says `using Engine::Create;` so this overload stays visible on it.
-  Status Create(uint64_t size, AllocHandle* out) {
-    AllocProps props;
-    props.size = size;
-    return Create(props, out);
-  }
-  virtual Status Release(AllocHandle /*handle*/, SyncNote* /*note*/) { return Refuse("Release"); }
-  // Maps [handle+offset, +size) at va. The mapping has no access until SetAccess.
-  virtual Status Map(DevicePtr /*va*/, uint64_t /*size*/, uint64_t /*offset*/,
-                     AllocHandle /*handle*/) {
-    return Refuse("Map");
-  }
-  // cuMemSetAccess with one CUmemAccessDesc per entry, in ONE call: each listed device gets its
-  // access; devices not listed keep theirs. Every device's access starts at none on a new mapping.
-  virtual Status SetAccess(DevicePtr /*va*/, uint64_t /*size*/,
-                           std::span<const DeviceAccess> /*access*/) {
-    return Refuse("SetAccess");
-  }
-  // The engine's own device only. A backend that overrides SetAccess says `using
-  // Engine::SetAccess;` so this overload stays visible on it.
-  Status SetAccess(DevicePtr va, uint64_t size, Access access) {
-    const DeviceAccess one{-1, access};
-    return SetAccess(va, size, std::span<const DeviceAccess>(&one, 1));
-  }
-  // cuMemGetAccess: the access `device` (-1: the engine's own) has at address `va`, which must be
-  // mapped (else the driver's CUDA_ERROR_INVALID_VALUE).
-  virtual Status GetAccess(DevicePtr /*va*/, int /*device*/, Access* /*out*/) {
-    return Refuse("GetAccess");
-  }
+  // The backend calls, one virtual method per row of engine_calls.def (their contracts are
+  // written there), each refusing by default. The parameters are named for the backends and
+  // unused here.
+#define VMMRUN_ENGINE_CALL(name, fault_kind, params, args) \
+  virtual Status name params { return Refuse(#name); }
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "runner/engine/engine_calls.def"
+#pragma GCC diagnostic pop
+#undef VMMRUN_ENGINE_CALL
 
-  // --- Devices ---
+  // --- Devices (defaults that serve the engine's own device) ---
   // Work enqueued after this call (kernels, copies, captures, instantiations, data checks) runs on
   // device `device`'s stream, in its primary context; -1 (the start) is the engine's own device.
   // Replay runs an exec where it was instantiated, whatever is selected. VMM calls are
@@ -319,223 +284,28 @@ class Engine {
     *out = info();
     return Status::Ok();
   }
-  virtual Status Unmap(DevicePtr /*va*/, uint64_t /*size*/, SyncNote* /*note*/) {
-    return Refuse("Unmap");
-  }
-  // Exports the allocation as a POSIX file descriptor (CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-  // the allocation was created with kHandleTypePosixFd). On success `*fd` is a new descriptor that
-  // the caller owns and must close (closing it does not release the allocation). Another process
-  // that receives it (SCM_RIGHTS) can Import it.
-  virtual Status Export(AllocHandle /*handle*/, int* /*fd*/) { return Refuse("Export"); }
-  // Imports a descriptor made by Export (in this process or another) as a new allocation handle:
-  // the same physical memory, mapped and released like a created one. Does not take ownership of
-  // `fd`: the caller still closes it (the new handle does not need it afterwards).
-  virtual Status Import(int /*fd*/, AllocHandle* /*out*/) { return Refuse("Import"); }
 
-  // --- Kernels (enqueued on the engine's stream; recorded while capturing) ---
-  // With a `timing`, the call waits for the kernel and reports its device time. With nullptr it
-  // returns as soon as the kernel is enqueued: the work stays in flight (a later Unmap or Release
-  // then waits for it and says so). The host backend runs kernels synchronously either way.
-  // Fills `count` fp32 elements at dst with datagen::FillValue(seed, i).
-  virtual Status Fill(DevicePtr /*dst*/, uint64_t /*count*/, uint64_t /*seed*/,
-                      OpTiming* /*timing*/) {
-    return Refuse("Fill");
+  // Conveniences over the calls above. A backend that overrides Reserve, Create or SetAccess
+  // says `using Engine::Reserve;` (Create, SetAccess) so that these stay visible on it.
+  // Reserve without a hint.
+  Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) {
+    return Reserve(size, alignment, 0, va);
   }
-  virtual Status Matmul(const MatmulArgs& /*args*/, OpTiming* /*timing*/) {
-    return Refuse("Matmul");
+  // The plain allocation of `size` bytes (AllocProps defaults).
+  Status Create(uint64_t size, AllocHandle* out) {
+    AllocProps props;
+    props.size = size;
+    return Create(props, out);
   }
-  // Sets `count` 32-bit words at dst to `pattern` (cuMemsetD32Async): a byte poison is the byte
-  // repeated four times (0xA5 -> 0xA5A5A5A5).
-  virtual Status Memset(DevicePtr /*dst*/, uint64_t /*count*/, uint32_t /*pattern*/,
-                        OpTiming* /*timing*/) {
-    return Refuse("Memset");
-  }
-
-  // A kernel that runs for `duration_ns` (spinning on the device's clock) and then sets `count`
-  // 32-bit words at dst to `pattern`: in-flight work of a known length, so that an Unmap without
-  // waiting races it for real. Timing as for the kernels above (nullptr: leave it in flight).
-  virtual Status Busy(DevicePtr /*dst*/, uint64_t /*count*/, uint64_t /*duration_ns*/,
-                      uint32_t /*pattern*/, OpTiming* /*timing*/) {
-    return Refuse("Busy");
-  }
-
-  // Copies `bytes` from device address src to dst on the stream (cudaMemcpyAsync, device to
-  // device); timing as for kernels.
-  virtual Status CopyDevice(DevicePtr /*dst*/, DevicePtr /*src*/, uint64_t /*bytes*/,
-                            OpTiming* /*timing*/) {
-    return Refuse("CopyDevice");
-  }
-  // Copies `bytes` from src to dst in any direction: device memory (a mapped range or a device
-  // snapshot) or a host snapshot on either side (cudaMemcpyAsync on the stream, so it is ordered
-  // with the kernels). Timing as for kernels: with `timing` it waits and reports the transfer's
-  // device time; with nullptr it returns once enqueued (a pageable host side may make the call
-  // wait on its own, as cudaMemcpyAsync does). The two sides may not overlap.
-  virtual Status Copy(DataRef /*dst*/, DataRef /*src*/, uint64_t /*bytes*/, OpTiming* /*timing*/) {
-    return Refuse("Copy");
-  }
-
-  // --- Graphs ---
-  virtual Status BeginCapture() { return Refuse("BeginCapture"); }
-  virtual Status EndCapture(GraphHandle* /*out*/) { return Refuse("EndCapture"); }
-  // Capture lanes: lane 0 is the capturing stream; lane N > 0 is a stream of the engine that
-  // joins the capture when ForkLane makes it wait for another lane (an event recorded on `from`
-  // and waited for on `to`: no node). Work captured after CaptureLane(n) goes to lane n.
-  // JoinLane makes `into` wait for everything captured on `from`. Every lane that was forked must
-  // be joined into lane 0 (directly or through others) before EndCapture. Outside a capture these
-  // fail.
-  virtual Status CaptureLane(int /*lane*/) { return Refuse("CaptureLane"); }
-  virtual Status ForkLane(int /*from*/, int /*to*/) { return Refuse("ForkLane"); }
-  virtual Status JoinLane(int /*from*/, int /*into*/) { return Refuse("JoinLane"); }
-  // Names the node the last call made on the current lane (the step that made it). Fails when
-  // that call made no node.
-  virtual Status NameCapturedNode(const std::string& /*name*/) {
-    return Refuse("NameCapturedNode");
-  }
-  // Capture only: an event record node / event wait node on event `event` (the engine keeps one
-  // event per number, created on first use).
-  virtual Status RecordEvent(int /*event*/) { return Refuse("RecordEvent"); }
-  virtual Status WaitEvent(int /*event*/) { return Refuse("WaitEvent"); }
-  // A host function on the stream (cudaLaunchHostFunc; in a capture, a host node). When it runs it
-  // adds one to host_calls(). Outside a capture the call waits for it.
-  virtual Status HostFunction(OpTiming* /*timing*/) { return Refuse("HostFunction"); }
-  // How many host functions have run so far.
-  virtual uint64_t host_calls() const { return 0; }
-  // Capture only: a graph allocation of `bytes` (cudaMallocAsync while capturing: a mem alloc
-  // node); *ptr receives its address, fixed for the graph's life.
-  virtual Status GraphAlloc(uint64_t /*bytes*/, DevicePtr* /*ptr*/) { return Refuse("GraphAlloc"); }
-  // Frees a graph allocation: in a capture a mem free node, else cudaFreeAsync on the stream.
-  virtual Status GraphFree(DevicePtr /*ptr*/) { return Refuse("GraphFree"); }
-  // Capture only: embeds a copy of `child` as one child graph node.
-  virtual Status CaptureChildGraph(GraphHandle /*child*/) { return Refuse("CaptureChildGraph"); }
-  // The graph memory pool (waits for the stream first).
-  virtual Status GraphMemory(GraphMemoryUsage* /*out*/) { return Refuse("GraphMemory"); }
-  virtual Status TrimGraphMemory() { return Refuse("TrimGraphMemory"); }
-
-  // Instantiates `graph` with `options`; `info` (may be null) says what was done and how long it
-  // took.
-  virtual Status InstantiateWith(GraphHandle /*graph*/, const InstantiateOptions& /*options*/,
-                                 ExecHandle* /*out*/, InstantiateInfo* /*info*/) {
-    return Refuse("Instantiate");
+  // The engine's own device only.
+  Status SetAccess(DevicePtr va, uint64_t size, Access access) {
+    const DeviceAccess one{-1, access};
+    return SetAccess(va, size, std::span<const DeviceAccess>(&one, 1));
   }
   // cudaGraphInstantiate with no flags.
   Status Instantiate(GraphHandle graph, ExecHandle* out) {
     return InstantiateWith(graph, InstantiateOptions{}, out, nullptr);
   }
-  // Launches the executable graph and waits for it.
-  virtual Status Replay(ExecHandle /*exec*/, OpTiming* /*timing*/) { return Refuse("Replay"); }
-  // cudaGraphExecUpdate(exec, graph). A refused update is not an error Status: the Status is ok and
-  // `result->code` says why. An error Status means the call itself could not be made.
-  virtual Status Update(ExecHandle /*exec*/, GraphHandle /*graph*/, UpdateResult* /*result*/) {
-    return Refuse("Update");
-  }
-  // Per-node updates of an exec. `node` is the name of a node of the graph the exec was
-  // instantiated from (that graph must still exist). SetNodeParams changes what the node does on
-  // later launches (its kind must match the node's); SetNodeEnabled turns a kernel, memset or
-  // memcpy node off (it does nothing when the exec runs) or on again.
-  virtual Status SetNodeParams(ExecHandle /*exec*/, const std::string& /*node*/,
-                               const NodeParams& /*params*/) {
-    return Refuse("SetNodeParams");
-  }
-  virtual Status SetNodeEnabled(ExecHandle /*exec*/, const std::string& /*node*/,
-                                bool /*enabled*/) {
-    return Refuse("SetNodeEnabled");
-  }
-  // Kernel nodes of `graph` in capture order.
-  virtual Status KernelNodes(GraphHandle /*graph*/, std::vector<KernelNodeParams>* /*out*/) {
-    return Refuse("KernelNodes");
-  }
-  // The nodes and edges of `graph`, read back from the backend.
-  virtual Status DescribeGraph(GraphHandle /*graph*/, GraphStructure* /*out*/) {
-    return Refuse("DescribeGraph");
-  }
-  virtual Status DestroyGraph(GraphHandle /*graph*/) { return Refuse("DestroyGraph"); }
-  virtual Status DestroyExec(ExecHandle /*exec*/) { return Refuse("DestroyExec"); }
-
-  // --- Data (synchronous: each waits for the stream first) ---
-  virtual Status CopyToHost(DevicePtr /*src*/, uint64_t /*bytes*/, void* /*dst*/) {
-    return Refuse("CopyToHost");
-  }
-  // The datagen hash (wrapping sum of HashWord) of `count` 32-bit words at src.
-  virtual Status Checksum(DevicePtr /*src*/, uint64_t /*count*/, uint64_t* /*hash*/) {
-    return Refuse("Checksum");
-  }
-
-  // --- Data plane: snapshots and checks judged where the data lives ---
-  // Snapshot storage of `bytes` at `place` (device memory, pinned or pageable host memory),
-  // owned by the engine until FreeSnapshot or the engine's destruction. Its contents are
-  // undefined until a Copy writes them.
-  virtual Status AllocSnapshot(uint64_t /*bytes*/, DataPlace /*place*/, SnapshotHandle* /*out*/) {
-    return Refuse("AllocSnapshot");
-  }
-  // Waits for work in flight, then frees the storage.
-  virtual Status FreeSnapshot(const SnapshotHandle& /*snapshot*/) { return Refuse("FreeSnapshot"); }
-  // Bitwise comparison of `count` 32-bit words of device memory at `a` (the checked buffer) with
-  // `b` (device memory or a host snapshot, the reference): the mismatch count, the first
-  // options.max_report mismatches {index, want = b[i], got = a[i]} in ascending index order, and
-  // the datagen hashes of both sides. Judged on the device: only the result crosses PCIe (a host
-  // snapshot's words are staged to the device in pieces).
-  virtual Status CompareData(DevicePtr /*a*/, DataRef /*b*/, uint64_t /*count*/,
-                             const CompareOptions& /*options*/, DataCompareResult* /*out*/) {
-    return Refuse("CompareData");
-  }
-  // As CompareData against `count` copies of the word `pattern` (other_hash stays 0).
-  virtual Status CompareValue(DevicePtr /*a*/, uint32_t /*pattern*/, uint64_t /*count*/,
-                              uint32_t /*max_report*/, DataCompareResult* /*out*/) {
-    return Refuse("CompareValue");
-  }
-  // Verifies C = A·B against fp64 with the rigorous error bound of matmul_verify.h (full
-  // reference for m*n*k <= kFullReferenceLimit, else Freivalds' check with the failing rows
-  // recomputed in full), where the data lives. Keeps at most `max_report` (<= 64) mismatches.
-  virtual Status CheckMatmul(const MatmulArgs& /*args*/, uint32_t /*max_report*/,
-                             MatmulCheckResult* /*out*/) {
-    return Refuse("CheckMatmul");
-  }
-  virtual Status Synchronize() { return Refuse("Synchronize"); }
-
-  // --- Queries (each one driver call, except where said) ---
-  // The device's free and total memory, bytes (cuMemGetInfo). The count covers the whole device
-  // (other processes included); memory released while still mapped is not free yet.
-  virtual Status MemoryInfo(uint64_t* /*free_bytes*/, uint64_t* /*total_bytes*/) {
-    return Refuse("MemoryInfo");
-  }
-  // The minimum or recommended granularity for allocations with `props` (size ignored), bytes
-  // (cuMemGetAllocationGranularity).
-  virtual Status Granularity(const AllocProps& /*props*/, GranularityKind /*kind*/,
-                             uint64_t* /*bytes*/) {
-    return Refuse("Granularity");
-  }
-  // The properties `handle` was granted (cuMemGetAllocationPropertiesFromHandle); `size` is the
-  // allocation's size, known to the engine.
-  virtual Status AllocProperties(AllocHandle /*handle*/, AllocProps* /*granted*/) {
-    return Refuse("AllocProperties");
-  }
-  // A new handle to the allocation mapped at `va` (cuMemRetainAllocationHandle). It is released
-  // like any other handle; the allocation lives until every handle is released and every mapping
-  // unmapped.
-  virtual Status Retain(DevicePtr /*va*/, AllocHandle* /*out*/) { return Refuse("Retain"); }
-  // Whether `a` and `b` are handles to the same physical allocation. Not one driver call: the
-  // CUDA backend compares the handle values and, when they differ, proves it by data (see
-  // cuda_engine.h); the host twin knows which memory each handle holds.
-  virtual Status SameAllocation(AllocHandle /*a*/, AllocHandle /*b*/, bool* /*same*/) {
-    return Refuse("SameAllocation");
-  }
-  // The base and size of the address range `va` lies in (cuMemGetAddressRange).
-  virtual Status AddressRange(DevicePtr /*va*/, DevicePtr* /*base*/, uint64_t* /*size*/) {
-    return Refuse("AddressRange");
-  }
-  // Whether this device has `capability`, decided by a trial: a Create of one granule with the
-  // capability's properties, read back and released (the CUDA backend asks the device attribute
-  // first, where one exists). Ok with *why_not empty: it has it. Ok with *why_not set: it lacks it,
-  // and why ("cuMemCreate: CUDA_ERROR_NOT_PERMITTED: ..."). An error Status: the trial itself
-  // failed in a way that says nothing about the capability (e.g. its release failed).
-  virtual Status ProbeCapability(Capability /*capability*/, std::string* /*why_not*/) {
-    return Refuse("ProbeCapability");
-  }
-
-  // --- Introspection ---
-  // Fills `out` with what the engine holds now (see EngineInventory). Makes no driver call that
-  // changes anything; each mapping's access is read back through GetAccess (ReadAccessBack).
-  virtual Status Inventory(EngineInventory* /*out*/) { return Refuse("Inventory"); }
 
  protected:
   // For Inventory overrides: fills every mapping's `access` with GetAccess for each device of

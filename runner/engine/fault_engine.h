@@ -33,7 +33,7 @@ enum class FaultKind : uint8_t {
   kUnmap,
   kExport,       // Export (an allocation as a POSIX fd)
   kImport,       // Import (a POSIX fd as an allocation)
-  kLaunch,       // work on the stream: Fill, Matmul, Memset, HostFunction
+  kLaunch,       // work on the stream: Fill, Matmul, Memset, Busy, HostFunction
   kCopy,         // CopyDevice, Copy, CopyToHost
   kSnapshot,     // AllocSnapshot, FreeSnapshot (snapshot storage)
   kCheck,        // Checksum, CompareData, CompareValue, CheckMatmul (checks that read data)
@@ -80,69 +80,28 @@ class FaultEngine final : public Engine {
   bool injected() const { return injected_; }
 
   const DeviceInfo& info() const override { return inner_.info(); }
-  using Engine::Reserve;
-  Status Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) override;
-  Status Free(DevicePtr va, uint64_t size) override;
+  // Every call of engine_calls.def: counted under its kind (Enter), then forwarded unless this
+  // is the planned fault.
+#define VMMRUN_ENGINE_CALL(name, fault_kind, params, args) \
+  Status name params override {                            \
+    VMM_RETURN_IF_ERROR(Enter(FaultKind::fault_kind));     \
+    return inner_.name args;                               \
+  }
+#include "runner/engine/engine_calls.def"
+#undef VMMRUN_ENGINE_CALL
   using Engine::Create;
-  Status Create(const AllocProps& props, AllocHandle* out) override;
-  Status Release(AllocHandle handle, SyncNote* note) override;
-  Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) override;
+  using Engine::Reserve;
   using Engine::SetAccess;
-  Status SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) override;
-  Status GetAccess(DevicePtr va, int device, Access* out) override;
-  Status SelectDevice(int device) override;
-  Status DescribeDevice(int ordinal, DeviceInfo* out) override;
-  Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override;
-  Status Export(AllocHandle handle, int* fd) override;
-  Status Import(int fd, AllocHandle* out) override;
-  Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override;
-  Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
-  Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override;
-  Status CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) override;
-  Status Copy(DataRef dst, DataRef src, uint64_t bytes, OpTiming* timing) override;
-  Status HostFunction(OpTiming* timing) override;
+  Status SelectDevice(int device) override {
+    VMM_RETURN_IF_ERROR(Enter(FaultKind::kDevice));
+    return inner_.SelectDevice(device);
+  }
+  Status DescribeDevice(int ordinal, DeviceInfo* out) override {
+    VMM_RETURN_IF_ERROR(Enter(FaultKind::kDevice));
+    return inner_.DescribeDevice(ordinal, out);
+  }
+
   uint64_t host_calls() const override { return inner_.host_calls(); }  // not a driver call
-  Status BeginCapture() override;
-  Status EndCapture(GraphHandle* out) override;
-  Status CaptureLane(int lane) override;
-  Status ForkLane(int from, int to) override;
-  Status JoinLane(int from, int into) override;
-  Status NameCapturedNode(const std::string& name) override;
-  Status RecordEvent(int event) override;
-  Status WaitEvent(int event) override;
-  Status GraphAlloc(uint64_t bytes, DevicePtr* ptr) override;
-  Status GraphFree(DevicePtr ptr) override;
-  Status CaptureChildGraph(GraphHandle child) override;
-  Status GraphMemory(GraphMemoryUsage* out) override;
-  Status TrimGraphMemory() override;
-  Status InstantiateWith(GraphHandle graph, const InstantiateOptions& options, ExecHandle* out,
-                         InstantiateInfo* info) override;
-  Status Replay(ExecHandle exec, OpTiming* timing) override;
-  Status Update(ExecHandle exec, GraphHandle graph, UpdateResult* result) override;
-  Status SetNodeParams(ExecHandle exec, const std::string& node, const NodeParams& params) override;
-  Status SetNodeEnabled(ExecHandle exec, const std::string& node, bool enabled) override;
-  Status KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>* out) override;
-  Status DescribeGraph(GraphHandle graph, GraphStructure* out) override;
-  Status DestroyGraph(GraphHandle graph) override;
-  Status DestroyExec(ExecHandle exec) override;
-  Status CopyToHost(DevicePtr src, uint64_t bytes, void* dst) override;
-  Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash) override;
-  Status AllocSnapshot(uint64_t bytes, DataPlace place, SnapshotHandle* out) override;
-  Status FreeSnapshot(const SnapshotHandle& snapshot) override;
-  Status CompareData(DevicePtr a, DataRef b, uint64_t count, const CompareOptions& options,
-                     DataCompareResult* out) override;
-  Status CompareValue(DevicePtr a, uint32_t pattern, uint64_t count, uint32_t max_report,
-                      DataCompareResult* out) override;
-  Status CheckMatmul(const MatmulArgs& args, uint32_t max_report, MatmulCheckResult* out) override;
-  Status Synchronize() override;
-  Status MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) override;
-  Status Granularity(const AllocProps& props, GranularityKind kind, uint64_t* bytes) override;
-  Status AllocProperties(AllocHandle handle, AllocProps* granted) override;
-  Status Retain(DevicePtr va, AllocHandle* out) override;
-  Status SameAllocation(AllocHandle a, AllocHandle b, bool* same) override;
-  Status AddressRange(DevicePtr va, DevicePtr* base, uint64_t* size) override;
-  Status ProbeCapability(Capability capability, std::string* why_not) override;
-  Status Inventory(EngineInventory* out) override;
 
  private:
   // Counts the call; returns the injected error when this is the planned one, else ok.

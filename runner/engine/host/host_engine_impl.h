@@ -45,75 +45,17 @@ class HostEngine final : public Engine {
   const DeviceInfo& info() const override { return info_; }
   std::string FaultNote() const override { return kernels_.FaultNote(); }
 
-  using Engine::Reserve;
-  Status Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) override;
-  Status Free(DevicePtr va, uint64_t size) override;
+  // Every call of engine_calls.def (their contracts are there), and the conveniences over them.
+#define VMMRUN_ENGINE_CALL(name, fault_kind, params, args) Status name params override;
+#include "runner/engine/engine_calls.def"
+#undef VMMRUN_ENGINE_CALL
   using Engine::Create;
-  Status Create(const AllocProps& props, AllocHandle* out) override;
-  Status Release(AllocHandle handle, SyncNote* note) override;
-  Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) override;
+  using Engine::Reserve;
   using Engine::SetAccess;
-  Status SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) override;
-  Status GetAccess(DevicePtr va, int device, Access* out) override;
   Status SelectDevice(int device) override;
   Status DescribeDevice(int ordinal, DeviceInfo* out) override;
-  Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override;
-  Status Export(AllocHandle handle, int* fd) override;
-  Status Import(int fd, AllocHandle* out) override;
-  Status Inventory(EngineInventory* out) override;
 
-  Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override;
-  Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
-  Status Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) override;
-  Status Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
-              OpTiming* timing) override;
-  Status CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) override;
-  Status Copy(DataRef dst, DataRef src, uint64_t bytes, OpTiming* timing) override;
-  Status HostFunction(OpTiming* timing) override;
   uint64_t host_calls() const override { return host_calls_; }
-
-  Status BeginCapture() override;
-  Status EndCapture(GraphHandle* out) override;
-  Status CaptureLane(int lane) override;
-  Status ForkLane(int from, int to) override;
-  Status JoinLane(int from, int into) override;
-  Status NameCapturedNode(const std::string& name) override;
-  Status RecordEvent(int event) override;
-  Status WaitEvent(int event) override;
-  Status GraphAlloc(uint64_t bytes, DevicePtr* ptr) override;
-  Status GraphFree(DevicePtr ptr) override;
-  Status CaptureChildGraph(GraphHandle child) override;
-  Status GraphMemory(GraphMemoryUsage* out) override;
-  Status TrimGraphMemory() override;
-  Status InstantiateWith(GraphHandle graph, const InstantiateOptions& options, ExecHandle* out,
-                         InstantiateInfo* info) override;
-  Status Replay(ExecHandle exec, OpTiming* timing) override;
-  Status Update(ExecHandle exec, GraphHandle graph, UpdateResult* result) override;
-  Status SetNodeParams(ExecHandle exec, const std::string& node, const NodeParams& params) override;
-  Status SetNodeEnabled(ExecHandle exec, const std::string& node, bool enabled) override;
-  Status KernelNodes(GraphHandle graph, std::vector<KernelNodeParams>* out) override;
-  Status DescribeGraph(GraphHandle graph, GraphStructure* out) override;
-  Status DestroyGraph(GraphHandle graph) override;
-  Status DestroyExec(ExecHandle exec) override;
-
-  Status CopyToHost(DevicePtr src, uint64_t bytes, void* dst) override;
-  Status Checksum(DevicePtr src, uint64_t count, uint64_t* hash) override;
-  Status AllocSnapshot(uint64_t bytes, DataPlace place, SnapshotHandle* out) override;
-  Status FreeSnapshot(const SnapshotHandle& snapshot) override;
-  Status CompareData(DevicePtr a, DataRef b, uint64_t count, const CompareOptions& options,
-                     DataCompareResult* out) override;
-  Status CompareValue(DevicePtr a, uint32_t pattern, uint64_t count, uint32_t max_report,
-                      DataCompareResult* out) override;
-  Status CheckMatmul(const MatmulArgs& args, uint32_t max_report, MatmulCheckResult* out) override;
-  Status Synchronize() override;
-
-  Status MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) override;
-  Status Granularity(const AllocProps& props, GranularityKind kind, uint64_t* bytes) override;
-  Status AllocProperties(AllocHandle handle, AllocProps* granted) override;
-  Status Retain(DevicePtr va, AllocHandle* out) override;
-  Status SameAllocation(AllocHandle a, AllocHandle b, bool* same) override;
-  Status AddressRange(DevicePtr va, DevicePtr* base, uint64_t* size) override;
-  Status ProbeCapability(Capability capability, std::string* why_not) override;
 
  private:
   struct Exec {
