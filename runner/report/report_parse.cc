@@ -115,6 +115,14 @@ ChildRecord ReadChild(FieldReader& r, const Json& c, const std::string& p) {
     }
   }
   r.String(c, p, "stderr", &child.stderr_text);
+  // Optional (schema 1.1 reports before together groups have none); null: not known.
+  for (auto [key, t] :
+       {std::pair{"started_ms", &child.started_ms}, std::pair{"ready_ms", &child.ready_ms},
+        std::pair{"ended_ms", &child.ended_ms}}) {
+    if (const Json* j = r.Member(c, p, key, false); j != nullptr && !j->is_null()) {
+      r.Double(c, p, key, &t->emplace());
+    }
+  }
   return child;
 }
 
