@@ -221,8 +221,8 @@ class Session {
 };
 
 // Reads every session's messages and stderr until all have ended or were killed (at a deadline or
-// a stop signal). A poll error is returned after the loop's sessions were left as they are: the
-// caller reaps them on every path.
+// a stop signal); a child whose streams closed is reaped as soon as it exits, so that each child's
+// ended_ms is its own. A poll error is returned at once: the caller reaps the rest on every path.
 Status ConverseAll(const std::vector<Session*>& sessions) {
   std::vector<Session*> active;
   std::vector<pollfd> polls;
@@ -230,15 +230,20 @@ Status ConverseAll(const std::vector<Session*>& sessions) {
     active.clear();
     polls.clear();
     auto next = Clock::time_point::max();
+    bool exiting = false;  // a child that closed its streams and is not reaped yet
     for (Session* s : sessions) {
-      if (!s->conversing() || s->KillIfDue()) continue;
+      if (!s->conversing() || s->KillIfDue()) {
+        exiting = !s->TryReap() || exiting;
+        continue;
+      }
       active.push_back(s);
       next = std::min(next, s->deadline());
       s->AddPolls(&polls);
     }
     if (active.empty()) return Status::Ok();
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now());
-    const int wait_ms = static_cast<int>(std::clamp<int64_t>(left.count() + 1, 0, 50));
+    const int wait_ms =
+        static_cast<int>(std::clamp<int64_t>(left.count() + 1, 0, exiting ? 2 : 50));
     if (::poll(polls.data(), polls.size(), wait_ms) < 0 && errno != EINTR)
       return RuntimeError(std::string("isolate block: poll: ") + strerror(errno));
     for (size_t i = 0; i < active.size(); ++i) active[i]->Handle(&polls[2 * i]);

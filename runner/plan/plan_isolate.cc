@@ -66,8 +66,17 @@ void PlanBuilder::PlanOp<Op::kTogether>(const Step& step, PlanStep* p, BufferUse
   p->body.reserve(step.steps.size());
   for (size_t i = 0; i < step.steps.size(); ++i) {
     const Step& block = step.steps[i];
-    if (block.op != Op::kIsolate) {  // the schema admits only blocks here
-      Error(block.loc, "a together group holds isolate blocks only");
+    if (block.op == Op::kTogether) {
+      Error(block.loc,
+            "together groups do not nest: put the inner group's blocks in this group, or the "
+            "group after this one");
+      continue;
+    }
+    if (block.op != Op::kIsolate) {
+      Error(block.loc, std::string("a together group holds isolate blocks only, and '") +
+                           OpName(block.op) +
+                           "' is a step: put it in a block ({isolate: {expect: ok}, name: ..., "
+                           "steps: [...]}), or before or after the group");
       continue;
     }
     if (!block.name.set || block.name.value.empty()) {
