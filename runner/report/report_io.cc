@@ -33,7 +33,8 @@ Json ChildToJson(const ChildRecord& c) {
   j["stderr"] = c.stderr_text;
   const std::pair<const char*, const std::optional<double>*> times[] = {
       {"started_ms", &c.started_ms}, {"ready_ms", &c.ready_ms}, {"ended_ms", &c.ended_ms}};
-  for (const auto& [key, t] : times) j[key] = *t ? Json(**t) : Json(nullptr);
+  for (const auto& [key, t] : times)  // absent when not known (as in reports before them)
+    if (*t) j[key] = **t;
   return j;
 }
 

@@ -115,7 +115,7 @@ ChildRecord ReadChild(FieldReader& r, const Json& c, const std::string& p) {
     }
   }
   r.String(c, p, "stderr", &child.stderr_text);
-  // Optional (schema 1.1 reports before together groups have none); null: not known.
+  // Optional: absent when not known (and in reports written before together groups).
   for (auto [key, t] :
        {std::pair{"started_ms", &child.started_ms}, std::pair{"ready_ms", &child.ready_ms},
         std::pair{"ended_ms", &child.ended_ms}}) {
