@@ -272,12 +272,12 @@ struct RunningChild {
 
 // Starts the child of `step` and sends it its request (block `block_index`, `member` of a group or
 // -1) with the descriptors `fds`.
-StatusOr<std::unique_ptr<RunningChild>> StartChild(const ChildBlockOptions& options_,
+StatusOr<std::unique_ptr<RunningChild>> StartChild(const ChildBlockOptions& options,
                                                    const PlanStep& step, int block_index,
                                                    int member, const BlockRunner::BlockFds& fds) {
   auto child = std::make_unique<RunningChild>();
   child->step = &step;
-  if (options_.backend == "cuda") child->kernel_log = KernelLog::OpenAtEnd();
+  if (options.backend == "cuda") child->kernel_log = KernelLog::OpenAtEnd();
   StatusOr<std::pair<UniqueFd, UniqueFd>> sockets = FrameChannel::SocketPair();
   if (!sockets.ok()) return sockets.status().WithContext("isolate block");
   FrameChannel& channel = child->channel.emplace(std::move(sockets->first));
@@ -287,28 +287,27 @@ StatusOr<std::unique_ptr<RunningChild>> StartChild(const ChildBlockOptions& opti
                            0};
   setsockopt(channel.fd(), SOL_SOCKET, SO_SNDTIMEO, &send_limit, sizeof send_limit);
   const double started_ms =
-      std::chrono::duration<double, std::milli>(Clock::now() - options_.run_start).count();
-  StatusOr<ChildProcess> started =
-      ChildProcess::Start(options_.exe, {"__child", "--parent", std::to_string(::getpid())},
-                          std::move(sockets->second));
+      std::chrono::duration<double, std::milli>(Clock::now() - options.run_start).count();
+  StatusOr<ChildProcess> started = ChildProcess::Start(
+      options.exe, {"__child", "--parent", std::to_string(::getpid())}, std::move(sockets->second));
   if (!started.ok()) return started.status().WithContext("isolate block: starting the child");
   ChildProcess& process = child->process.emplace(std::move(started).value());
 
   report::BlockRequest request;
-  request.scenario_path = options_.scenario_path;
-  request.scenario_text = options_.scenario_text;
-  request.set = options_.set;
+  request.scenario_path = options.scenario_path;
+  request.scenario_text = options.scenario_text;
+  request.set = options.set;
   request.block = block_index;
   request.member = member;
-  request.backend = options_.backend;
-  request.device = options_.device;
+  request.backend = options.backend;
+  request.device = options.device;
   std::vector<int> raw_fds;
   for (const auto& [name, fd] : fds) {
     request.fds.push_back(name);
     raw_fds.push_back(fd);
   }
   Session& session = child->session.emplace(
-      process, channel, std::chrono::nanoseconds(step.block->expect.limit_ns), options_.run_start);
+      process, channel, std::chrono::nanoseconds(step.block->expect.limit_ns), options.run_start);
   session.c.started_ms = started_ms;
   // A child that dies at once closes its end: the send then fails, and how it ended says why.
   session.Begin(channel.Send(report::EncodeBlockRequest(request), raw_fds).ok());
@@ -316,7 +315,7 @@ StatusOr<std::unique_ptr<RunningChild>> StartChild(const ChildBlockOptions& opti
 }
 
 // The record of a reaped child's block: its body, the child's facts and the verdict.
-Status FinishChild(const ChildBlockOptions& options_, RunningChild& child, StepRecord& record) {
+Status FinishChild(const ChildBlockOptions& options, RunningChild& child, StepRecord& record) {
   const IsolatedBlock& block = *child.step->block;
   Session& session = *child.session;
   report::ChildRecord& c = session.c;
@@ -332,7 +331,7 @@ Status FinishChild(const ChildBlockOptions& options_, RunningChild& child, StepR
   }
   record.body = CompleteBody(block.plan, std::move(g.steps), session.EndedWhy());
   const bool check_failed = FindChildError(record.body, g.done ? done.end_error : "", &c);
-  if (options_.backend == "cuda") {
+  if (options.backend == "cuda") {
     ReadFaultLine(child.kernel_log, &c);
   } else if (g.done && !done.fault.empty()) {
     c.fault_line = done.fault;
