@@ -152,12 +152,18 @@ void Count(const StepRecord& record, report::Summary& summary) {
       ++summary.unchecked;
       break;
   }
-  if (record.check && record.status != StepStatus::kSkipped) {
-    if (record.check->verdict == report::Verdict::kPass)
+  auto count_check = [&summary](const StepRecord& r) {
+    if (!r.check || r.status == StepStatus::kSkipped) return;
+    if (r.check->verdict == report::Verdict::kPass)
       ++summary.checks_passed;
     else
       ++summary.checks_failed;
-  }
+  };
+  count_check(record);
+  // A together group's blocks are steps of the group's record (summary.steps counts the group
+  // once), but each block's verdict is a check of its own.
+  if (record.op == OpName(Op::kTogether))
+    for (const StepRecord& block : record.body) count_check(block);
 }
 
 }  // namespace

@@ -42,8 +42,9 @@ class StepObserver {
 };
 
 // Runs isolate blocks: a PlanStep of op kIsolate (step.block holds the block's own plan and its
-// expectation) in a child process. Implemented above the executor (runner/isolate), which knows
-// how to start one; the executor only hands the step over.
+// expectation) in a child process, and together groups of them (op kTogether), one child each.
+// Implemented above the executor (runner/isolate), which knows how to start one; the executor only
+// hands the step over.
 class BlockRunner {
  public:
   // Descriptors the child receives, by name (borrowed: the caller keeps them open during the
@@ -57,6 +58,14 @@ class BlockRunner {
   // the block could not be run at all (no child could be started).
   virtual Status RunBlock(const PlanStep& step, const BlockFds& fds,
                           report::StepRecord& record) = 0;
+  // Runs the blocks of a together group (a PlanStep of op kTogether; group.body holds one isolate
+  // step per block) at the same time: every child is started before any is waited for, and the
+  // call returns when every child has ended and was reaped. `records` has one record per block,
+  // in order, each with its identity set; each is filled as RunBlock fills a lone block's. An
+  // error Status means the group could not be run (a child could not be started): the children
+  // already started are killed and reaped first.
+  virtual Status RunGroup(const PlanStep& group, const BlockFds& fds,
+                          std::vector<report::StepRecord>& records) = 0;
 };
 
 struct RunOutcome {

@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <thread>
 
 #include "runner/base/stop_signal.h"
@@ -112,41 +114,57 @@ void ReadFaultLine(KernelLog& log, report::ChildRecord* c) {
 }
 
 // One child from start to reaped: the conversation with it, its time limit and stop signals.
+// Several sessions converse at once (a together group): ConverseAll polls them all.
 class Session {
  public:
-  Session(ChildProcess& child, FrameChannel& channel, std::chrono::nanoseconds limit)
-      : child_(child), channel_(channel), limit_(limit) {
+  Session(ChildProcess& child, FrameChannel& channel, std::chrono::nanoseconds limit,
+          Clock::time_point run_start)
+      : child_(child), channel_(channel), limit_(limit), run_start_(run_start) {
     c.pid = child.pid();
   }
 
-  // Reads the child's messages and stderr until both end, or kills it at the deadline or at a
-  // stop signal. `channel_open` is false when the request could not even be sent.
-  Status Converse(bool channel_open) {
-    channel_open_ = channel_open;
-    while (channel_open_ || stderr_open_) {
-      if (KillIfDue()) return Status::Ok();
-      pollfd polls[2] = {{channel_open_ ? channel_.fd() : -1, POLLIN, 0},
-                         {stderr_open_ ? child_.stderr_fd() : -1, POLLIN, 0}};
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now());
-      const int wait_ms = static_cast<int>(std::clamp<int64_t>(left.count() + 1, 0, 50));
-      if (::poll(polls, 2, wait_ms) < 0 && errno != EINTR)
-        return RuntimeError(std::string("isolate block: poll: ") + strerror(errno));
-      if (channel_open_ && (polls[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) ReadChannel();
-      if (stderr_open_ && (polls[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
-        stderr_open_ = DrainStderr(child_.stderr_fd(), &g.stderr_text);
-    }
-    return Status::Ok();
+  // Starts the conversation; `channel_open` is false when the request could not even be sent.
+  void Begin(bool channel_open) { channel_open_ = channel_open; }
+  // Still reading the child's messages or stderr (not killed, not both at end of file).
+  bool conversing() const { return !killed_ && (channel_open_ || stderr_open_); }
+  Clock::time_point deadline() const { return deadline_; }
+
+  // The two descriptors to poll (-1: closed).
+  void AddPolls(std::vector<pollfd>* polls) const {
+    polls->push_back({channel_open_ ? channel_.fd() : -1, POLLIN, 0});
+    polls->push_back({stderr_open_ ? child_.stderr_fd() : -1, POLLIN, 0});
+  }
+  // Reads what the two polled descriptors have (polls: the two entries AddPolls added).
+  void Handle(const pollfd* polls) {
+    if (channel_open_ && (polls[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) ReadChannel();
+    if (stderr_open_ && (polls[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
+      stderr_open_ = DrainStderr(child_.stderr_fd(), &g.stderr_text);
   }
 
-  // Reaps the child (a child that closed its streams but lingers gets until the deadline), then
-  // takes whatever it still sent. Fills exit status, signal, stderr and the descriptor names.
-  void Reap() {
-    while (!killed_ && !child_.TryWait()) {
-      if (KillIfDue()) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  // Kills the child when vmm-run is stopped or the deadline passed; true when it did.
+  bool KillIfDue() {
+    if (killed_) return true;
+    if (StopRequested()) {
+      c.stopped_by = SignalName(StopSignal());
+    } else if (Clock::now() >= deadline_) {
+      c.timed_out = true;
+    } else {
+      return false;
     }
+    child_.Kill();
+    killed_ = true;
+    return true;
+  }
+
+  // One step of reaping (a child that closed its streams but lingers gets until the deadline):
+  // false while the child still runs; true once it was reaped, and then whatever it still sent
+  // was taken and exit status, signal, stderr, descriptor names and end time are filled.
+  bool TryReap() {
+    if (reaped_) return true;
+    if (!killed_ && !child_.TryWait() && !KillIfDue()) return false;
     const int status = child_.Wait();
+    c.ended_ms = SinceRunStart();
+    reaped_ = true;
     if (channel_open_) {  // the child is gone: its end is closed, these reads end
       bool eof = false;
       while (!eof && channel_.ReadSome(&eof).ok()) TakeFrames(channel_, &g);
@@ -158,6 +176,7 @@ class Session {
     c.signal = SignalOf(status);
     c.stderr_text = g.stderr_text;
     c.fds = std::move(g.fds);
+    return true;
   }
 
   // Why the step the child was running did not end ("" when the child ended by itself).
@@ -176,18 +195,8 @@ class Session {
   Gathered g;
 
  private:
-  // Kills the child when vmm-run is stopped or the deadline passed; true when it did.
-  bool KillIfDue() {
-    if (StopRequested()) {
-      c.stopped_by = SignalName(StopSignal());
-    } else if (Clock::now() >= deadline_) {
-      c.timed_out = true;
-    } else {
-      return false;
-    }
-    child_.Kill();
-    killed_ = true;
-    return true;
+  double SinceRunStart() const {
+    return std::chrono::duration<double, std::milli>(Clock::now() - run_start_).count();
   }
 
   void ReadChannel() {
@@ -195,7 +204,10 @@ class Session {
     Status read = channel_.ReadSome(&eof);
     const bool was_ready = g.hello;
     TakeFrames(channel_, &g);
-    if (g.hello && !was_ready) deadline_ = Clock::now() + limit_;  // ready: the limit starts
+    if (g.hello && !was_ready) {  // ready: the limit starts
+      deadline_ = Clock::now() + limit_;
+      c.ready_ms = SinceRunStart();
+    }
     if (!read.ok() || eof || channel_.broken()) channel_open_ = false;
     if (!read.ok() && g.protocol_error.empty()) g.protocol_error = read.message();
   }
@@ -203,50 +215,109 @@ class Session {
   ChildProcess& child_;
   FrameChannel& channel_;
   const std::chrono::nanoseconds limit_;
+  const Clock::time_point run_start_;
   Clock::time_point deadline_ = Clock::now() + kStartupLimit;  // until the child is ready
-  bool channel_open_ = false, stderr_open_ = true, killed_ = false;
+  bool channel_open_ = false, stderr_open_ = true, killed_ = false, reaped_ = false;
 };
 
-}  // namespace
+// Reads every session's messages and stderr until all have ended or were killed (at a deadline or
+// a stop signal); a child whose streams closed is reaped as soon as it exits, so that each child's
+// ended_ms is its own. A poll error is returned at once: the caller reaps the rest on every path.
+Status ConverseAll(const std::vector<Session*>& sessions) {
+  std::vector<Session*> active;
+  std::vector<pollfd> polls;
+  while (true) {
+    active.clear();
+    polls.clear();
+    auto next = Clock::time_point::max();
+    bool exiting = false;  // a child that closed its streams and is not reaped yet
+    for (Session* s : sessions) {
+      if (!s->conversing() || s->KillIfDue()) {
+        exiting = !s->TryReap() || exiting;
+        continue;
+      }
+      active.push_back(s);
+      next = std::min(next, s->deadline());
+      s->AddPolls(&polls);
+    }
+    if (active.empty()) return Status::Ok();
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now());
+    const int wait_ms =
+        static_cast<int>(std::clamp<int64_t>(left.count() + 1, 0, exiting ? 2 : 50));
+    if (::poll(polls.data(), polls.size(), wait_ms) < 0 && errno != EINTR)
+      return RuntimeError(std::string("isolate block: poll: ") + strerror(errno));
+    for (size_t i = 0; i < active.size(); ++i) active[i]->Handle(&polls[2 * i]);
+  }
+}
 
-Status ChildBlockRunner::RunBlock(const PlanStep& step, const BlockFds& fds, StepRecord& record) {
-  const IsolatedBlock& block = *step.block;
-  const auto start = Clock::now();
-  const bool on_cuda = options_.backend == "cuda";
-  KernelLog kernel_log = on_cuda ? KernelLog::OpenAtEnd() : KernelLog(UniqueFd(), "");
+// Reaps every session's child, each as soon as it ends (so each end time is its own).
+void ReapAll(const std::vector<Session*>& sessions) {
+  while (true) {
+    bool all = true;
+    for (Session* s : sessions) all = s->TryReap() && all;
+    if (all) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
 
+// One child of a block, with what the parent holds for it. Members are destroyed in reverse: the
+// session first, then the process (killed and reaped if still there), then the channel.
+struct RunningChild {
+  const PlanStep* step = nullptr;
+  KernelLog kernel_log{UniqueFd(), ""};
+  std::optional<FrameChannel> channel;
+  std::optional<ChildProcess> process;
+  std::optional<Session> session;
+};
+
+// Starts the child of `step` and sends it its request (block `block_index`, `member` of a group or
+// -1) with the descriptors `fds`.
+StatusOr<std::unique_ptr<RunningChild>> StartChild(const ChildBlockOptions& options,
+                                                   const PlanStep& step, int block_index,
+                                                   int member, const BlockRunner::BlockFds& fds) {
+  auto child = std::make_unique<RunningChild>();
+  child->step = &step;
+  if (options.backend == "cuda") child->kernel_log = KernelLog::OpenAtEnd();
   StatusOr<std::pair<UniqueFd, UniqueFd>> sockets = FrameChannel::SocketPair();
   if (!sockets.ok()) return sockets.status().WithContext("isolate block");
-  FrameChannel channel(std::move(sockets->first));
+  FrameChannel& channel = child->channel.emplace(std::move(sockets->first));
   // The request goes out before the conversation: a child that never reads it must not hold the
   // parent past its startup limit (a send then fails, and the child is killed when it is due).
   const timeval send_limit{std::chrono::duration_cast<std::chrono::seconds>(kStartupLimit).count(),
                            0};
   setsockopt(channel.fd(), SOL_SOCKET, SO_SNDTIMEO, &send_limit, sizeof send_limit);
-  StatusOr<ChildProcess> started =
-      ChildProcess::Start(options_.exe, {"__child", "--parent", std::to_string(::getpid())},
-                          std::move(sockets->second));
+  const double started_ms =
+      std::chrono::duration<double, std::milli>(Clock::now() - options.run_start).count();
+  StatusOr<ChildProcess> started = ChildProcess::Start(
+      options.exe, {"__child", "--parent", std::to_string(::getpid())}, std::move(sockets->second));
   if (!started.ok()) return started.status().WithContext("isolate block: starting the child");
+  ChildProcess& process = child->process.emplace(std::move(started).value());
 
   report::BlockRequest request;
-  request.scenario_path = options_.scenario_path;
-  request.scenario_text = options_.scenario_text;
-  request.set = options_.set;
-  request.block = step.index;
-  request.backend = options_.backend;
-  request.device = options_.device;
+  request.scenario_path = options.scenario_path;
+  request.scenario_text = options.scenario_text;
+  request.set = options.set;
+  request.block = block_index;
+  request.member = member;
+  request.backend = options.backend;
+  request.device = options.device;
   std::vector<int> raw_fds;
   for (const auto& [name, fd] : fds) {
     request.fds.push_back(name);
     raw_fds.push_back(fd);
   }
-  Session session(started.value(), channel, std::chrono::nanoseconds(block.expect.limit_ns));
+  Session& session = child->session.emplace(
+      process, channel, std::chrono::nanoseconds(step.block->expect.limit_ns), options.run_start);
+  session.c.started_ms = started_ms;
   // A child that dies at once closes its end: the send then fails, and how it ended says why.
-  const Status sent = channel.Send(report::EncodeBlockRequest(request), raw_fds);
-  const Status conversed = session.Converse(sent.ok());
-  session.Reap();  // on every path: never a zombie
-  VMM_RETURN_IF_ERROR(conversed);
+  session.Begin(channel.Send(report::EncodeBlockRequest(request), raw_fds).ok());
+  return child;
+}
 
+// The record of a reaped child's block: its body, the child's facts and the verdict.
+Status FinishChild(const ChildBlockOptions& options, RunningChild& child, StepRecord& record) {
+  const IsolatedBlock& block = *child.step->block;
+  Session& session = *child.session;
   report::ChildRecord& c = session.c;
   Gathered& g = session.g;
   const ChildEvent& done = g.done_event;
@@ -260,8 +331,8 @@ Status ChildBlockRunner::RunBlock(const PlanStep& step, const BlockFds& fds, Ste
   }
   record.body = CompleteBody(block.plan, std::move(g.steps), session.EndedWhy());
   const bool check_failed = FindChildError(record.body, g.done ? done.end_error : "", &c);
-  if (on_cuda) {
-    ReadFaultLine(kernel_log, &c);
+  if (options.backend == "cuda") {
+    ReadFaultLine(child.kernel_log, &c);
   } else if (g.done && !done.fault.empty()) {
     c.fault_line = done.fault;
     c.fault_line_note = "host fault trap";
@@ -269,9 +340,58 @@ Status ChildBlockRunner::RunBlock(const PlanStep& step, const BlockFds& fds, Ste
     c.fault_line_note = "no fault";
   }
   record.check = Judge(block.expect, c, check_failed);
-  record.wall_us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+  if (c.started_ms && c.ended_ms) record.wall_us = (*c.ended_ms - *c.started_ms) * 1000;
   record.child = std::move(c);
   return Status::Ok();
+}
+
+// Runs the children of `blocks` at the same time (top-level step `step_index`; `group`: the blocks
+// of a together group there) and fills one record each.
+Status RunChildren(const ChildBlockOptions& options, const std::vector<const PlanStep*>& blocks,
+                   int step_index, bool group, const BlockRunner::BlockFds& fds,
+                   std::vector<StepRecord>& records) {
+  // Every child is started (and handed its request) before any is waited for. A child that
+  // cannot be started ends the group: those already started are killed and reaped as `children`
+  // goes out of scope (~ChildProcess).
+  std::vector<std::unique_ptr<RunningChild>> children;
+  std::vector<Session*> sessions;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    if (blocks[i]->block == nullptr) return InternalError("isolate step without its block plan");
+    StatusOr<std::unique_ptr<RunningChild>> child =
+        StartChild(options, *blocks[i], step_index, group ? static_cast<int>(i) : -1, fds);
+    if (!child.ok()) return child.status();
+    sessions.push_back(&*child.value()->session);
+    children.push_back(std::move(child).value());
+  }
+  const Status conversed = ConverseAll(sessions);
+  ReapAll(sessions);  // on every path: never a zombie
+  VMM_RETURN_IF_ERROR(conversed);
+  Status first_error;
+  for (size_t i = 0; i < children.size(); ++i) {
+    Status finished = FinishChild(options, *children[i], records[i]);
+    if (!finished.ok() && first_error.ok())
+      first_error = group ? finished.WithContext("block '" + blocks[i]->label + "'") : finished;
+  }
+  return first_error;
+}
+
+}  // namespace
+
+Status ChildBlockRunner::RunBlock(const PlanStep& step, const BlockFds& fds, StepRecord& record) {
+  std::vector<StepRecord> records(1);
+  records[0] = std::move(record);
+  Status status = RunChildren(options_, {&step}, step.index, /*group=*/false, fds, records);
+  record = std::move(records[0]);
+  return status;
+}
+
+Status ChildBlockRunner::RunGroup(const PlanStep& group, const BlockFds& fds,
+                                  std::vector<StepRecord>& records) {
+  std::vector<const PlanStep*> blocks;
+  for (const PlanStep& block : group.body) blocks.push_back(&block);
+  if (records.size() != blocks.size())
+    return InternalError("together group: one record per block expected");
+  return RunChildren(options_, blocks, group.index, /*group=*/true, fds, records);
 }
 
 }  // namespace vmm::isolate

@@ -1,5 +1,6 @@
 // ChildBlockRunner: the BlockRunner (runner/exec/executor.h) of `vmm-run run`. Each isolate block
-// runs in a child `vmm-run __child` (child_main.h) with its own engine (its own CUDA context, or
+// (alone, or one of a together group whose children run at the same time) runs in a child
+// `vmm-run __child` (child_main.h) with its own engine (its own CUDA context, or
 // its own host twin with the fault trap on); the parent streams the child's step records into the
 // block's record and judges how the child ended against the block's expectation.
 //
@@ -18,6 +19,7 @@
 //     with the child's pid (`fault_line`); where it cannot be read the record says why.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,12 +35,20 @@ struct ChildBlockOptions {
   std::vector<std::pair<std::string, std::string>> set;  // --set values, sweep point included
   std::string backend;                                   // the parent's backend: "host" or "cuda"
   int device = 0;
+  // What the children's times (ChildRecord's started_ms, ready_ms, ended_ms) count from: the run's
+  // start (by default, when the options were made).
+  std::chrono::steady_clock::time_point run_start = std::chrono::steady_clock::now();
 };
 
 class ChildBlockRunner final : public BlockRunner {
  public:
   explicit ChildBlockRunner(ChildBlockOptions options) : options_(std::move(options)) {}
   Status RunBlock(const PlanStep& step, const BlockFds& fds, report::StepRecord& record) override;
+  // The group's children are started one after another, each handed its request, and only then
+  // waited for, all in one poll loop: each keeps its own time limit, every stop signal kills all
+  // of them, and each is reaped as soon as it ends (its ended_ms is its own).
+  Status RunGroup(const PlanStep& group, const BlockFds& fds,
+                  std::vector<report::StepRecord>& records) override;
 
  private:
   ChildBlockOptions options_;

@@ -36,7 +36,17 @@ class Streamer final : public StepObserver {
   FrameChannel& channel_;
 };
 
-// The plan of block `index` of the scenario the request carries, or why there is none.
+// The isolate block the request names in `plan` (top-level step `block`, or block `member` of the
+// together group there), or nullptr.
+const IsolatedBlock* BlockOf(const Plan& plan, const report::BlockRequest& r) {
+  if (r.block < 0 || static_cast<size_t>(r.block) >= plan.steps.size()) return nullptr;
+  const PlanStep& step = plan.steps[r.block];
+  if (r.member < 0) return step.block.get();
+  if (step.op != Op::kTogether || static_cast<size_t>(r.member) >= step.body.size()) return nullptr;
+  return step.body[r.member].block.get();
+}
+
+// The plan of the block the request names in the scenario it carries, or why there is none.
 StatusOr<Plan> BlockPlan(const report::BlockRequest& r, Scenario* scenario) {
   ExpandOptions expand;
   for (const auto& [name, value] : r.set) expand.set.push_back(VarOverride{name, value});
@@ -49,9 +59,10 @@ StatusOr<Plan> BlockPlan(const report::BlockRequest& r, Scenario* scenario) {
   Plan plan = BuildPlan(*scenario, &diagnostics);
   if (!diagnostics.empty())
     return InvalidInput("the scenario does not validate: " + FormatDiagnostics(diagnostics));
-  if (r.block < 0 || static_cast<size_t>(r.block) >= plan.steps.size() ||
-      plan.steps[r.block].block == nullptr) {
-    return InvalidInput("step " + std::to_string(r.block) + " is not an isolate block");
+  if (BlockOf(plan, r) == nullptr) {
+    return InvalidInput("step " + std::to_string(r.block) +
+                        (r.member >= 0 ? " block " + std::to_string(r.member) : "") +
+                        " is not an isolate block");
   }
   return plan;
 }
@@ -113,7 +124,7 @@ int RunIsolateChild(int argc, char** argv) {
     done.setup_error = plan.status().message();
     return Finish(channel, done, kExitInputError);
   }
-  const IsolatedBlock& block = *plan->steps[r.block].block;
+  const IsolatedBlock& block = *BlockOf(*plan, r);
   EngineRequest engine_request;
   if (!ParseBackendKind(r.backend, &engine_request.kind) ||
       engine_request.kind == BackendKind::kAuto) {

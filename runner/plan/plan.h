@@ -161,6 +161,7 @@ struct PlanStep {
 
   // capture: the recorded steps. set_node: one step, the node's new parameters (a step of the
   // node's op whose fields are the node's after the change), or none when only `enabled` changes.
+  // together: one isolate step per block, in the order written (index: position in the group).
   std::vector<PlanStep> body;
   std::vector<std::vector<PlanStep>> branches;  // parallel: each branch's steps
   // isolate: the block's own plan (its steps, run by a child process) and what it expects. Shared

@@ -185,6 +185,7 @@ namespace {
 std::string DefaultLabel(const Step& step) {
   std::string label = OpName(step.op);
   if (step.op == Op::kIsolate) return "isolate block";
+  if (step.op == Op::kTogether) return "together";
   for (const Located<std::string>* target :
        {&step.buffer, &step.alloc, &step.c, &step.to, &step.exec, &step.graph, &step.event}) {
     if (target->set && !target->value.empty()) return label + " " + target->value;

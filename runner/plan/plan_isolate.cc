@@ -1,6 +1,7 @@
 // PlanBuilder's isolate blocks: the expectation, the rule that blocks do not nest, and the block's
 // own plan, validated by a builder of its own that starts with the scenario's declarations and
-// nothing live (the child process sees only what it creates).
+// nothing live (the child process sees only what it creates). A `together` group's blocks are
+// planned the same way, each on its own: its body holds one isolate PlanStep per block.
 #include "runner/base/format.h"
 #include "runner/plan/plan_builder.h"
 
@@ -51,6 +52,40 @@ void PlanBuilder::PlanOp<Op::kIsolate>(const Step& step, PlanStep* p, BufferUses
   if (step.steps.empty()) Error(step.loc, "the isolate block has no steps; add some");
   block->plan = PlanBuilder(*this, step, block->expect).BuildBlock();
   p->block = std::move(block);
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kTogether>(const Step& step, PlanStep* p, BufferUses*) {
+  if (parent_ != nullptr) {
+    Error(step.loc,
+          "a together group does not go inside an isolate block: the block's steps already run in "
+          "one child process; move the group after the block it is in");
+    return;
+  }
+  if (step.steps.empty()) Error(step.loc, "the together group has no blocks; add isolate blocks");
+  p->body.reserve(step.steps.size());
+  for (size_t i = 0; i < step.steps.size(); ++i) {
+    const Step& block = step.steps[i];
+    if (block.op == Op::kTogether) {
+      Error(block.loc,
+            "together groups do not nest: put the inner group's blocks in this group, or the "
+            "group after this one");
+      continue;
+    }
+    if (block.op != Op::kIsolate) {
+      Error(block.loc, std::string("a together group holds isolate blocks only, and '") +
+                           OpName(block.op) +
+                           "' is a step: put it in a block ({isolate: {expect: ok}, name: ..., "
+                           "steps: [...]}), or before or after the group");
+      continue;
+    }
+    if (!block.name.set || block.name.value.empty()) {
+      Error(block.loc,
+            "a block of a together group needs a 'name': the report, diff and JUnit tell its "
+            "children apart by it (in a loop, e.g. name: \"worker ${i}\")");
+    }
+    p->body.push_back(Visit(block, static_cast<int>(i), nullptr));
+  }
 }
 
 }  // namespace vmm

@@ -77,5 +77,40 @@ TEST(ScenarioDocsTest, TheIsolateBlockIsDocumented) {
   }
 }
 
+// The together group has its own section, with a row for each of its keys.
+TEST(ScenarioDocsTest, TheTogetherGroupIsDocumented) {
+  const std::string doc = Doc();
+  StatusOr<JsonSchema> schema = JsonSchema::Compile(ScenarioSchemaText());
+  ASSERT_TRUE(schema.ok());
+  const size_t at = doc.find("#### `together`\n");
+  ASSERT_NE(at, std::string::npos);
+  const std::string section = doc.substr(at, doc.find("\n## ", at) - at);
+  for (const auto& [key, p] : schema->Find("#/definitions/together_group")->Resolved()->properties)
+    EXPECT_NE(section.find("| `" + key + "` |"), std::string::npos) << key;
+  // Its example is a scenario's steps that validate (with the declarations they need).
+  const size_t begin = section.find("```yaml\n");
+  ASSERT_NE(begin, std::string::npos);
+  const size_t end = section.find("```\n", begin + 8);
+  std::string example =
+      "name: doc_together\nbuffers: {A: {shape: [2097152]}, B: {shape: [2097152]}}\n"
+      "views:\n";
+  for (int i = 0; i < 4; ++i) {
+    example += "  A" + std::to_string(i) + ": {of: A, offset: " + std::to_string(2 * i) +
+               "MiB, shape: [524288]}\n  B" + std::to_string(i) +
+               ": {of: B, offset: " + std::to_string(2 * i) + "MiB, shape: [524288]}\n";
+  }
+  example +=
+      "steps:\n  - {op: create, alloc: p, size: 8MiB, handle_types: [posix_fd]}\n"
+      "  - {op: reserve, buffer: A}\n  - {op: map, buffer: A, alloc: p}\n"
+      "  - {op: set_access, buffer: A}\n";
+  std::istringstream lines(section.substr(begin + 8, end - begin - 8));
+  for (std::string line; std::getline(lines, line);) example += "  " + line + "\n";
+  std::vector<Diagnostic> d;
+  std::optional<Scenario> s = ParseScenario(example, "example.yaml", &d);
+  ASSERT_TRUE(s.has_value()) << FormatDiagnostics(d) << example;
+  BuildPlan(*s, &d);
+  EXPECT_EQ(FormatDiagnostics(d), "") << example;
+}
+
 }  // namespace
 }  // namespace vmm

@@ -47,6 +47,7 @@ std::string EncodeBlockRequest(const BlockRequest& r) {
   for (const auto& [name, value] : r.set) set.push_back(Json::array({name, value}));
   j["set"] = std::move(set);
   j["block"] = r.block;
+  j["member"] = r.member;
   j["backend"] = r.backend;
   j["device"] = r.device;
   j["fds"] = r.fds;
@@ -74,6 +75,7 @@ StatusOr<BlockRequest> DecodeBlockRequest(const std::string& text) {
     r.set.emplace_back(pair[0], pair[1]);
   }
   r.block = Get<int>(j, "block", &error);
+  r.member = Get<int>(j, "member", &error);
   r.backend = Get<std::string>(j, "backend", &error);
   r.device = Get<int>(j, "device", &error);
   r.fds = Get<std::vector<std::string>>(j, "fds", &error);

@@ -19,16 +19,17 @@
 
 namespace vmm::report {
 
-inline constexpr int kBlockProtocolVersion = 1;
+inline constexpr int kBlockProtocolVersion = 2;  // 2: `member` (blocks of a together group)
 
 // Everything the child needs to rebuild the parent's plan of the block: the scenario as the parent
-// read it (path for messages and includes, text, --set values), which block, and the backend the
-// parent runs on.
+// read it (path for messages and includes, text, --set values), which block (a top-level block, or
+// a block of a top-level together group), and the backend the parent runs on.
 struct BlockRequest {
   std::string scenario_path;
   std::string scenario_text;
   std::vector<std::pair<std::string, std::string>> set;  // --set NAME=VALUE, sweep point included
-  int block = -1;                // index of the isolate block among the scenario's top-level steps
+  int block = -1;   // index of the isolate block (or its together group) among the top-level steps
+  int member = -1;  // the block's position in that together group; -1 for a lone block
   std::string backend;           // "host" or "cuda": the parent's backend, never "auto"
   int device = 0;                // CUDA device ordinal
   std::vector<std::string> fds;  // names of the descriptors that follow, in order

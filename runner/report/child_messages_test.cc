@@ -15,6 +15,7 @@ TEST(ChildMessagesTest, RequestRoundTrips) {
   r.scenario_text = "name: x\nsteps: [{op: synchronize}]\n# é, \"quotes\"\n";
   r.set = {{"pages", "4"}, {"page", "2097152"}};
   r.block = 7;
+  r.member = 2;
   r.backend = "host";
   r.device = 1;
   r.fds = {"kv", "weights"};
@@ -24,6 +25,7 @@ TEST(ChildMessagesTest, RequestRoundTrips) {
   EXPECT_EQ(back->scenario_text, r.scenario_text);
   EXPECT_EQ(back->set, r.set);
   EXPECT_EQ(back->block, 7);
+  EXPECT_EQ(back->member, 2);
   EXPECT_EQ(back->backend, "host");
   EXPECT_EQ(back->device, 1);
   EXPECT_EQ(back->fds, r.fds);
@@ -32,9 +34,9 @@ TEST(ChildMessagesTest, RequestRoundTrips) {
 TEST(ChildMessagesTest, RequestsOfAnotherProtocolOrShapeAreRefused) {
   EXPECT_FALSE(DecodeBlockRequest("").ok());
   EXPECT_FALSE(DecodeBlockRequest("[]").ok());
-  EXPECT_EQ(DecodeBlockRequest(R"({"type": "run_block", "protocol": 2})").status().message(),
-            "block request: not a run_block message of protocol 1");
-  const std::string missing = R"({"type": "run_block", "protocol": 1, "scenario_path": "a"})";
+  EXPECT_EQ(DecodeBlockRequest(R"({"type": "run_block", "protocol": 1})").status().message(),
+            "block request: not a run_block message of protocol 2");
+  const std::string missing = R"({"type": "run_block", "protocol": 2, "scenario_path": "a"})";
   EXPECT_EQ(DecodeBlockRequest(missing).status().message(),
             "block request: missing or mistyped 'scenario_text'");
 }

@@ -90,6 +90,18 @@ std::string TestCase(const Report& r, const StepRecord& s, const std::string& na
   return out;
 }
 
+// The cases of step `s` named `prefix` + its name, and for an isolate block the cases of the
+// child's steps, named under the block like `vmm-run diff` names them.
+std::string StepCases(const Report& r, const StepRecord& s, const std::string& prefix,
+                      Counts* counts) {
+  std::string cases = TestCase(r, s, prefix + s.name, false, counts);
+  if (!s.child) return cases;
+  const bool block_passed = s.check && s.check->verdict == Verdict::kPass;
+  for (const StepRecord& inner : s.body)
+    cases += TestCase(r, inner, prefix + s.name + " / " + inner.name, block_passed, counts);
+  return cases;
+}
+
 // The <testcase name="interrupted"> of a run stopped by a signal (an <error>), else "".
 std::string InterruptedCase(const Report& r, Counts* counts) {
   const Summary& s = r.summary;
@@ -115,12 +127,14 @@ std::string TestSuite(const Report& r, Counts* total) {
              Attr("message", r.summary.skip_reason) + "/>\n    </testcase>\n";
   } else {
     for (const StepRecord& s : r.steps) {
-      cases += TestCase(r, s, s.name, false, &counts);
-      if (!s.child) continue;
-      // An isolate block's steps, named under the block like `vmm-run diff` names them.
-      const bool block_passed = s.check && s.check->verdict == Verdict::kPass;
-      for (const StepRecord& inner : s.body)
-        cases += TestCase(r, inner, s.name + " / " + inner.name, block_passed, &counts);
+      if (s.op != "together") {
+        cases += StepCases(r, s, "", &counts);
+        continue;
+      }
+      // A together group: a case of its own only when it could not run (its blocks' verdicts are
+      // their cases), then each block and its steps under the group's name.
+      if (!s.error.empty()) cases += TestCase(r, s, s.name, false, &counts);
+      for (const StepRecord& block : s.body) cases += StepCases(r, block, s.name + " / ", &counts);
     }
   }
   // The suite's time is the whole run's, not the sum of the listed steps.

@@ -71,7 +71,7 @@ struct FoldRecord {
 
 // An isolate block's child process as the parent saw it end (the block record's "child").
 // Stable: how it ended (exit status, signal, timed out, the CUDA error name); volatile: pid,
-// fault_line (addresses, times), stderr.
+// fault_line (addresses, times), stderr, the times.
 struct ChildRecord {
   int64_t pid = 0;
   std::optional<int> exit_status;    // the child exited with this code (none when killed)
@@ -86,6 +86,9 @@ struct ChildRecord {
   std::string fault_line_note;   // where fault_line came from, or why there is none
   std::vector<std::string> fds;  // names of the descriptors handed to the child
   std::string stderr_text;       // the last bytes the child wrote to stderr
+  // When, in milliseconds since the run started (volatile): the child was started, was ready (its
+  // engine open; none when it never was) and was reaped. The blocks of a together group overlap.
+  std::optional<double> started_ms, ready_ms, ended_ms;
 };
 
 struct StepRecord {
@@ -112,7 +115,8 @@ struct StepRecord {
   // holds the same pair and the verdict. Both empty for every other step.
   std::string expected_error, actual_error;
   std::string error;  // run-time failure message (status failed, no check)
-  // capture: the recorded inner steps; parallel: its branches' steps; isolate: the child's steps
+  // capture: the recorded inner steps; parallel: its branches' steps; isolate: the child's steps;
+  // together: one isolate record per block
   std::vector<StepRecord> body;
   Boxed<FoldRecord> folded;  // a folded record (Boxed: usually empty)
   Boxed<ChildRecord> child;  // isolate: the child process

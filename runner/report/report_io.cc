@@ -31,6 +31,10 @@ Json ChildToJson(const ChildRecord& c) {
   j["fault_line_note"] = c.fault_line_note;
   j["fds"] = c.fds;
   j["stderr"] = c.stderr_text;
+  const std::pair<const char*, const std::optional<double>*> times[] = {
+      {"started_ms", &c.started_ms}, {"ready_ms", &c.ready_ms}, {"ended_ms", &c.ended_ms}};
+  for (const auto& [key, t] : times)  // absent when not known (as in reports before them)
+    if (*t) j[key] = **t;
   return j;
 }
 

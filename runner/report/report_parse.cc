@@ -115,6 +115,14 @@ ChildRecord ReadChild(FieldReader& r, const Json& c, const std::string& p) {
     }
   }
   r.String(c, p, "stderr", &child.stderr_text);
+  // Optional: absent when not known (and in reports written before together groups).
+  for (auto [key, t] :
+       {std::pair{"started_ms", &child.started_ms}, std::pair{"ready_ms", &child.ready_ms},
+        std::pair{"ended_ms", &child.ended_ms}}) {
+    if (const Json* j = r.Member(c, p, key, false); j != nullptr && !j->is_null()) {
+      r.Double(c, p, key, &t->emplace());
+    }
+  }
   return child;
 }
 

@@ -147,8 +147,9 @@ class Expander {
         out->push_back(Copy(item, f, /*top=*/false));
       } else {
         Count(1);
-        if (const YamlValue* body = item.Find("steps"); body != nullptr && body->IsSequence())
-          Steps(*body, f, nullptr);
+        for (const char* list : kStepListKeys)
+          if (const YamlValue* body = item.Find(list); body != nullptr && body->IsSequence())
+            Steps(*body, f, nullptr);
         if (const YamlValue* branches = item.Find("branches"); branches != nullptr) {
           for (const YamlValue& branch : branches->items) {  // parallel: [{steps: [...]}, ...]
             const YamlValue* body = branch.IsMap() ? branch.Find("steps") : nullptr;
@@ -375,7 +376,7 @@ class Expander {
           cm.column = m.column;
           bool ignored = false;
           cm.key = HasTemplate(m.key) ? Substitute(v, m.key, f, &ignored) : m.key;
-          if (m.key == "steps" && m.value.IsSequence()) {
+          if (IsStepListKey(m.key) && m.value.IsSequence()) {
             cm.value.kind = YamlValue::Kind::kSequence;
             cm.value.line = m.value.line;
             cm.value.column = m.value.column;

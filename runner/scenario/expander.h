@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -36,6 +37,11 @@ namespace vmm {
 
 // Most steps (capture bodies included) and loop iterations one scenario may expand to.
 inline constexpr size_t kMaxExpandedSteps = 1000000;
+
+// The keys whose value is a list of steps, where loops and fragment uses expand: a step list (the
+// top level, capture bodies, isolate blocks, fragments) and a `together` group's blocks.
+inline constexpr const char* kStepListKeys[] = {"steps", "together"};
+inline bool IsStepListKey(std::string_view key) { return key == "steps" || key == "together"; }
 
 // `--set name=value`.
 struct VarOverride {

@@ -53,7 +53,8 @@ class Builder {
         s.views.push_back(std::move(v));
       }
     }
-    // Top-level steps and isolate blocks' steps are ops (dispatched on `op`) or isolate blocks.
+    // Top-level steps and isolate blocks' steps are ops (dispatched on `op`), isolate blocks or
+    // groups of them (`together`).
     const SchemaNode* step_schema = schema_.Find("#/definitions/step");
     if (const YamlValue* steps = doc.Find("steps"); steps != nullptr && step_schema != nullptr)
       s.steps = Steps(*steps, step_schema);
@@ -153,6 +154,17 @@ class Builder {
     return step;
   }
 
+  // `{together: [block, ...], name: ...}`: op kTogether, its isolate blocks in `steps` (the schema
+  // admits only blocks there; the validator refuses a group inside a block).
+  Step Group(const YamlValue& item, const SchemaNode* dispatch) {
+    Step step;
+    step.op = Op::kTogether;
+    step.loc = Loc(item);
+    if (const YamlValue* name = item.Find("name")) Put(&step.name, name->scalar, Loc(*name), true);
+    if (const YamlValue* blocks = item.Find("together")) step.steps = Steps(*blocks, dispatch);
+    return step;
+  }
+
   std::vector<Step> Steps(const YamlValue& list, const SchemaNode* item_schema) {
     std::vector<Step> steps;
     steps.reserve(list.items.size());
@@ -160,6 +172,10 @@ class Builder {
     for (const YamlValue& item : list.items) {
       if (item.Find("isolate") != nullptr) {
         steps.push_back(Block(item, item_schema));
+        continue;
+      }
+      if (item.Find("together") != nullptr) {
+        steps.push_back(Group(item, item_schema));
         continue;
       }
       Step step;

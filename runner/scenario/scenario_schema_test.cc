@@ -44,13 +44,21 @@ TEST_F(ScenarioSchemaTest, OpsMatchTheOpTableInOrder) {
     EXPECT_EQ(AllOps()[i].family == OpFamily::kBlock, i >= rows.size()) << AllOps()[i].name;
 }
 
-// Top-level steps and a block's steps are ops or isolate blocks; the block has its keys.
+// Top-level steps and a block's steps are ops, isolate blocks or together groups; the block and
+// the group have their keys (a group's items are checked by the validator: isolate blocks only).
 TEST_F(ScenarioSchemaTest, IsolateBlocksAreStepsOfTheirOwnForm) {
   const SchemaNode* items = schema_->root().Property("steps")->Resolved()->items->Resolved();
   ASSERT_NE(items->if_schema, nullptr);
   EXPECT_EQ(items->if_schema->Resolved()->required, std::vector<std::string>{"isolate"});
   EXPECT_EQ(items->then_schema->Resolved(), schema_->Find("#/definitions/isolate_block"));
-  EXPECT_EQ(items->else_schema->Resolved(), Steps());
+  const SchemaNode* other = items->else_schema->Resolved();
+  ASSERT_NE(other->if_schema, nullptr);
+  EXPECT_EQ(other->if_schema->Resolved()->required, std::vector<std::string>{"together"});
+  const SchemaNode* group = schema_->Find("#/definitions/together_group")->Resolved();
+  EXPECT_EQ(other->then_schema->Resolved(), group);
+  EXPECT_EQ(other->else_schema->Resolved(), Steps());
+  EXPECT_EQ(group->Property("together")->Resolved()->items->Resolved(), items);
+  EXPECT_FALSE(group->additional_allowed);
   const SchemaNode* block = schema_->Find("#/definitions/isolate_block")->Resolved();
   EXPECT_EQ(block->Property("steps")->Resolved()->items->Resolved(), items);
   EXPECT_FALSE(block->additional_allowed);

@@ -63,8 +63,9 @@ bool HasLoopOrUse(const YamlValue& steps) {
   for (const YamlValue& item : steps.items) {
     if (!item.IsMap()) continue;
     if (item.Find("for") != nullptr || item.Find("use") != nullptr) return true;
-    if (const YamlValue* body = item.Find("steps"); body != nullptr && HasLoopOrUse(*body))
-      return true;
+    for (const char* list : kStepListKeys)
+      if (const YamlValue* body = item.Find(list); body != nullptr && HasLoopOrUse(*body))
+        return true;
     if (const YamlValue* branches = item.Find("branches"); branches != nullptr) {
       for (const YamlValue& branch : branches->items) {  // parallel: [{steps: [...]}, ...]
         const YamlValue* body = branch.IsMap() ? branch.Find("steps") : nullptr;

@@ -16,8 +16,10 @@ const SchemaNode* StepDispatch(const JsonSchema& schema) {
   return step->cases.empty() ? nullptr : step;
 }
 
-// The word an isolate block is documented under (`vmm-run steps isolate`).
+// The words an isolate block and a group of them are documented under (`vmm-run steps isolate`,
+// `vmm-run steps together`).
 constexpr const char* kBlockWord = "isolate";
+constexpr const char* kGroupWord = "together";
 
 std::string Number(double d) {
   if (std::floor(d) == d) return std::to_string(static_cast<int64_t>(d));
@@ -154,6 +156,19 @@ std::string DescribeBlock(const JsonSchema& schema) {
   return out;
 }
 
+// The together group: its keys.
+std::string DescribeGroup(const JsonSchema& schema) {
+  const SchemaNode* group = schema.Find("#/definitions/together_group");
+  if (group == nullptr) return "";
+  group = group->Resolved();
+  std::string out = Wrap(std::string(kGroupWord) +
+                             " (a group, written {together: [{isolate: ...}, ...], name: ...}): " +
+                             group->description,
+                         4, kWidth) +
+                    "\n";
+  return out + DescribeFields(group, "", "", KeyWidth(group, 0));
+}
+
 std::string DescribeStepsFromSchema(const JsonSchema& schema) {
   const SchemaNode* dispatch = StepDispatch(schema);
   if (dispatch == nullptr) return "";
@@ -165,6 +180,7 @@ std::string DescribeStepsFromSchema(const JsonSchema& schema) {
     out += DescribeOp(op, fields, dispatch->discriminator);
   }
   out += "\n" + DescribeBlock(schema);
+  out += "\n" + DescribeGroup(schema);
   out +=
       "\nVariables, loops and includes (expanded before validation; `vmm-run expand FILE` shows\n"
       "the result; docs/scenario-language.md has the details):\n"
@@ -187,9 +203,11 @@ std::string DescribeStepFromSchema(const JsonSchema& schema, const std::string& 
   if (const SchemaNode* fields = dispatch->Case(op))
     return DescribeOp(op, fields, dispatch->discriminator);
   if (op == kBlockWord) return DescribeBlock(schema);
+  if (op == kGroupWord) return DescribeGroup(schema);
   std::vector<std::string> ops;
   for (const auto& [name, unused] : dispatch->cases) ops.push_back(name);
   ops.push_back(kBlockWord);
+  ops.push_back(kGroupWord);
   const std::string close = ClosestMatch(op, ops);
   if (!close.empty()) {
     *error = "unknown op '" + op + "', did you mean '" + close + "'?";

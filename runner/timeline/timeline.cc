@@ -63,9 +63,9 @@ Roles RolesOf(const std::string& op) {
   if (op == "check_value") return {{"buffer"}, {}};
   if (op == "check_matmul") return {{"a", "b", "c"}, {}};
   // export / import: an allocation's handle as an fd and back; no buffer's bytes are touched. An
-  // isolate block's steps ran in a child process, with its own address space: the parent's lanes
-  // do not show them.
-  if (op == "export" || op == "import" || op == "isolate") return {};
+  // isolate block's steps (alone or in a together group) ran in a child process, with its own
+  // address space: the parent's lanes do not show them.
+  if (op == "export" || op == "import" || op == "isolate" || op == "together") return {};
   return {};
 }
 

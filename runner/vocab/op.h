@@ -29,7 +29,7 @@ enum class OpFamily : uint8_t {
   kQuery,   // retain, mark and the check_* that ask the driver (properties, range, granularity,
             // memory)
   kWait,    // synchronize
-  kBlock,   // isolate: steps that run in a child process
+  kBlock,   // isolate: steps that run in a child process; together: several such at once
 };
 
 // Bit flags of an op (see ops.def for their meaning).
