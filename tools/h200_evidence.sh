@@ -74,6 +74,9 @@ fi
   done
   ./build-gpu/bench/runner_overhead_bench --backend null --cycles 1000 --rounds 200
   ./build-gpu/bench/peer_bench  # two GPUs only; prints "skipped" on one
+  # The 64 GiB sleep/wake cycle against its raw driver and copy calls, right after it ran.
+  ./build-gpu/vmm-run scenarios/sleep_wake_64g.yaml --report "$OUT/cycle_report.json" >/dev/null
+  ./build-gpu/bench/cycle_cost_bench "$OUT/cycle_report.json"
   ./build-gpu/bench/data_plane_bench --runs "${DATA_RUNS:-10}" --gib 4
   python3 bench/peer_torch.py --runs "${DATA_RUNS:-10}" --gib 4 || echo "peer_torch: exit $?"
 ' >"$OUT/bench.log" 2>&1

@@ -60,7 +60,9 @@ Status CudaEngine::InstantiateWith(GraphHandle graph, const InstantiateOptions& 
   // What a launch allocates and leaves alive, and what it frees of other graphs' allocations.
   ExecMemory memory;
   memory.graph = graph.value;
-  StatusOr<std::vector<cudaGraphNode_t>> nodes = GraphNodes(g->get());
+  StatusOr<std::vector<cudaGraphNode_t>> nodes = memory_node_graphs_.count(graph.value) != 0
+                                                     ? GraphNodes(g->get())
+                                                     : std::vector<cudaGraphNode_t>{};
   if (!nodes.ok()) return Annotate(nodes.status(), what);
   for (cudaGraphNode_t node : *nodes) {
     cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
@@ -214,6 +216,7 @@ Status CudaEngine::DestroyGraph(GraphHandle graph) {
   ForgetNames(names_, it->second.get());
   graphs_.erase(it);
   graph_lanes_.erase(graph.value);
+  memory_node_graphs_.erase(graph.value);
   return Status::Ok();
 }
 

@@ -112,6 +112,7 @@ Status CudaEngine::BeginCapture() {
   capture_lane_ = 0;
   fork_events_used_ = 0;
   capture_names_.clear();
+  capture_memory_nodes_ = false;
   return Status::Ok();
 }
 
@@ -134,6 +135,7 @@ Status CudaEngine::EndCapture(GraphHandle* out) {
   const uint64_t id = NextId();
   graphs_.emplace(id, std::move(graph));
   graph_lanes_[id] = lane_;  // captured on this device: its nodes are that device's
+  if (capture_memory_nodes_) memory_node_graphs_.insert(id);
   out->value = id;
   return Status::Ok();
 }
@@ -223,6 +225,7 @@ Status CudaEngine::GraphAlloc(uint64_t bytes, DevicePtr* ptr) {
   auto what = [&] { return "GraphAlloc(bytes=" + FormatBytes(bytes) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   if (!capturing_) return NotCapturing("GraphAlloc");
+  capture_memory_nodes_ = true;
   void* p = nullptr;
   VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaMallocAsync(&p, bytes, work_stream())), what));
   *ptr = static_cast<DevicePtr>(reinterpret_cast<uintptr_t>(p));
@@ -234,6 +237,7 @@ Status CudaEngine::GraphFree(DevicePtr ptr) {
   VMM_RETURN_IF_ERROR(Bind());
   void* p = reinterpret_cast<void*>(static_cast<uintptr_t>(ptr));
   if (!capturing_) lane_->busy = true;
+  if (capturing_) capture_memory_nodes_ = true;
   VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaFreeAsync(p, work_stream())), what));
   if (!capturing_) live_graph_allocs_.erase(ptr);
   return Status::Ok();
@@ -243,6 +247,7 @@ Status CudaEngine::CaptureChildGraph(GraphHandle child) {
   auto what = [&] { return "CaptureChildGraph(graph=" + std::to_string(child.value) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   if (!capturing_) return NotCapturing("CaptureChildGraph");
+  capture_memory_nodes_ = true;  // the child's nodes are not scanned here
   Graph* g = FindObject(graphs_, child.value);
   if (g == nullptr) return UnknownHandle(what(), "graph");
   cudaGraph_t capture = nullptr;

@@ -200,6 +200,11 @@ class CudaEngine final : public Engine {
   std::atomic<uint64_t> host_calls_{0};
   NodeNames names_;  // node names of every live graph
   std::vector<std::pair<cudaGraphNode_t, std::string>> capture_names_;  // the capture's, so far
+  // Whether the current capture made a memory node (GraphAlloc, GraphFree) or embedded a child
+  // graph; the graphs whose capture did. Instantiate reads the memory nodes of those only (the
+  // others have none), which keeps three runtime calls per node off the common instantiate.
+  bool capture_memory_nodes_ = false;
+  std::set<uint64_t> memory_node_graphs_;
   // Graph allocations: per exec, what a launch allocates and leaves alive, and what it frees of
   // others'; the allocations alive now, with the device each lives on (freed by the destructor if
   // the scenario did not).
