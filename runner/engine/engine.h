@@ -168,6 +168,11 @@ struct NodeParams {
   MatmulArgs matmul;           // matmul
 };
 
+// The names BeginConditional / EndConditional give the kernel nodes they add: the step's name and
+// this suffix ("drain (condition)", "drain (next pass)").
+inline constexpr const char* kConditionNodeSuffix = " (condition)";
+inline constexpr const char* kNextPassNodeSuffix = " (next pass)";
+
 // One memory range a node touches: reads (Access::kRead) or writes (Access::kReadWrite).
 struct NodeOperand {
   DevicePtr va = 0;
@@ -407,6 +412,24 @@ class Engine {
   virtual Status GraphFree(DevicePtr /*ptr*/) { return Refuse("GraphFree"); }
   // Capture only: embeds a copy of `child` as one child graph node.
   virtual Status CaptureChildGraph(GraphHandle /*child*/) { return Refuse("CaptureChildGraph"); }
+  // --- Conditional nodes (if / while, CUDA 12.4+): one block, keep it together ---
+  // Capture only. BeginConditional adds, on the current lane, a kernel node that reads the 32-bit
+  // word at `word` and sets the condition to (word != 0) (cudaGraphSetConditional), named `name`
+  // + kConditionNodeSuffix, then a conditional node of `kind` after it. Work captured from then
+  // until the matching EndConditional goes into the conditional node's body graph, as one chain
+  // (CaptureLane/ForkLane are refused meanwhile); NameCapturedNode names the body's nodes.
+  // Bodies nest. EndConditional ends the innermost body; for a while loop it first adds the body's
+  // last node, a kernel named `name` + kNextPassNodeSuffix that subtracts one from the counter at
+  // `word` (not below 0), adds one to the word at `passes` (0: none) and sets the condition to
+  // (counter != 0), so a counter of N runs N passes. After EndConditional the lane depends on the
+  // conditional node: NameCapturedNode names it.
+  virtual Status BeginConditional(ConditionKind /*kind*/, DevicePtr /*word*/,
+                                  DevicePtr /*passes*/, const std::string& /*name*/) {
+    return Refuse("BeginConditional");
+  }
+  virtual Status EndConditional() { return Refuse("EndConditional"); }
+  // --- end of the conditional nodes block ---
+
   // The graph memory pool (waits for the stream first).
   virtual Status GraphMemory(GraphMemoryUsage* /*out*/) { return Refuse("GraphMemory"); }
   virtual Status TrimGraphMemory() { return Refuse("TrimGraphMemory"); }

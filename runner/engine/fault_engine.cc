@@ -119,6 +119,13 @@ Status FaultEngine::GraphFree(DevicePtr ptr) { VMM_FORWARD(kGraphMemory, GraphFr
 Status FaultEngine::CaptureChildGraph(GraphHandle child) {
   VMM_FORWARD(kGraphNode, CaptureChildGraph(child));
 }
+// Conditional nodes (engine.h's block).
+Status FaultEngine::BeginConditional(ConditionKind kind, DevicePtr word, DevicePtr passes,
+                                     const std::string& name) {
+  VMM_FORWARD(kGraphNode, BeginConditional(kind, word, passes, name));
+}
+Status FaultEngine::EndConditional() { VMM_FORWARD(kGraphNode, EndConditional()); }
+// End of the conditional nodes block.
 Status FaultEngine::GraphMemory(GraphMemoryUsage* out) {
   VMM_FORWARD(kGraphMemory, GraphMemory(out));
 }

@@ -39,7 +39,8 @@ enum class FaultKind : uint8_t {
   kCheck,        // Checksum, CompareData, CompareValue, CheckMatmul (checks that read data)
   kCapture,      // BeginCapture, EndCapture
   kGraphNode,    // capture-only calls that shape the graph: CaptureLane, ForkLane, JoinLane,
-                 // NameCapturedNode, RecordEvent, WaitEvent, CaptureChildGraph
+                 // NameCapturedNode, RecordEvent, WaitEvent, CaptureChildGraph,
+                 // BeginConditional, EndConditional
   kGraphMemory,  // GraphAlloc, GraphFree, GraphMemory, TrimGraphMemory
   kInstantiate,  // InstantiateWith (and so Instantiate)
   kReplay,
@@ -115,6 +116,11 @@ class FaultEngine final : public Engine {
   Status CaptureChildGraph(GraphHandle child) override;
   Status GraphMemory(GraphMemoryUsage* out) override;
   Status TrimGraphMemory() override;
+  // Conditional nodes (engine.h's block; both count as kGraphNode).
+  Status BeginConditional(ConditionKind kind, DevicePtr word, DevicePtr passes,
+                          const std::string& name) override;
+  Status EndConditional() override;
+  // End of the conditional nodes block.
   Status InstantiateWith(GraphHandle graph, const InstantiateOptions& options, ExecHandle* out,
                          InstantiateInfo* info) override;
   Status Replay(ExecHandle exec, OpTiming* timing) override;

@@ -85,6 +85,11 @@ class HostEngine final : public Engine {
   Status CaptureChildGraph(GraphHandle child) override;
   Status GraphMemory(GraphMemoryUsage* out) override;
   Status TrimGraphMemory() override;
+  // Conditional nodes (engine.h's block; host_engine_conditional.cc).
+  Status BeginConditional(ConditionKind kind, DevicePtr word, DevicePtr passes,
+                          const std::string& name) override;
+  Status EndConditional() override;
+  // End of the conditional nodes block.
   Status InstantiateWith(GraphHandle graph, const InstantiateOptions& options, ExecHandle* out,
                          InstantiateInfo* info) override;
   Status Replay(ExecHandle exec, OpTiming* timing) override;
@@ -132,6 +137,10 @@ class HostEngine final : public Engine {
   // the selected device).
   Status Run(const GraphNode& node, const Exec* exec);
   Status RunGraph(const HostGraph& graph, const Exec* exec);
+  // host_engine_conditional.cc: the kernels of conditional nodes and the node itself, run in a
+  // replay (`device` judges the words' access).
+  Status RunConditionKernel(const GraphNode& node, int device);
+  Status RunConditional(const GraphNode& node, const Exec* exec);
   // Calls that wait for the stream are illegal while it captures; they invalidate the capture.
   Status SyncPoint(const char* function);
   // Capture-only calls outside a capture.
@@ -156,6 +165,9 @@ class HostEngine final : public Engine {
   std::map<int, uint64_t> event_records_;  // by event: how many times a record node ran
   std::map<uint64_t, HostGraph> graphs_;   // by handle value
   std::map<uint64_t, Exec> execs_;         // by handle value
+  // Conditional nodes: each handle's condition value, as the kernels before and in the node set
+  // it (cudaGraphSetConditional); a handle without a value reads 0 (no default is assigned).
+  std::map<uint64_t, uint32_t> conditions_;
   int current_;                            // the selected device's ordinal (SelectDevice)
   KernelRunner kernels_;  // kernels, their stream, the sticky fault; last: destroyed first
 };
