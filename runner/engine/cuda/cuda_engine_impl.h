@@ -75,6 +75,9 @@ struct Lane {
   // (lane 0 is `stream`), created on first use; and the events of forks and joins, reused.
   std::vector<Stream> capture_streams;
   std::vector<Event> fork_events;
+  // Conditional bodies being captured (cudaStreamBeginCaptureToGraph), one stream per nesting
+  // depth, created on first use.
+  std::vector<Stream> body_streams;
   // False only when everything enqueued on the stream is known to have finished: set before each
   // enqueue (kernels, graph launches, copies), cleared by each completed wait on the stream. The
   // stream is private to the engine, so nothing else can put work on it.
@@ -130,6 +133,11 @@ class CudaEngine final : public Engine {
   Status CaptureChildGraph(GraphHandle child) override;
   Status GraphMemory(GraphMemoryUsage* out) override;
   Status TrimGraphMemory() override;
+  // Conditional nodes (engine.h's block; cuda_engine_conditional.cc).
+  Status BeginConditional(ConditionKind kind, DevicePtr word, DevicePtr passes,
+                          const std::string& name) override;
+  Status EndConditional() override;
+  // End of the conditional nodes block.
   Status InstantiateWith(GraphHandle graph, const InstantiateOptions& options, ExecHandle* out,
                          InstantiateInfo* info) override;
   Status Replay(ExecHandle exec, OpTiming* timing) override;
@@ -173,12 +181,15 @@ class CudaEngine final : public Engine {
 
  private:
   cudaStream_t stream() const { return lane_->stream.get(); }
-  // Where work goes: the current capture lane's stream while capturing, else the selected
-  // device's stream.
+  // Where work goes: the innermost conditional body's stream while one is captured, else the
+  // current capture lane's stream while capturing, else the selected device's stream.
   cudaStream_t work_stream() const {
+    if (!bodies_.empty()) return bodies_.back().stream;
     return capturing_ && capture_lane_ > 0 ? lane_->capture_streams[capture_lane_ - 1].get()
                                            : stream();
   }
+  // Ends every conditional body still being captured (a failed capture), innermost first.
+  void AbortBodies() noexcept;
   uint64_t NextId() { return next_id_++; }
   // The stream of capture lane `lane` of the selected device (0: its stream), created on first use.
   Status LaneStream(int lane, cudaStream_t* out);
@@ -256,7 +267,25 @@ class CudaEngine final : public Engine {
   std::unordered_map<cudaEvent_t, int> event_numbers_;
   std::atomic<uint64_t> host_calls_{0};
   NodeNames names_;  // node names of every live graph
-  std::vector<std::pair<cudaGraphNode_t, std::string>> capture_names_;  // the capture's, so far
+  // The capture's names so far: (graph, node, name), graph nullptr for the captured graph itself
+  // (a conditional body's nodes name their body graph).
+  struct CapturedName {
+    cudaGraph_t graph = nullptr;
+    cudaGraphNode_t node = nullptr;
+    std::string name;
+  };
+  std::vector<CapturedName> capture_names_;
+  // Conditional bodies being captured, innermost last (BeginConditional / EndConditional).
+  struct OpenBody {
+    cudaStream_t stream = nullptr;  // lane_->body_streams[depth]
+    cudaGraph_t body = nullptr;     // owned by the conditional node
+    unsigned long long handle = 0;  // cudaGraphConditionalHandle
+    ConditionKind kind = ConditionKind::kIf;
+    DevicePtr word = 0, passes = 0;
+    std::string name;
+  };
+  std::vector<OpenBody> bodies_;
+  ConditionalBodies conditional_bodies_;  // every conditional node made, by node
   // Graph allocations: per exec, what a launch allocates and leaves alive, and what it frees of
   // others'; the allocations alive now, with the device each lives on (freed by the destructor if
   // the scenario did not).
