@@ -50,8 +50,8 @@ int LaunchNextPass(uint32_t* counter, uint32_t* passes, uint64_t handle, CUstrea
 // Parameter counts of the kernels that appear in captured graphs (checked against the kernels'
 // signatures at compile time). The driver has no query for the count, and asking
 // cuFuncGetParamInfo past the last parameter is an API error that compute-sanitizer reports.
-inline constexpr uint32_t kMatmulParamCount = 6;  // a, b, c, m, n, k
-inline constexpr uint32_t kFillParamCount = 3;    // dst, count, seed
+inline constexpr uint32_t kMatmulParamCount = 6;        // a, b, c, m, n, k
+inline constexpr uint32_t kFillParamCount = 3;          // dst, count, seed
 inline constexpr uint32_t kSetConditionParamCount = 2;  // word, handle
 inline constexpr uint32_t kNextPassParamCount = 3;      // counter, passes, handle
 

@@ -423,8 +423,8 @@ class Engine {
   // `word` (not below 0), adds one to the word at `passes` (0: none) and sets the condition to
   // (counter != 0), so a counter of N runs N passes. After EndConditional the lane depends on the
   // conditional node: NameCapturedNode names it.
-  virtual Status BeginConditional(ConditionKind /*kind*/, DevicePtr /*word*/,
-                                  DevicePtr /*passes*/, const std::string& /*name*/) {
+  virtual Status BeginConditional(ConditionKind /*kind*/, DevicePtr /*word*/, DevicePtr /*passes*/,
+                                  const std::string& /*name*/) {
     return Refuse("BeginConditional");
   }
   virtual Status EndConditional() { return Refuse("EndConditional"); }

@@ -93,7 +93,7 @@ Status RunStep<Op::kChildGraph>(const PlanStep& step, RunState& state, StepRecor
 // body graph (its steps' records nest under this one), then the body's end. CaptureSteps names
 // the conditional node after this returns.
 static Status Conditional(ConditionKind kind, const PlanStep& step, RunState& state,
-                   StepRecord& record) {
+                          StepRecord& record) {
   const DevicePtr word = DataVa(state, step.buffer) + step.offset;
   const DevicePtr passes = step.other >= 0 ? DataVa(state, step.other) : 0;
   VMM_RETURN_IF_ERROR(state.engine.BeginConditional(kind, word, passes, step.node_name));

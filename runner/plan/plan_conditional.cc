@@ -64,11 +64,10 @@ void PlanBuilder::Conditional(const Step& step, PlanStep* p, BufferUses* uses) {
     const PlanBuffer& b = plan_.buffers[p->buffer];
     const uint64_t words = b.bytes / 4;
     if (step.index.value >= words) {
-      Error(At(step.index, step), std::string(kind) + ": 'index' " +
-                                      std::to_string(step.index.value) + " is past the end of '" +
-                                      b.name + "', which holds " + std::to_string(words) +
-                                      " 32-bit words; give an index below " +
-                                      std::to_string(words));
+      Error(At(step.index, step),
+            std::string(kind) + ": 'index' " + std::to_string(step.index.value) +
+                " is past the end of '" + b.name + "', which holds " + std::to_string(words) +
+                " 32-bit words; give an index below " + std::to_string(words));
     }
     p->offset = step.index.value * 4;
     AddUse(uses, p->buffer, loop ? Access::kReadWrite : Access::kRead);

@@ -313,9 +313,10 @@ void PlanBuilder::PlanOp<Op::kChildGraph>(const Step& step, PlanStep* p, BufferU
   if (p->graph < 0) return;
   const GraphModel& child = graph_models_[p->graph];
   if (child.conditional_nodes) {
-    Error(At(step.graph, step), "graph '" + step.graph.value +
-                                    "' holds conditional nodes (if / while): CUDA cannot embed "
-                                    "such a graph as a child graph; capture its steps here instead");
+    Error(At(step.graph, step),
+          "graph '" + step.graph.value +
+              "' holds conditional nodes (if / while): CUDA cannot embed "
+              "such a graph as a child graph; capture its steps here instead");
   } else if (child.memory_nodes) {
     Error(At(step.graph, step), "graph '" + step.graph.value +
                                     "' holds graph memory nodes: CUDA embeds such a graph only "

@@ -166,8 +166,8 @@ struct StepIntegerField {
   Located<uint64_t> Step::*field;
 };
 inline constexpr StepIntegerField kStepIntegerFields[] = {
-    {"seed", &Step::seed},      {"repeat", &Step::repeat}, {"value", &Step::value},
-    {"byte", &Step::byte},      {"device", &Step::device}, {"numa_node", &Step::numa_node},
+    {"seed", &Step::seed},       {"repeat", &Step::repeat}, {"value", &Step::value},
+    {"byte", &Step::byte},       {"device", &Step::device}, {"numa_node", &Step::numa_node},
     {"address", &Step::address}, {"index", &Step::index}};
 struct StepFlagField {
   const char* key;

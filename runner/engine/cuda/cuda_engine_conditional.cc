@@ -61,8 +61,8 @@ Status CudaEngine::BeginConditional(ConditionKind kind, DevicePtr word, DevicePt
   // Name the condition kernel now: it is the node the stream depends on.
   VMM_RETURN_IF_ERROR(Annotate(CaptureInfo(outer, &graph, &deps, &count), what));
   if (count != 1) return RuntimeError(what() + ": the condition kernel made no single node");
-  capture_names_.push_back({bodies_.empty() ? nullptr : bodies_.back().body, deps[0],
-                            name + kConditionNodeSuffix});
+  capture_names_.push_back(
+      {bodies_.empty() ? nullptr : bodies_.back().body, deps[0], name + kConditionNodeSuffix});
   cudaGraphNodeParams params = {};
   params.type = cudaGraphNodeTypeConditional;
   params.conditional.handle = handle;
@@ -72,16 +72,15 @@ Status CudaEngine::BeginConditional(ConditionKind kind, DevicePtr word, DevicePt
   cudaGraphNode_t node = nullptr;
   VMM_RETURN_IF_ERROR(
       Annotate(CUDA_CALL(cudaGraphAddNode(&node, graph, deps, nullptr, count, &params)), what));
-  VMM_RETURN_IF_ERROR(
-      Annotate(CUDA_CALL(cudaStreamUpdateCaptureDependencies(outer, &node, nullptr, 1,
-                                                             cudaStreamSetCaptureDependencies)),
-               what));
+  VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaStreamUpdateCaptureDependencies(
+                                   outer, &node, nullptr, 1, cudaStreamSetCaptureDependencies)),
+                               what));
   cudaGraph_t body = params.conditional.phGraph_out[0];
   const cudaStream_t inner = streams[depth].get();
-  VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaStreamBeginCaptureToGraph(
-                                   inner, body, nullptr, nullptr, 0,
-                                   cudaStreamCaptureModeThreadLocal)),
-                               what));
+  VMM_RETURN_IF_ERROR(
+      Annotate(CUDA_CALL(cudaStreamBeginCaptureToGraph(inner, body, nullptr, nullptr, 0,
+                                                       cudaStreamCaptureModeThreadLocal)),
+               what));
   conditional_bodies_[node] = ConditionalBody{kind, body};
   OpenBody open;
   open.stream = inner;
@@ -101,11 +100,10 @@ Status CudaEngine::EndConditional() {
   const OpenBody& open = bodies_.back();
   auto what = [&] { return "EndConditional('" + open.name + "')"; };
   if (open.kind == ConditionKind::kWhile) {
-    VMM_RETURN_IF_ERROR(Annotate(
-        CUDA_CALL(kernels::LaunchNextPass(WordPointer<uint32_t>(open.word),
-                                          WordPointer<uint32_t>(open.passes), open.handle,
-                                          open.stream)),
-        what));
+    VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(kernels::LaunchNextPass(
+                                     WordPointer<uint32_t>(open.word),
+                                     WordPointer<uint32_t>(open.passes), open.handle, open.stream)),
+                                 what));
     VMM_RETURN_IF_ERROR(NameCapturedNode(open.name + kNextPassNodeSuffix));
   }
   cudaGraph_t ended = nullptr;  // the body graph itself: the conditional node owns it

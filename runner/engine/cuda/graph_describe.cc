@@ -45,7 +45,7 @@ Status KernelNode(const KernelRegistry& registry, cudaGraphNode_t node, GraphNod
     info->operands = {{ArgAt<uint64_t>(args, 0), 4, Access::kRead}};  // (word, handle)
   } else if (std::strcmp(entry->name, kernels::kNextPassKernelName) == 0) {
     info->operands = {{ArgAt<uint64_t>(args, 0), 4, Access::kReadWrite}};  // (counter, passes,
-    if (const uint64_t passes = ArgAt<uint64_t>(args, 8); passes != 0)    //  handle)
+    if (const uint64_t passes = ArgAt<uint64_t>(args, 8); passes != 0)     //  handle)
       info->operands.push_back({passes, 4, Access::kReadWrite});
   } else {
     const uint64_t m = ArgAt<uint32_t>(args, 24), n = ArgAt<uint32_t>(args, 28),
@@ -81,8 +81,8 @@ Status MemcpyNode(cudaGraphNode_t node, GraphNodeInfo* info) {
 }
 
 Status Describe(const KernelRegistry& registry, cudaGraph_t graph, const NodeNames& names,
-                const std::unordered_map<cudaEvent_t, int>& events,
-                const ConditionalBodies& bodies, std::vector<GraphNodeInfo>* out) {
+                const std::unordered_map<cudaEvent_t, int>& events, const ConditionalBodies& bodies,
+                std::vector<GraphNodeInfo>* out) {
   StatusOr<std::vector<cudaGraphNode_t>> all = GraphNodes(graph);
   if (!all.ok()) return all.status();
   // Named nodes in naming order, then the rest in cudaGraphGetNodes order.

@@ -62,10 +62,10 @@ Status HostEngine::RunConditionKernel(const GraphNode& node, int device) {
   };
   if (c.passes == 0)
     return kernels_.Guarded(fn, device, {{"counter", c.word, 4, Access::kReadWrite}}, kernel);
-  return kernels_.Guarded(fn, device,
-                          {{"counter", c.word, 4, Access::kReadWrite},
-                           {"passes", c.passes, 4, Access::kReadWrite}},
-                          kernel);
+  return kernels_.Guarded(
+      fn, device,
+      {{"counter", c.word, 4, Access::kReadWrite}, {"passes", c.passes, 4, Access::kReadWrite}},
+      kernel);
 }
 
 Status HostEngine::RunConditional(const GraphNode& node, const Exec* exec) {
@@ -86,7 +86,8 @@ Status HostEngine::RunConditional(const GraphNode& node, const Exec* exec) {
                            " passes, the host twin's bound (its counter is larger)");
     }
     Status s = RunGraph(*node.child, exec);
-    if (!s.ok()) return s.WithContext("pass " + std::to_string(pass + 1) + " of '" + node.name + "'");
+    if (!s.ok())
+      return s.WithContext("pass " + std::to_string(pass + 1) + " of '" + node.name + "'");
   }
   return Status::Ok();
 }

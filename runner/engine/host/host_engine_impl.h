@@ -168,7 +168,7 @@ class HostEngine final : public Engine {
   // Conditional nodes: each handle's condition value, as the kernels before and in the node set
   // it (cudaGraphSetConditional); a handle without a value reads 0 (no default is assigned).
   std::map<uint64_t, uint32_t> conditions_;
-  int current_;                            // the selected device's ordinal (SelectDevice)
+  int current_;           // the selected device's ordinal (SelectDevice)
   KernelRunner kernels_;  // kernels, their stream, the sticky fault; last: destroyed first
 };
 

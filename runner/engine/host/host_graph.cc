@@ -237,9 +237,9 @@ Status CaptureBuilder::NameLast(const std::string& name) {
   if (!bodies_.empty()) {
     Body& body = bodies_.back();
     if (body.unnamed < 0) {
-      return CudaError("cuStreamGetCaptureInfo", "CUDA_ERROR_INVALID_VALUE",
-                       "no node was captured in the body of '" + body.name + "' to name '" +
-                           name + "'");
+      return CudaError(
+          "cuStreamGetCaptureInfo", "CUDA_ERROR_INVALID_VALUE",
+          "no node was captured in the body of '" + body.name + "' to name '" + name + "'");
     }
     body.graph.nodes[body.unnamed].name = name;
     body.unnamed = -1;
@@ -287,9 +287,9 @@ const ConditionArgs* CaptureBuilder::OpenCondition(std::string* name) const {
 
 Status CaptureBuilder::Finish(HostGraph* out) {
   if (!bodies_.empty()) {
-    return CudaError("cuStreamEndCapture", "CUDA_ERROR_ILLEGAL_STATE",
-                     "the body of conditional node '" + bodies_.back().name +
-                         "' is still being captured");
+    return CudaError(
+        "cuStreamEndCapture", "CUDA_ERROR_ILLEGAL_STATE",
+        "the body of conditional node '" + bodies_.back().name + "' is still being captured");
   }
   std::vector<bool> has_dependent(graph_.nodes.size(), false);
   for (const GraphNode& node : graph_.nodes)
