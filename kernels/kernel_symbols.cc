@@ -7,6 +7,8 @@ const char* KernelNameForSymbol(const void* symbol) {
   if (symbol == nullptr) return nullptr;
   if (symbol == MatmulKernelSymbol()) return kMatmulKernelName;
   if (symbol == FillKernelSymbol()) return kFillKernelName;
+  if (symbol == SetConditionKernelSymbol()) return kSetConditionKernelName;
+  if (symbol == NextPassKernelSymbol()) return kNextPassKernelName;
   return nullptr;
 }
 

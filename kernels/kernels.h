@@ -38,20 +38,32 @@ int LaunchBusy(uint32_t* dst, uint64_t count, uint64_t duration_ns, uint32_t pat
 // is order-independent, so the result is deterministic.
 int LaunchChecksum(const uint32_t* src, uint64_t count, uint64_t* hash, CUstream_st* stream);
 
+// Conditional nodes (condition.cu); only while `stream` is capturing, into a graph that holds the
+// conditional node of `handle` (a cudaGraphConditionalHandle). LaunchSetCondition: a kernel that
+// sets the condition to (*word != 0). LaunchNextPass: a kernel that subtracts one from *counter
+// (not below 0), adds one to *passes (when not null) and sets the condition to (*counter != 0).
+int LaunchSetCondition(const uint32_t* word, uint64_t handle, CUstream_st* stream);
+int LaunchNextPass(uint32_t* counter, uint32_t* passes, uint64_t handle, CUstream_st* stream);
+
 // The data-check kernels (compare, value, matmul check) are declared in check_kernels.h.
 
 // Parameter counts of the kernels that appear in captured graphs (checked against the kernels'
 // signatures at compile time). The driver has no query for the count, and asking
 // cuFuncGetParamInfo past the last parameter is an API error that compute-sanitizer reports.
-inline constexpr uint32_t kMatmulParamCount = 6;  // a, b, c, m, n, k
-inline constexpr uint32_t kFillParamCount = 3;    // dst, count, seed
+inline constexpr uint32_t kMatmulParamCount = 6;        // a, b, c, m, n, k
+inline constexpr uint32_t kFillParamCount = 3;          // dst, count, seed
+inline constexpr uint32_t kSetConditionParamCount = 2;  // word, handle
+inline constexpr uint32_t kNextPassParamCount = 3;      // counter, passes, handle
 
 // The host-side entry addresses ("symbols") of the kernels that appear in captured graphs, as
 // cudaGetFuncBySymbol / cudaGetKernel take them and cudaGraphKernelNodeGetParams reports them.
 const void* MatmulKernelSymbol();
 const void* FillKernelSymbol();
+const void* SetConditionKernelSymbol();
+const void* NextPassKernelSymbol();
 
-// kMatmulKernelName / kFillKernelName (launch_config.h) for the matching symbol, else nullptr.
+// The kernel's name (launch_config.h: kMatmulKernelName, kFillKernelName,
+// kSetConditionKernelName, kNextPassKernelName) for the matching symbol, else nullptr.
 const char* KernelNameForSymbol(const void* symbol);
 
 }  // namespace vmm::kernels

@@ -18,6 +18,8 @@ struct LaunchConfig {
 inline constexpr const char* kMatmulKernelName = "vmm_matmul_f32";
 inline constexpr const char* kFillKernelName = "vmm_fill_f32";
 inline constexpr const char* kBusyKernelName = "vmm_busy_u32";
+inline constexpr const char* kSetConditionKernelName = "vmm_set_condition";
+inline constexpr const char* kNextPassKernelName = "vmm_next_pass";
 
 // Matmul: each block computes a kMatmulTile x kMatmulTile tile of C.
 inline constexpr uint32_t kMatmulTile = 128;
@@ -53,5 +55,9 @@ inline LaunchConfig BusyLaunch() {
   c.block = {kBusyThreads, 1, 1};
   return c;
 }
+
+// The conditional nodes' kernels (condition.cu): one thread, one word (cudaGraphSetConditional
+// must not race with itself).
+inline LaunchConfig ConditionLaunch() { return LaunchConfig{}; }
 
 }  // namespace vmm::kernels

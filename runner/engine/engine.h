@@ -168,6 +168,11 @@ struct NodeParams {
   MatmulArgs matmul;           // matmul
 };
 
+// The names BeginConditional / EndConditional give the kernel nodes they add: the step's name and
+// this suffix ("drain (condition)", "drain (next pass)").
+inline constexpr const char* kConditionNodeSuffix = " (condition)";
+inline constexpr const char* kNextPassNodeSuffix = " (next pass)";
+
 // One memory range a node touches: reads (Access::kRead) or writes (Access::kReadWrite).
 struct NodeOperand {
   DevicePtr va = 0;

@@ -39,7 +39,8 @@ enum class FaultKind : uint8_t {
   kCheck,        // Checksum, CompareData, CompareValue, CheckMatmul (checks that read data)
   kCapture,      // BeginCapture, EndCapture
   kGraphNode,    // capture-only calls that shape the graph: CaptureLane, ForkLane, JoinLane,
-                 // NameCapturedNode, RecordEvent, WaitEvent, CaptureChildGraph
+                 // NameCapturedNode, RecordEvent, WaitEvent, CaptureChildGraph,
+                 // BeginConditional, EndConditional
   kGraphMemory,  // GraphAlloc, GraphFree, GraphMemory, TrimGraphMemory
   kInstantiate,  // InstantiateWith (and so Instantiate)
   kReplay,

@@ -37,7 +37,7 @@ void Nodes(const std::vector<GraphNodeInfo>& nodes, const std::string& prefix, i
            {"\"", Escaped(n.name.empty() ? "(unnamed)" : n.name), "\\n", NodeTypeName(n.type)});
     if (!n.detail.empty()) Append(&label, {" · ", Escaped(n.detail)});
     label += '"';
-    if (n.type == NodeType::kGraph) {
+    if (n.type == NodeType::kGraph || n.type == NodeType::kConditional) {  // a cluster: its body
       Append(out, {indent, "subgraph cluster_", id, " {\n", indent, "  label=", label, ";\n"});
       Append(out, {indent, "  ", id, " [shape=point, label=\"\"];\n"});
       Nodes(n.children, id + "_", depth + 1, out);

@@ -42,4 +42,17 @@ KernelNodeParams MatmulKernelParams(const MatmulArgs& args) {
   return p;
 }
 
+KernelNodeParams SetConditionKernelParams(DevicePtr word, uint64_t handle) {
+  KernelNodeParams p = Geometry(kernels::kSetConditionKernelName, kernels::ConditionLaunch());
+  PackArg<uint64_t>(&p.arg_bytes, word);
+  PackArg<uint64_t>(&p.arg_bytes, handle);
+  return p;
+}
+
+KernelNodeParams NextPassKernelParams(DevicePtr counter, DevicePtr passes, uint64_t handle) {
+  KernelNodeParams p = Geometry(kernels::kNextPassKernelName, kernels::ConditionLaunch());
+  for (uint64_t v : {counter, passes, handle}) PackArg<uint64_t>(&p.arg_bytes, v);
+  return p;
+}
+
 }  // namespace vmm

@@ -16,4 +16,11 @@ KernelNodeParams FillKernelParams(DevicePtr dst, uint64_t count, uint64_t seed);
 // vmm_matmul_f32(const float* a, const float* b, float* c, uint32_t m, n, k): 36 argument bytes.
 KernelNodeParams MatmulKernelParams(const MatmulArgs& args);
 
+// vmm_set_condition(const uint32_t* word, cudaGraphConditionalHandle handle): 16 argument bytes.
+KernelNodeParams SetConditionKernelParams(DevicePtr word, uint64_t handle);
+
+// vmm_next_pass(uint32_t* counter, uint32_t* passes, cudaGraphConditionalHandle handle): 24
+// argument bytes (passes 0: none).
+KernelNodeParams NextPassKernelParams(DevicePtr counter, DevicePtr passes, uint64_t handle);
+
 }  // namespace vmm

@@ -1,5 +1,5 @@
 // The steps that make graph-only nodes or change an exec's nodes: host_func, record_event,
-// wait_event, mem_alloc, mem_free, child_graph, set_node, trim.
+// wait_event, mem_alloc, mem_free, child_graph, if, while, set_node, trim.
 #include "runner/base/format.h"
 #include "runner/base/stopwatch.h"
 #include "runner/exec/run_state.h"
@@ -89,6 +89,32 @@ Status RunStep<Op::kChildGraph>(const PlanStep& step, RunState& state, StepRecor
                    [&] { return state.engine.CaptureChildGraph(state.graphs[step.graph]); });
 }
 
+// if / while: the condition kernel and the conditional node, the body captured into the node's
+// body graph (its steps' records nest under this one), then the body's end. CaptureSteps names
+// the conditional node after this returns.
+static Status Conditional(ConditionKind kind, const PlanStep& step, RunState& state,
+                          StepRecord& record) {
+  const DevicePtr word = DataVa(state, step.buffer) + step.offset;
+  const DevicePtr passes = step.other >= 0 ? DataVa(state, step.other) : 0;
+  VMM_RETURN_IF_ERROR(state.engine.BeginConditional(kind, word, passes, step.node_name));
+  Status s = CaptureSteps(step.body, state, record.body);
+  if (!s.ok()) return s;  // EndCapture drops the open body with the capture
+  VMM_RETURN_IF_ERROR(state.engine.EndConditional());
+  record.details.emplace_back("word_index", static_cast<int64_t>(step.offset / 4));
+  record.details.emplace_back("body_steps", static_cast<int64_t>(step.body.size()));
+  return Status::Ok();
+}
+
+template <>
+Status RunStep<Op::kIf>(const PlanStep& step, RunState& state, StepRecord& record) {
+  return Conditional(ConditionKind::kIf, step, state, record);
+}
+
+template <>
+Status RunStep<Op::kWhile>(const PlanStep& step, RunState& state, StepRecord& record) {
+  return Conditional(ConditionKind::kWhile, step, state, record);
+}
+
 template <>
 Status RunStep<Op::kSetNode>(const PlanStep& step, RunState& state, StepRecord& record) {
   const ExecHandle exec = state.execs[step.exec];
@@ -155,6 +181,18 @@ template <>
 std::string DescribeStep<Op::kChildGraph>(const Plan& plan, const PlanStep& step,
                                           const StepRecord&) {
   return "graph " + plan.graphs[step.graph];
+}
+template <>
+std::string DescribeStep<Op::kIf>(const Plan& plan, const PlanStep& step, const StepRecord&) {
+  return "if word " + std::to_string(step.offset / 4) + " of " + plan.buffers[step.buffer].name +
+         " ≠ 0 · " + std::to_string(step.body.size()) + " body steps";
+}
+template <>
+std::string DescribeStep<Op::kWhile>(const Plan& plan, const PlanStep& step, const StepRecord&) {
+  std::string text = "while word " + std::to_string(step.offset / 4) + " of " +
+                     plan.buffers[step.buffer].name + " ≠ 0 (one less each pass)";
+  if (step.other >= 0) text += " · passes counted in " + plan.buffers[step.other].name;
+  return text + " · " + std::to_string(step.body.size()) + " body steps";
 }
 template <>
 std::string DescribeStep<Op::kSetNode>(const Plan& plan, const PlanStep& step, const StepRecord&) {

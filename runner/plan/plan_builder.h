@@ -55,6 +55,7 @@ class PlanBuilder {
     std::vector<NodeModel> nodes;              // in capture order
     std::vector<std::vector<bool>> ancestors;  // ancestors[n][m]: m precedes n
     bool memory_nodes = false;                 // holds mem_alloc / mem_free nodes
+    bool conditional_nodes = false;            // holds if / while nodes
     int live_execs = 0;                        // execs instantiated from it and not destroyed
   };
   struct ExecModel {
@@ -73,6 +74,10 @@ class PlanBuilder {
     bool failed = false;  // a step of the body failed to plan: no node checks after it
     int device = -1;      // the scenario device of the first kOnDevice step
     const Step* device_step = nullptr;  // that step (for messages)
+    // Inside the body of if / while steps (plan_conditional.cc): how deep, and the innermost's op
+    // name and label (for messages). `model` and `lane_deps` are then the body's.
+    int bodies = 0;
+    std::string body_kind, body_label;
   };
   // A graph allocation (mem_alloc) by buffer slot.
   struct GraphAllocation {
@@ -237,6 +242,10 @@ class PlanBuilder {
   void SetNode(const Step& step, PlanStep* p);
   // A check the exec's nodes must pass after a change: no two unordered nodes conflict.
   void CheckExecRaces(const Step& step, const ExecModel& exec);
+  // plan_conditional.cc: if / while. Conditional plans the step (its word, its body) into p;
+  // RefuseInBody reports a step a conditional body cannot hold (true when it did).
+  void Conditional(const Step& step, PlanStep* p, BufferUses* uses);
+  bool RefuseInBody(const Step& step);
 
   const Scenario& scenario_;
   const std::vector<Step>& steps_;  // the scenario's steps, or an isolate block's

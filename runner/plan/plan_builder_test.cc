@@ -215,7 +215,8 @@ TEST(BuildPlanTest, ProgrammaticScenarioChecksWhatTheSchemaWouldHave) {
       FormatDiagnostics(d),
       "p.yaml:2:3: error: buffer 'A' needs a shape of positive dimensions, got [0, 4]\n"
       "p.yaml:4:7: error: 'reserve' cannot be recorded in a capture; only fill, matmul, memset, "
-      "host_func, record_event, wait_event, parallel, mem_alloc, mem_free, child_graph and copy "
+      "host_func, record_event, wait_event, parallel, mem_alloc, mem_free, child_graph, if, while "
+      "and copy "
       "can\n"
       "p.yaml:5:5: error: check_equal reads buffer 'A', which is not reserved at this step\n"
       "p.yaml:5:5: error: check_equal needs exactly one of 'snapshot' or 'other'\n"

@@ -29,6 +29,7 @@ NodeType NodeTypeOf(Op op) {
       {Op::kHostFunc, NodeType::kHost},       {Op::kRecordEvent, NodeType::kEventRecord},
       {Op::kWaitEvent, NodeType::kEventWait}, {Op::kMemAlloc, NodeType::kMemAlloc},
       {Op::kMemFree, NodeType::kMemFree},     {Op::kChildGraph, NodeType::kGraph},
+      {Op::kIf, NodeType::kConditional},      {Op::kWhile, NodeType::kConditional},
   };
   for (const auto& [o, type] : kNodes)
     if (o == op) return type;
@@ -48,6 +49,7 @@ void PlanBuilder::CaptureSteps(const std::vector<Step>& steps, int lane,
   for (size_t i = 0; i < steps.size(); ++i) {
     capture_->lane = lane;
     BufferUses uses;
+    RefuseInBody(steps[i]);
     PlanStep p = Visit(steps[i], static_cast<int>(i), &uses);
     p.lane = lane;
     p.node_name = p.label;
@@ -310,7 +312,12 @@ void PlanBuilder::PlanOp<Op::kChildGraph>(const Step& step, PlanStep* p, BufferU
   ResolveGraph(step, p);
   if (p->graph < 0) return;
   const GraphModel& child = graph_models_[p->graph];
-  if (child.memory_nodes) {
+  if (child.conditional_nodes) {
+    Error(At(step.graph, step),
+          "graph '" + step.graph.value +
+              "' holds conditional nodes (if / while): CUDA cannot embed "
+              "such a graph as a child graph; capture its steps here instead");
+  } else if (child.memory_nodes) {
     Error(At(step.graph, step), "graph '" + step.graph.value +
                                     "' holds graph memory nodes: CUDA embeds such a graph only "
                                     "by moving it into its parent, and child_graph copies it; "

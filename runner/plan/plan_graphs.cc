@@ -66,18 +66,19 @@ void PlanBuilder::PlanOp<Op::kInstantiate>(const Step& step, PlanStep* p, Buffer
   }
   if (p->graph >= 0) {
     const GraphModel& g = graph_models_[p->graph];
-    if (g.memory_nodes && g.live_execs > 0) {
+    if ((g.memory_nodes || g.conditional_nodes) && g.live_execs > 0) {
       std::string live;
       for (size_t e = 0; e < exec_models_.size(); ++e) {
         if (exec_models_[e].graph == p->graph &&
             execs_.LiveSlot(plan_.execs[e]) == static_cast<int>(e))
           live = plan_.execs[e];
       }
-      Error(At(step.graph, step), "graph '" + step.graph.value +
-                                      "' holds graph memory nodes, so it can have one executable "
-                                      "graph at a time (CUDA refuses a second instantiation); "
-                                      "destroy exec '" +
-                                      live + "' first");
+      Error(At(step.graph, step),
+            "graph '" + step.graph.value + "' holds " +
+                (g.memory_nodes ? "graph memory nodes" : "conditional nodes (if / while)") +
+                ", so it can have one executable graph at a time (CUDA refuses a second "
+                "instantiation); destroy exec '" +
+                live + "' first");
     }
     if (p->device_launch) {
       bool work = false;

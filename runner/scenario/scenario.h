@@ -69,11 +69,13 @@ struct Step {
   Located<std::string> node;                 // set_node: the captured step that made the node
   Located<std::string> expect_error_node;    // update: the step that made the blocking node
   Located<std::string> handle;  // export / import: the name of a shareable handle (an fd)
+  Located<std::string> passes;  // while: the buffer whose first word counts the loop's passes
   std::vector<Located<std::string>> handle_types;  // create: "posix_fd", "fabric"
 
   // Sizes and numbers (sizes already converted from units to bytes).
   Located<uint64_t> size, offset, alloc_offset, alignment, seed;
   Located<uint64_t> value, byte;  // memset / check_value: a 32-bit pattern, or one byte repeated
+  Located<uint64_t> index;        // if / while: which 32-bit word of `buffer` is the condition
   Located<std::string> access;    // "read_write" | "read" | "none" (the scenario's device 0)
   // set_access's map form `access: {0: read_write, 1: read}`: one entry per device, in file order
   // (then `access` is unset).
@@ -112,7 +114,7 @@ struct Step {
   Located<uint64_t> duration;  // busy: how long the kernel runs, nanoseconds
   Located<bool> wait;  // unmap/release: wait for in-flight work first (false: isolate blocks only)
 
-  std::vector<Step> steps;                  // capture body; isolate block body
+  std::vector<Step> steps;                  // capture body; isolate block body; if / while body
   std::vector<std::vector<Step>> branches;  // parallel: each branch's steps
   IsolateSpec isolate;                      // isolate blocks only
 };
@@ -149,6 +151,7 @@ inline constexpr StepTextField kStepTextFields[] = {
     {"verify", &Step::verify},
     {"expect_error", &Step::expect_error},
     {"handle", &Step::handle},
+    {"passes", &Step::passes},
 };
 struct StepSizeField {  // sizes with units ("2MiB"), converted to bytes
   const char* key;
@@ -163,9 +166,9 @@ struct StepIntegerField {
   Located<uint64_t> Step::*field;
 };
 inline constexpr StepIntegerField kStepIntegerFields[] = {
-    {"seed", &Step::seed},      {"repeat", &Step::repeat}, {"value", &Step::value},
-    {"byte", &Step::byte},      {"device", &Step::device}, {"numa_node", &Step::numa_node},
-    {"address", &Step::address}};
+    {"seed", &Step::seed},       {"repeat", &Step::repeat}, {"value", &Step::value},
+    {"byte", &Step::byte},       {"device", &Step::device}, {"numa_node", &Step::numa_node},
+    {"address", &Step::address}, {"index", &Step::index}};
 struct StepFlagField {
   const char* key;
   Located<bool> Step::*field;

@@ -5,7 +5,7 @@
 
 namespace vmm {
 namespace {
-constexpr std::array<std::pair<NodeType, const char*>, 10> kNodeTypeNames = {{
+constexpr std::array<std::pair<NodeType, const char*>, 11> kNodeTypeNames = {{
     {NodeType::kKernel, "kernel"},
     {NodeType::kMemset, "memset"},
     {NodeType::kMemcpy, "memcpy"},
@@ -15,6 +15,7 @@ constexpr std::array<std::pair<NodeType, const char*>, 10> kNodeTypeNames = {{
     {NodeType::kMemAlloc, "mem_alloc"},
     {NodeType::kMemFree, "mem_free"},
     {NodeType::kGraph, "graph"},
+    {NodeType::kConditional, "conditional"},
     {NodeType::kEmpty, "empty"},
 }};
 }  // namespace

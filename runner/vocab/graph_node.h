@@ -19,11 +19,20 @@ enum class NodeType : uint8_t {
   kMemAlloc,     // mem_alloc (cudaMallocAsync while capturing)
   kMemFree,      // mem_free (cudaFreeAsync while capturing)
   kGraph,        // child_graph (cudaGraphAddChildGraphNode)
+  kConditional,  // if / while (cudaGraphAddNode, cudaGraphNodeTypeConditional): a body graph
   kEmpty,        // never made by a step; reported if a driver adds one
 };
 
+// What a conditional node does with its body (cudaGraphConditionalNodeType): if runs it once when
+// the condition is not zero; while runs it again and again while the condition is not zero.
+enum class ConditionKind : uint8_t { kIf, kWhile };
+// "if" | "while": the language's word, and a conditional node's detail in the report.
+constexpr const char* ConditionKindName(ConditionKind kind) {
+  return kind == ConditionKind::kIf ? "if" : "while";
+}
+
 // "kernel", "memset", "memcpy", "host", "event_record", "event_wait", "mem_alloc", "mem_free",
-// "graph", "empty" (the report spelling).
+// "graph", "conditional", "empty" (the report spelling).
 const char* NodeTypeName(NodeType type);
 // Inverse of NodeTypeName; false when `name` is not one of them.
 bool ParseNodeType(const std::string& name, NodeType* out);
@@ -41,6 +50,13 @@ constexpr bool DeviceLaunchable(NodeType type) {
 // most one live instantiation.
 constexpr bool IsMemoryNode(NodeType type) {
   return type == NodeType::kMemAlloc || type == NodeType::kMemFree;
+}
+// Whether a conditional node's body graph may hold the node (driver_types.h,
+// cudaConditionalNodeParams: kernel, empty, child graph, memset, memcpy and conditional nodes; not
+// host, event or memory nodes).
+constexpr bool ConditionalBodyAccepts(NodeType type) {
+  return type == NodeType::kKernel || type == NodeType::kMemset || type == NodeType::kMemcpy ||
+         type == NodeType::kGraph || type == NodeType::kConditional || type == NodeType::kEmpty;
 }
 
 }  // namespace vmm

@@ -346,6 +346,7 @@ void CudaEngine::RefreshCapturing() noexcept {
 }
 
 void CudaEngine::AbortCapture() noexcept {
+  AbortBodies();
   // Join every lane still in the capture into the stream, so the capture can end (a fork left
   // unjoined would make cudaStreamEndCapture fail without ending it); the graph is dropped anyway.
   for (Stream& lane : lane_->capture_streams) {

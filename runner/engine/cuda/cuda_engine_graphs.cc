@@ -32,21 +32,6 @@ Status NotCapturing(const char* what) {
   return RuntimeError(std::string(what) + ": the stream is not capturing");
 }
 
-// The dependency set of the capture on `stream` (the nodes the next captured call will depend
-// on) and the graph being built.
-Status CaptureInfo(cudaStream_t stream, cudaGraph_t* graph, const cudaGraphNode_t** deps,
-                   size_t* count) {
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  unsigned long long id = 0;
-  VMM_RETURN_IF_ERROR(
-      CUDA_CALL(cudaStreamGetCaptureInfo(stream, &status, &id, graph, deps, nullptr, count)));
-  if (status != cudaStreamCaptureStatusActive) {
-    return RuntimeError("the capture on this stream is not active (status " +
-                        std::to_string(static_cast<int>(status)) + ")");
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 void CUDART_CB CudaEngine::HostCall(void* engine) {
@@ -119,10 +104,20 @@ Status CudaEngine::BeginCapture() {
 Status CudaEngine::EndCapture(GraphHandle* out) {
   VMM_RETURN_IF_ERROR(Bind());
   cudaGraph_t raw = nullptr;
+  if (!bodies_.empty()) {  // a body left open (its step failed): end it, then the capture fails
+    AbortBodies();
+    cudaGraph_t dropped = nullptr;
+    if (cudaStreamEndCapture(stream(), &dropped) != cudaSuccess) (void)cudaGetLastError();
+    if (dropped != nullptr) CUDA_CALL_NOTHROW(cudaGraphDestroy(dropped));
+    RefreshCapturing();
+    capture_names_.clear();
+    return RuntimeError("EndCapture: a conditional body was still being captured");
+  }
   Status s = CUDA_CALL(cudaStreamEndCapture(stream(), &raw));
   Graph graph(raw);  // owns whatever the runtime returned, even on failure
   capture_lane_ = 0;
   if (!s.ok()) {
+    AbortBodies();
     RefreshCapturing();
     if (capturing_) AbortCapture();  // e.g. a fork left unjoined: join it and end anyway
     capture_names_.clear();
@@ -130,7 +125,8 @@ Status CudaEngine::EndCapture(GraphHandle* out) {
   }
   capturing_ = false;
   if (!graph) return InternalError("EndCapture: cudaStreamEndCapture returned no graph");
-  for (auto& [node, name] : capture_names_) names_.Add(graph.get(), node, std::move(name));
+  for (CapturedName& n : capture_names_)
+    names_.Add(n.graph != nullptr ? n.graph : graph.get(), n.node, std::move(n.name));
   capture_names_.clear();
   const uint64_t id = NextId();
   graphs_.emplace(id, std::move(graph));
@@ -143,6 +139,7 @@ Status CudaEngine::EndCapture(GraphHandle* out) {
 Status CudaEngine::CaptureLane(int lane) {
   VMM_RETURN_IF_ERROR(Bind());
   if (!capturing_) return NotCapturing("CaptureLane");
+  if (!bodies_.empty()) return RuntimeError("CaptureLane: a conditional body is one chain");
   if (lane < 0 || static_cast<size_t>(lane) > lane_->capture_streams.size()) {
     return RuntimeError("CaptureLane(" + std::to_string(lane) +
                         "): the lane has not joined the capture (fork it first)");
@@ -155,6 +152,7 @@ Status CudaEngine::ForkLane(int from, int to) {
   auto what = [&] { return "ForkLane(" + std::to_string(from) + ", " + std::to_string(to) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   if (!capturing_) return NotCapturing("ForkLane");
+  if (!bodies_.empty()) return RuntimeError("ForkLane: a conditional body is one chain");
   cudaStream_t source = nullptr, target = nullptr;
   cudaEvent_t event = nullptr;
   VMM_RETURN_IF_ERROR(Annotate(LaneStream(from, &source), what));
@@ -172,6 +170,7 @@ Status CudaEngine::JoinLane(int from, int into) {
   };
   VMM_RETURN_IF_ERROR(Bind());
   if (!capturing_) return NotCapturing("JoinLane");
+  if (!bodies_.empty()) return RuntimeError("JoinLane: a conditional body is one chain");
   cudaStream_t source = nullptr, target = nullptr;
   cudaEvent_t event = nullptr;
   VMM_RETURN_IF_ERROR(Annotate(LaneStream(from, &source), what));
@@ -191,13 +190,13 @@ Status CudaEngine::NameCapturedNode(const std::string& name) {
   VMM_RETURN_IF_ERROR(Annotate(CaptureInfo(work_stream(), &graph, &deps, &count), what));
   // After a call that made one node, the lane depends on exactly that node.
   bool named = count != 1;
-  for (const auto& [node, n] : capture_names_) named = named || node == deps[0];
+  for (const CapturedName& n : capture_names_) named = named || n.node == deps[0];
   if (named) {
     return RuntimeError(what() + ": the last call on capture lane " +
                         std::to_string(capture_lane_) + " made no single new node (" +
                         std::to_string(count) + " dependencies)");
   }
-  capture_names_.emplace_back(deps[0], name);
+  capture_names_.push_back({bodies_.empty() ? nullptr : bodies_.back().body, deps[0], name});
   return Status::Ok();
 }
 

@@ -75,6 +75,9 @@ struct Lane {
   // (lane 0 is `stream`), created on first use; and the events of forks and joins, reused.
   std::vector<Stream> capture_streams;
   std::vector<Event> fork_events;
+  // Conditional bodies being captured (cudaStreamBeginCaptureToGraph), one stream per nesting
+  // depth, created on first use.
+  std::vector<Stream> body_streams;
   // False only when everything enqueued on the stream is known to have finished: set before each
   // enqueue (kernels, graph launches, copies), cleared by each completed wait on the stream. The
   // stream is private to the engine, so nothing else can put work on it.
@@ -116,12 +119,15 @@ class CudaEngine final : public Engine {
 
  private:
   cudaStream_t stream() const { return lane_->stream.get(); }
-  // Where work goes: the current capture lane's stream while capturing, else the selected
-  // device's stream.
+  // Where work goes: the innermost conditional body's stream while one is captured, else the
+  // current capture lane's stream while capturing, else the selected device's stream.
   cudaStream_t work_stream() const {
+    if (!bodies_.empty()) return bodies_.back().stream;
     return capturing_ && capture_lane_ > 0 ? lane_->capture_streams[capture_lane_ - 1].get()
                                            : stream();
   }
+  // Ends every conditional body still being captured (a failed capture), innermost first.
+  void AbortBodies() noexcept;
   uint64_t NextId() { return next_id_++; }
   // The stream of capture lane `lane` of the selected device (0: its stream), created on first use.
   Status LaneStream(int lane, cudaStream_t* out);
@@ -199,7 +205,25 @@ class CudaEngine final : public Engine {
   std::unordered_map<cudaEvent_t, int> event_numbers_;
   std::atomic<uint64_t> host_calls_{0};
   NodeNames names_;  // node names of every live graph
-  std::vector<std::pair<cudaGraphNode_t, std::string>> capture_names_;  // the capture's, so far
+  // The capture's names so far: (graph, node, name), graph nullptr for the captured graph itself
+  // (a conditional body's nodes name their body graph).
+  struct CapturedName {
+    cudaGraph_t graph = nullptr;
+    cudaGraphNode_t node = nullptr;
+    std::string name;
+  };
+  std::vector<CapturedName> capture_names_;
+  // Conditional bodies being captured, innermost last (BeginConditional / EndConditional).
+  struct OpenBody {
+    cudaStream_t stream = nullptr;  // lane_->body_streams[depth]
+    cudaGraph_t body = nullptr;     // owned by the conditional node
+    unsigned long long handle = 0;  // cudaGraphConditionalHandle
+    ConditionKind kind = ConditionKind::kIf;
+    DevicePtr word = 0, passes = 0;
+    std::string name;
+  };
+  std::vector<OpenBody> bodies_;
+  ConditionalBodies conditional_bodies_;  // every conditional node made, by node
   // Whether the current capture made a memory node (GraphAlloc, GraphFree) or embedded a child
   // graph; the graphs whose capture did. Instantiate reads the memory nodes of those only (the
   // others have none), which keeps three runtime calls per node off the common instantiate.

@@ -2,7 +2,8 @@
 // host and kernel nodes on two lanes; the structure read back from the driver against the host
 // twin's; each reachable cudaGraphExecUpdate result and its error node against the host twin's;
 // per-node updates and enable/disable; graph memory nodes, auto-free, upload and trim; child
-// graphs; device-launch instantiation. Every test skips without a CUDA device.
+// graphs; device-launch instantiation; conditional nodes (if / while). Every test skips without a
+// CUDA device.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -483,6 +484,69 @@ TEST_F(CudaGraphV2Test, ChildGraphKeepsItsNodesNamesAndDeviceLaunchRuns) {
   diff = DescribeMismatches(HostMatmul(a, ReadBack(*engine_, cuda_.b), kN, kN, kN),
                             ReadBack(*engine_, cuda_.c), &mismatches);
   EXPECT_EQ(mismatches, 0u) << diff;
+}
+
+// Conditional nodes (scenarios/graph_conditional.yaml's graph): an if node whose body fills A
+// (seed 3) when the word at D is not zero, then a while loop that copies A to B while the counter
+// at D + 256 is not zero, counting its passes at D + 512. The same exec is replayed with flag 0 /
+// counter 0 and flag 1 / counter 3; the structure and every word agree with the host twin's.
+Status CaptureConditionals(Engine& e, const Buffers& b, GraphHandle* out) {
+  VMM_RETURN_IF_ERROR(e.Memset(b.d, kElems, 0, nullptr));
+  VMM_RETURN_IF_ERROR(e.BeginCapture());
+  VMM_RETURN_IF_ERROR(e.BeginConditional(ConditionKind::kIf, b.d, 0, "when flagged"));
+  CAPTURED(e, Fill(b.a, kElems, 3, nullptr), "fill A");
+  VMM_RETURN_IF_ERROR(e.EndConditional());
+  VMM_RETURN_IF_ERROR(e.NameCapturedNode("when flagged"));
+  VMM_RETURN_IF_ERROR(e.BeginConditional(ConditionKind::kWhile, b.d + 256, b.d + 512, "drain"));
+  CAPTURED(e, CopyDevice(b.b, b.a, kBytes, nullptr), "copy A to B");
+  VMM_RETURN_IF_ERROR(e.EndConditional());
+  VMM_RETURN_IF_ERROR(e.NameCapturedNode("drain"));
+  return e.EndCapture(out);
+}
+
+TEST_F(CudaGraphV2Test, ConditionalNodesRunTheirBodiesAsTheHostTwinDoes) {
+  GraphHandle g, hg;
+  ASSERT_OK(CaptureConditionals(*engine_, cuda_, &g));
+  ASSERT_OK(CaptureConditionals(*host_, twin_, &hg));
+  GraphStructure cs, hs;
+  ASSERT_OK(engine_->DescribeGraph(g, &cs));
+  ASSERT_OK(host_->DescribeGraph(hg, &hs));
+  EXPECT_EQ(Shape(cs.nodes), Shape(hs.nodes)) << "CUDA's structure vs the host twin's";
+  ASSERT_EQ(cs.nodes.size(), 4u);
+  EXPECT_EQ(cs.nodes[1].type, NodeType::kConditional);
+  EXPECT_EQ(cs.nodes[3].children.size(), 2u) << "copy A to B, drain (next pass)";
+  for (Engine* e : {engine_.get(), host_.get()}) {
+    SCOPED_TRACE(e->info().backend);
+    const Buffers& b = e == engine_.get() ? cuda_ : twin_;
+    auto word = [&](uint64_t offset) {
+      uint32_t w = 0;
+      const Status s = e->CopyToHost(b.d + offset, 4, &w);
+      EXPECT_TRUE(s.ok()) << s.message();
+      return w;
+    };
+    ExecHandle exec;
+    ASSERT_OK(e->Instantiate(e == engine_.get() ? g : hg, &exec));
+    ASSERT_OK(e->Memset(b.a, kElems, 0, nullptr));
+    ASSERT_OK(e->Memset(b.b, kElems, 0, nullptr));
+    ASSERT_OK(e->Replay(exec, nullptr));  // flag 0, counter 0: no body runs
+    const std::vector<float> zeros(kElems, 0.0f);
+    uint64_t mismatches = 0;
+    std::string diff = DescribeMismatches(zeros, ReadBack(*e, b.a), &mismatches);
+    EXPECT_EQ(mismatches, 0u) << "if body skipped:" << diff;
+    EXPECT_EQ(word(512), 0u) << "no pass";
+    ASSERT_OK(e->Memset(b.d, 1, 1, nullptr));
+    ASSERT_OK(e->Memset(b.d + 256, 1, 3, nullptr));
+    ASSERT_OK(e->Replay(exec, nullptr));  // flag 1, counter 3
+    const std::vector<float> filled = Expected(3, kElems);
+    diff = DescribeMismatches(filled, ReadBack(*e, b.a), &mismatches);
+    EXPECT_EQ(mismatches, 0u) << "if body ran:" << diff;
+    diff = DescribeMismatches(filled, ReadBack(*e, b.b), &mismatches);
+    EXPECT_EQ(mismatches, 0u) << "while body ran:" << diff;
+    EXPECT_EQ(word(512), 3u) << "three passes";
+    EXPECT_EQ(word(256), 0u) << "counter drained";
+    EXPECT_EQ(word(0), 1u) << "flag only read";
+    ASSERT_OK(e->DestroyExec(exec));
+  }
 }
 
 }  // namespace

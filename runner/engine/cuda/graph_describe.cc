@@ -26,7 +26,8 @@ T ArgAt(const std::vector<uint8_t>& bytes, size_t offset) {
 DevicePtr Va(const void* p) { return static_cast<DevicePtr>(reinterpret_cast<uintptr_t>(p)); }
 
 // The kernel's name and the memory it touches, from its packed arguments (kernel_params.h):
-// vmm_fill_f32(dst, count, seed), vmm_matmul_f32(a, b, c, m, n, k).
+// vmm_fill_f32(dst, count, seed), vmm_matmul_f32(a, b, c, m, n, k), vmm_set_condition(word,
+// handle), vmm_next_pass(counter, passes, handle).
 Status KernelNode(const KernelRegistry& registry, cudaGraphNode_t node, GraphNodeInfo* info) {
   cudaKernelNodeParams p = {};
   VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGraphKernelNodeGetParams(node, &p)));
@@ -40,6 +41,12 @@ Status KernelNode(const KernelRegistry& registry, cudaGraphNode_t node, GraphNod
   VMM_RETURN_IF_ERROR(KernelRegistry::PackArgs(*entry, p.kernelParams, &args));
   if (std::strcmp(entry->name, kernels::kFillKernelName) == 0) {
     info->operands = {{ArgAt<uint64_t>(args, 0), ArgAt<uint64_t>(args, 8) * 4, Access::kReadWrite}};
+  } else if (std::strcmp(entry->name, kernels::kSetConditionKernelName) == 0) {
+    info->operands = {{ArgAt<uint64_t>(args, 0), 4, Access::kRead}};  // (word, handle)
+  } else if (std::strcmp(entry->name, kernels::kNextPassKernelName) == 0) {
+    info->operands = {{ArgAt<uint64_t>(args, 0), 4, Access::kReadWrite}};  // (counter, passes,
+    if (const uint64_t passes = ArgAt<uint64_t>(args, 8); passes != 0)     //  handle)
+      info->operands.push_back({passes, 4, Access::kReadWrite});
   } else {
     const uint64_t m = ArgAt<uint32_t>(args, 24), n = ArgAt<uint32_t>(args, 28),
                    k = ArgAt<uint32_t>(args, 32);
@@ -74,7 +81,7 @@ Status MemcpyNode(cudaGraphNode_t node, GraphNodeInfo* info) {
 }
 
 Status Describe(const KernelRegistry& registry, cudaGraph_t graph, const NodeNames& names,
-                const std::unordered_map<cudaEvent_t, int>& events,
+                const std::unordered_map<cudaEvent_t, int>& events, const ConditionalBodies& bodies,
                 std::vector<GraphNodeInfo>* out) {
   StatusOr<std::vector<cudaGraphNode_t>> all = GraphNodes(graph);
   if (!all.ok()) return all.status();
@@ -151,10 +158,22 @@ Status Describe(const KernelRegistry& registry, cudaGraph_t graph, const NodeNam
         info.type = NodeType::kGraph;
         cudaGraph_t child = nullptr;
         VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGraphChildGraphNodeGetGraph(node, &child)));
-        VMM_RETURN_IF_ERROR(Describe(registry, child, names, events, &info.children));
+        VMM_RETURN_IF_ERROR(Describe(registry, child, names, events, bodies, &info.children));
         break;
       }
-      default:  // node types no step of the language makes (external semaphores, conditionals)
+      case cudaGraphNodeTypeConditional: {
+        info.type = NodeType::kConditional;
+        auto it = bodies.find(node);
+        if (it == bodies.end()) {  // not made by BeginConditional: its body is unknown here
+          info.detail = "unknown conditional";
+          break;
+        }
+        info.detail = ConditionKindName(it->second.kind);
+        VMM_RETURN_IF_ERROR(
+            Describe(registry, it->second.body, names, events, bodies, &info.children));
+        break;
+      }
+      default:  // node types no step of the language makes (external semaphores)
         info.type = NodeType::kEmpty;
         info.detail = "cudaGraphNodeType " + std::to_string(static_cast<int>(type));
         break;
@@ -186,9 +205,10 @@ StatusOr<std::string> DotText(cudaGraph_t graph) {
 }  // namespace
 
 Status DescribeCudaGraph(const KernelRegistry& registry, cudaGraph_t graph, const NodeNames& names,
-                         const std::unordered_map<cudaEvent_t, int>& events, GraphStructure* out) {
+                         const std::unordered_map<cudaEvent_t, int>& events,
+                         const ConditionalBodies& bodies, GraphStructure* out) {
   *out = GraphStructure{};
-  VMM_RETURN_IF_ERROR(Describe(registry, graph, names, events, &out->nodes));
+  VMM_RETURN_IF_ERROR(Describe(registry, graph, names, events, bodies, &out->nodes));
   StatusOr<std::string> dot = DotText(graph);
   if (!dot.ok()) return dot.status().WithContext("cudaGraphDebugDotPrint");
   out->dot = std::move(dot).value();

@@ -51,6 +51,21 @@ void NodeNames::Forget(cudaGraph_t graph) {
   order_.erase(it);
 }
 
+// The dependency set of the capture on `stream` (the nodes the next captured call will depend
+// on) and the graph being built.
+Status CaptureInfo(cudaStream_t stream, cudaGraph_t* graph, const cudaGraphNode_t** deps,
+                   size_t* count) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  unsigned long long id = 0;
+  VMM_RETURN_IF_ERROR(
+      CUDA_CALL(cudaStreamGetCaptureInfo(stream, &status, &id, graph, deps, nullptr, count)));
+  if (status != cudaStreamCaptureStatusActive) {
+    return RuntimeError("the capture on this stream is not active (status " +
+                        std::to_string(static_cast<int>(status)) + ")");
+  }
+  return Status::Ok();
+}
+
 StatusOr<std::vector<cudaGraphNode_t>> GraphNodes(cudaGraph_t graph) {
   size_t count = 0;
   VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGraphGetNodes(graph, nullptr, &count)));

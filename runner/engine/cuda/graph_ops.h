@@ -36,6 +36,20 @@ class NodeNames {
   std::unordered_map<cudaGraph_t, std::vector<cudaGraphNode_t>> order_;
 };
 
+// The conditional nodes the engine made (BeginConditional), by node: what kind and the body graph
+// the node owns (cudaConditionalNodeParams::phGraph_out[0]; the runtime has no call that reads a
+// conditional node's parameters back).
+struct ConditionalBody {
+  ConditionKind kind = ConditionKind::kIf;
+  cudaGraph_t body = nullptr;
+};
+using ConditionalBodies = std::unordered_map<cudaGraphNode_t, ConditionalBody>;
+
+// The dependency set of the capture on `stream` (the nodes the next captured call will depend
+// on) and the graph being built; an error when the stream's capture is not active.
+Status CaptureInfo(cudaStream_t stream, cudaGraph_t* graph, const cudaGraphNode_t** deps,
+                   size_t* count);
+
 // The nodes of `graph` in cudaGraphGetNodes order.
 StatusOr<std::vector<cudaGraphNode_t>> GraphNodes(cudaGraph_t graph);
 
@@ -59,10 +73,11 @@ Status ReadKernelNodes(const KernelRegistry& registry, cudaGraph_t graph,
 
 // The structure of `graph` read back from the runtime: named nodes in naming order, then the
 // others; each node's type, detail (graph_structure.h's words), operands and dependencies; child
-// graphs recursively; the DOT text of cudaGraphDebugDotPrint. `events` maps the engine's events
-// to their numbers.
+// graphs and conditional bodies recursively; the DOT text of cudaGraphDebugDotPrint. `events`
+// maps the engine's events to their numbers, `bodies` its conditional nodes to their bodies.
 Status DescribeCudaGraph(const KernelRegistry& registry, cudaGraph_t graph, const NodeNames& names,
-                         const std::unordered_map<cudaEvent_t, int>& events, GraphStructure* out);
+                         const std::unordered_map<cudaEvent_t, int>& events,
+                         const ConditionalBodies& bodies, GraphStructure* out);
 
 // Per-node updates of an exec: `node` is a node of the graph the exec was instantiated from.
 // Kernel nodes get vmm-run's kernels with the launch geometry of kernels/launch_config.h

@@ -45,8 +45,11 @@ StatusOr<KernelRegistry> KernelRegistry::Create(const DriverApi& api) {
     const void* symbol;
     uint32_t param_count;
   };
-  for (const Known& k : {Known{kernels::MatmulKernelSymbol(), kernels::kMatmulParamCount},
-                         Known{kernels::FillKernelSymbol(), kernels::kFillParamCount}}) {
+  for (const Known& k :
+       {Known{kernels::MatmulKernelSymbol(), kernels::kMatmulParamCount},
+        Known{kernels::FillKernelSymbol(), kernels::kFillParamCount},
+        Known{kernels::SetConditionKernelSymbol(), kernels::kSetConditionParamCount},
+        Known{kernels::NextPassKernelSymbol(), kernels::kNextPassParamCount}}) {
     StatusOr<KernelEntry> e =
         Load(api, kernels::KernelNameForSymbol(k.symbol), k.symbol, k.param_count);
     if (!e.ok()) return e.status();

@@ -1,5 +1,5 @@
 // KernelRegistry: what the engine knows about the kernels that can appear in its graphs
-// (vmm_matmul_f32, vmm_fill_f32): how to recognise them in a kernel node and how their arguments
+// (vmm_matmul_f32, vmm_fill_f32, and the conditional nodes' vmm_set_condition, vmm_next_pass): how to recognise them in a kernel node and how their arguments
 // are laid out, so KernelNodes can report a name and the packed argument bytes.
 //
 // Recognition: a kernel node's `func` (cudaGraphKernelNodeGetParams) is matched against the
@@ -32,7 +32,7 @@ struct KernelParamSlot {
 };
 
 struct KernelEntry {
-  const char* name = nullptr;  // kMatmulKernelName / kFillKernelName
+  const char* name = nullptr;  // a kernel name of kernels/launch_config.h
   const void* symbol = nullptr;
   cudaFunction_t function = nullptr;
   cudaKernel_t kernel = nullptr;        // nullptr when cudaGetKernel is not supported

@@ -280,6 +280,8 @@ Status HostEngine::Run(const GraphNode& node, const Exec* exec) {
   switch (node.type) {
     case NodeType::kKernel: {
       const std::string& fn = node.params.function;
+      if (node.kind == KernelKind::kSetCondition || node.kind == KernelKind::kNextPass)
+        return RunConditionKernel(node, device);
       // Guarded: proven accessible to `device` first, or (an isolate child) run under the trap.
       if (node.kind == KernelKind::kFill) {
         const FillArgs& f = node.fill;
@@ -321,6 +323,8 @@ Status HostEngine::Run(const GraphNode& node, const Exec* exec) {
       return pool_.Free(node.ptr, "cuGraphLaunch");
     case NodeType::kGraph:
       return RunGraph(*node.child, exec);
+    case NodeType::kConditional:
+      return RunConditional(node, exec);
   }
   return InternalError("unknown node type");
 }

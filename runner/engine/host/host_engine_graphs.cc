@@ -133,6 +133,10 @@ Status HostEngine::CaptureChildGraph(GraphHandle child) {
     return CudaError("cuGraphAddChildGraphNode", "CUDA_ERROR_NOT_SUPPORTED",
                      "a graph with memory nodes can be a child only by moving it");
   }
+  if (g->HasConditionalNodes()) {
+    return CudaError("cuGraphAddChildGraphNode", kInvalidValue,
+                     "a graph with conditional nodes cannot be a child graph");
+  }
   GraphNode node = MakeNode(NodeType::kGraph);
   node.child = std::make_shared<const HostGraph>(*g);
   return capture_->Add(std::move(node));
@@ -167,11 +171,13 @@ Status HostEngine::InstantiateWith(GraphHandle graph, const InstantiateOptions& 
       }
     }
   }
-  if (g->HasMemoryNodes()) {
+  if (g->HasMemoryNodes() || g->HasConditionalNodes()) {
     for (const auto& [id, exec] : execs_) {
       if (exec.from == graph.value) {
         return CudaError(fn, kInvalidValue,
-                         "a graph with memory nodes has one executable graph at a time");
+                         std::string("a graph with ") +
+                             (g->HasMemoryNodes() ? "memory" : "conditional") +
+                             " nodes has one executable graph at a time");
       }
     }
   }

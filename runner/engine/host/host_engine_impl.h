@@ -74,6 +74,10 @@ class HostEngine final : public Engine {
   // the selected device).
   Status Run(const GraphNode& node, const Exec* exec);
   Status RunGraph(const HostGraph& graph, const Exec* exec);
+  // host_engine_conditional.cc: the kernels of conditional nodes and the node itself, run in a
+  // replay (`device` judges the words' access).
+  Status RunConditionKernel(const GraphNode& node, int device);
+  Status RunConditional(const GraphNode& node, const Exec* exec);
   // Calls that wait for the stream are illegal while it captures; they invalidate the capture.
   Status SyncPoint(const char* function);
   // Capture-only calls outside a capture.
@@ -98,7 +102,10 @@ class HostEngine final : public Engine {
   std::map<int, uint64_t> event_records_;  // by event: how many times a record node ran
   std::map<uint64_t, HostGraph> graphs_;   // by handle value
   std::map<uint64_t, Exec> execs_;         // by handle value
-  int current_;                            // the selected device's ordinal (SelectDevice)
+  // Conditional nodes: each handle's condition value, as the kernels before and in the node set
+  // it (cudaGraphSetConditional); a handle without a value reads 0 (no default is assigned).
+  std::map<uint64_t, uint32_t> conditions_;
+  int current_;           // the selected device's ordinal (SelectDevice)
   KernelRunner kernels_;  // kernels, their stream, the sticky fault; last: destroyed first
 };
 

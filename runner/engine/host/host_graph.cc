@@ -54,6 +54,28 @@ GraphNode MakeNode(NodeType type) {
   return node;
 }
 
+GraphNode MakeSetConditionNode(const ConditionArgs& condition) {
+  GraphNode node;
+  node.kind = KernelKind::kSetCondition;
+  node.condition = condition;
+  node.params = SetConditionKernelParams(condition.word, condition.handle);
+  return node;
+}
+
+GraphNode MakeNextPassNode(const ConditionArgs& condition) {
+  GraphNode node;
+  node.kind = KernelKind::kNextPass;
+  node.condition = condition;
+  node.params = NextPassKernelParams(condition.word, condition.passes, condition.handle);
+  return node;
+}
+
+GraphNode MakeConditionalNode(const ConditionArgs& condition) {
+  GraphNode node = MakeNode(NodeType::kConditional);
+  node.condition = condition;
+  return node;
+}
+
 std::vector<KernelNodeParams> HostGraph::KernelNodes() const {
   std::vector<KernelNodeParams> out;
   for (const GraphNode& node : nodes)
@@ -72,6 +94,11 @@ bool HostGraph::HasMemoryNodes() const {
                      [](const GraphNode& n) { return IsMemoryNode(n.type); });
 }
 
+bool HostGraph::HasConditionalNodes() const {
+  return std::any_of(nodes.begin(), nodes.end(),
+                     [](const GraphNode& n) { return n.type == NodeType::kConditional; });
+}
+
 GraphStructure HostGraph::Describe() const {
   GraphStructure out;
   for (const GraphNode& node : nodes) {
@@ -84,6 +111,12 @@ GraphStructure HostGraph::Describe() const {
         info.detail = node.params.function;
         if (node.kind == KernelKind::kFill) {
           info.operands = {{node.fill.dst, node.fill.count * 4, Access::kReadWrite}};
+        } else if (node.kind == KernelKind::kSetCondition) {
+          info.operands = {{node.condition.word, 4, Access::kRead}};
+        } else if (node.kind == KernelKind::kNextPass) {
+          info.operands = {{node.condition.word, 4, Access::kReadWrite}};
+          if (node.condition.passes != 0)
+            info.operands.push_back({node.condition.passes, 4, Access::kReadWrite});
         } else {
           const MatmulArgs& m = node.matmul;
           info.operands = {{m.a, uint64_t{m.m} * m.k * 4, Access::kRead},
@@ -117,6 +150,10 @@ GraphStructure HostGraph::Describe() const {
       case NodeType::kGraph:
         info.children = node.child->Describe().nodes;
         break;
+      case NodeType::kConditional:
+        info.detail = ConditionKindName(node.condition.kind);
+        if (node.child != nullptr) info.children = node.child->Describe().nodes;
+        break;
       case NodeType::kHost:
       case NodeType::kEmpty:
         break;
@@ -139,13 +176,22 @@ Status CaptureBuilder::Lane(int lane, const char* function) const {
                    "lane " + std::to_string(lane) + " has not joined the capture (fork it first)");
 }
 
+Status CaptureBuilder::NoBody(const char* function) const {
+  if (bodies_.empty()) return Status::Ok();
+  return CudaError(function, "CUDA_ERROR_INVALID_VALUE",
+                   "a conditional body ('" + bodies_.back().name +
+                       "') is being captured: its work is one chain on one stream");
+}
+
 Status CaptureBuilder::SetLane(int lane) {
+  VMM_RETURN_IF_ERROR(NoBody("cuStreamGetCaptureInfo"));
   VMM_RETURN_IF_ERROR(Lane(lane, "cuStreamGetCaptureInfo"));
   lane_ = lane;
   return Status::Ok();
 }
 
 Status CaptureBuilder::Fork(int from, int to) {
+  VMM_RETURN_IF_ERROR(NoBody("cuStreamWaitEvent"));
   VMM_RETURN_IF_ERROR(Lane(from, "cuEventRecord"));
   if (to < 0) return CudaError("cuStreamWaitEvent", "CUDA_ERROR_INVALID_VALUE", "negative lane");
   if (static_cast<size_t>(to) >= lanes_.size()) {
@@ -161,6 +207,7 @@ Status CaptureBuilder::Fork(int from, int to) {
 }
 
 Status CaptureBuilder::Join(int from, int into) {
+  VMM_RETURN_IF_ERROR(NoBody("cuStreamWaitEvent"));
   VMM_RETURN_IF_ERROR(Lane(from, "cuEventRecord"));
   VMM_RETURN_IF_ERROR(Lane(into, "cuStreamWaitEvent"));
   std::vector<uint32_t>& deps = *lanes_[into];
@@ -170,6 +217,14 @@ Status CaptureBuilder::Join(int from, int into) {
 }
 
 Status CaptureBuilder::Add(GraphNode node) {
+  if (!bodies_.empty()) {  // one chain in the open body
+    Body& body = bodies_.back();
+    if (body.last >= 0) node.dependencies = {static_cast<uint32_t>(body.last)};
+    body.last = static_cast<int>(body.graph.nodes.size());
+    body.unnamed = body.last;
+    body.graph.nodes.push_back(std::move(node));
+    return Status::Ok();
+  }
   node.dependencies = *lanes_[lane_];
   const auto index = static_cast<uint32_t>(graph_.nodes.size());
   graph_.nodes.push_back(std::move(node));
@@ -179,6 +234,17 @@ Status CaptureBuilder::Add(GraphNode node) {
 }
 
 Status CaptureBuilder::NameLast(const std::string& name) {
+  if (!bodies_.empty()) {
+    Body& body = bodies_.back();
+    if (body.unnamed < 0) {
+      return CudaError(
+          "cuStreamGetCaptureInfo", "CUDA_ERROR_INVALID_VALUE",
+          "no node was captured in the body of '" + body.name + "' to name '" + name + "'");
+    }
+    body.graph.nodes[body.unnamed].name = name;
+    body.unnamed = -1;
+    return Status::Ok();
+  }
   const int last = last_[lane_];
   if (last < 0) {
     return CudaError(
@@ -190,7 +256,41 @@ Status CaptureBuilder::NameLast(const std::string& name) {
   return Status::Ok();
 }
 
+Status CaptureBuilder::BeginBody(GraphNode conditional, const std::string& name) {
+  Body body;
+  body.condition = conditional.condition;
+  body.name = name;
+  body.node = static_cast<uint32_t>(bodies_.empty() ? graph_.nodes.size()
+                                                    : bodies_.back().graph.nodes.size());
+  VMM_RETURN_IF_ERROR(Add(std::move(conditional)));
+  bodies_.push_back(std::move(body));
+  return Status::Ok();
+}
+
+Status CaptureBuilder::EndBody() {
+  if (bodies_.empty()) {
+    return CudaError("cuStreamEndCapture", "CUDA_ERROR_ILLEGAL_STATE",
+                     "no conditional body is being captured");
+  }
+  Body body = std::move(bodies_.back());
+  bodies_.pop_back();
+  HostGraph& outer = bodies_.empty() ? graph_ : bodies_.back().graph;
+  outer.nodes[body.node].child = std::make_shared<const HostGraph>(std::move(body.graph));
+  return Status::Ok();
+}
+
+const ConditionArgs* CaptureBuilder::OpenCondition(std::string* name) const {
+  if (bodies_.empty()) return nullptr;
+  *name = bodies_.back().name;
+  return &bodies_.back().condition;
+}
+
 Status CaptureBuilder::Finish(HostGraph* out) {
+  if (!bodies_.empty()) {
+    return CudaError(
+        "cuStreamEndCapture", "CUDA_ERROR_ILLEGAL_STATE",
+        "the body of conditional node '" + bodies_.back().name + "' is still being captured");
+  }
   std::vector<bool> has_dependent(graph_.nodes.size(), false);
   for (const GraphNode& node : graph_.nodes)
     for (uint32_t d : node.dependencies) has_dependent[d] = true;

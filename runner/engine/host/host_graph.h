@@ -25,7 +25,17 @@
 
 namespace vmm::host {
 
-enum class KernelKind { kFill, kMatmul };
+// kSetCondition / kNextPass: the kernels of conditional nodes (kernels/condition.cu).
+enum class KernelKind { kFill, kMatmul, kSetCondition, kNextPass };
+
+// A conditional node's handle and words; also the arguments of its kernels. `handle` is unique in
+// the engine (a cudaGraphConditionalHandle is opaque).
+struct ConditionArgs {
+  ConditionKind kind = ConditionKind::kIf;
+  uint64_t handle = 0;
+  DevicePtr word = 0;    // the condition (if) or the counter (while)
+  DevicePtr passes = 0;  // while: the pass count word (0: none)
+};
 
 struct FillArgs {
   DevicePtr dst = 0;
@@ -57,7 +67,10 @@ struct GraphNode {
   int event = -1;  // kEventRecord, kEventWait
   // kMemAlloc: the allocation at ptr of `count` bytes; kMemFree: the allocation at ptr.
   DevicePtr ptr = 0;
-  std::shared_ptr<const HostGraph> child;  // kGraph: a copy of the embedded graph
+  std::shared_ptr<const HostGraph> child;  // kGraph: a copy of the embedded graph;
+                                           // kConditional: the body graph
+  // kConditional, and kernels of kind kSetCondition / kNextPass.
+  ConditionArgs condition;
 };
 
 GraphNode MakeFillNode(DevicePtr dst, uint64_t count, uint64_t seed);
@@ -67,6 +80,10 @@ GraphNode MakeCopyNode(DevicePtr dst, DevicePtr src, uint64_t bytes);
 // A memcpy node between any two places (a host side is a host snapshot's memory).
 GraphNode MakeDataCopyNode(DataRef dst, DataRef src, uint64_t bytes);
 GraphNode MakeNode(NodeType type);  // host, event, memory and child graph nodes: set the rest
+// A conditional node's kernels and the node itself (its body is set when the body ends).
+GraphNode MakeSetConditionNode(const ConditionArgs& condition);
+GraphNode MakeNextPassNode(const ConditionArgs& condition);
+GraphNode MakeConditionalNode(const ConditionArgs& condition);
 
 // A captured graph, and (with the same shape) an executable graph: Instantiate copies the nodes,
 // so an exec is independent of the graph it came from.
@@ -78,6 +95,8 @@ struct HostGraph {
   int Find(const std::string& name) const;
   // Whether a node (not counting child graphs) is a graph memory node.
   bool HasMemoryNodes() const;
+  // Whether a node is a conditional node.
+  bool HasConditionalNodes() const;
   // The structure as every backend reports it (names, types, details, edges, operands).
   GraphStructure Describe() const;
 };
@@ -92,13 +111,32 @@ class CaptureBuilder {
   Status Join(int from, int into);
   // Adds `node` on the current lane (its dependencies are the lane's set).
   Status Add(GraphNode node);
-  // Names the node the last Add on the current lane made.
+  // Names the node the last Add on the current lane (or in the open body) made.
   Status NameLast(const std::string& name);
-  // Ends the capture: the graph, or CUDA_ERROR_STREAM_CAPTURE_UNJOINED.
+  // Conditional bodies: BeginBody adds `conditional` (a kConditional node) like Add, then sends
+  // every later Add into its body, one chain, until EndBody, which gives the node its body. Bodies
+  // nest; lanes cannot change while one is open. `name` is kept for the body's own nodes.
+  Status BeginBody(GraphNode conditional, const std::string& name);
+  Status EndBody();
+  // The innermost open body's condition and name (BeginBody's), or nullptr when none is open.
+  const ConditionArgs* OpenCondition(std::string* name) const;
+  // Ends the capture: the graph, or CUDA_ERROR_STREAM_CAPTURE_UNJOINED (a fork never joined) or
+  // CUDA_ERROR_ILLEGAL_STATE (a conditional body never ended).
   Status Finish(HostGraph* out);
 
  private:
   Status Lane(int lane, const char* function) const;
+  Status NoBody(const char* function) const;
+
+  struct Body {
+    HostGraph graph;
+    uint32_t node = 0;  // the conditional node, in the graph below (the capture's or a body's)
+    int last = -1;      // the chain's last node
+    int unnamed = -1;   // the node the last Add made, until named
+    ConditionArgs condition;
+    std::string name;
+  };
+  std::vector<Body> bodies_;  // open bodies, innermost last
 
   HostGraph graph_;
   std::vector<std::optional<std::vector<uint32_t>>> lanes_;  // unset: not in the capture
@@ -123,6 +161,11 @@ class CaptureBuilder {
 //     - a graph memory node (alloc or free)         -> kErrorNotSupported (what the driver is
 //                                                    expected to answer; scenarios/update_results
 //                                                    pins it on the GPU);
+//     - a conditional node (if / while)            -> kErrorNotSupported: a conservative answer,
+//                                                    not measured on a GPU (CUDA documents that a
+//                                                    conditional node's parameters cannot change
+//                                                    and its body follows the rules here; the twin
+//                                                    refuses every update that meets one);
 //     - a memcpy whose source or destination memory
 //       type changes (host <-> device)              -> kErrorParametersChanged;
 //     - a child graph                               -> the same rules on the children (an error

@@ -86,6 +86,10 @@ Refusal CheckNode(const GraphNode& e, const GraphNode& g) {
   } else if (g.type == NodeType::kMemcpy &&
              (e.src_place != g.src_place || e.dst_place != g.dst_place)) {
     r.code = UpdateCode::kErrorParametersChanged;  // a side's memory type changed
+  } else if (g.type == NodeType::kConditional) {
+    // Not measured on a GPU: CUDA documents that a conditional node's parameters cannot change
+    // (its body following the rules here); the twin refuses every such update (host_graph.h).
+    r.code = UpdateCode::kErrorNotSupported;
   } else if (g.type == NodeType::kGraph) {
     std::vector<int> inner;
     r = CheckGraph(*e.child, *g.child, &inner);

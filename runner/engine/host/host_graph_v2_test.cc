@@ -236,5 +236,76 @@ TEST(HostGraphUpdateRules, ChildGraphsAreComparedNodeByNode) {
   EXPECT_EQ(r.error_node, "child");  // the child's node count changed: its node names it
 }
 
+// Conditional nodes: an if inside a while (nested bodies), names and structure, the replay's
+// reading of the words at that moment, lanes refused inside a body, one exec at a time, no child
+// graph, and updates refused (conservatively) at the conditional node.
+TEST_F(HostGraphV2Test, ConditionalNodesNestAndRunOnTheWordsOfEachReplay) {
+  EXPECT_OK(engine_->Memset(c_, kWords, 0, nullptr));
+  auto capture = [&](GraphHandle* g) {
+    EXPECT_OK(engine_->BeginCapture());
+    EXPECT_OK(engine_->BeginConditional(ConditionKind::kWhile, c_, c_ + 4, "loop"));
+    Named(engine_->Memset(a_, kWords, 7, nullptr), "set A");
+    EXPECT_OK(engine_->BeginConditional(ConditionKind::kIf, c_ + 8, 0, "maybe"));
+    EXPECT_FALSE(engine_->ForkLane(0, 1).ok()) << "a body is one chain";
+    Named(engine_->Memset(b_, kWords, 9, nullptr), "set B");
+    EXPECT_OK(engine_->EndConditional());
+    EXPECT_OK(engine_->NameCapturedNode("maybe"));
+    EXPECT_OK(engine_->EndConditional());
+    EXPECT_OK(engine_->NameCapturedNode("loop"));
+    EXPECT_OK(engine_->EndCapture(g));
+  };
+  GraphHandle g, g2;
+  capture(&g);
+  GraphStructure s;
+  EXPECT_OK(engine_->DescribeGraph(g, &s));
+  ASSERT_EQ(s.nodes.size(), 2u);
+  EXPECT_EQ(s.nodes[0].name, "loop (condition)");
+  EXPECT_EQ(s.nodes[1].name, "loop");
+  EXPECT_EQ(s.nodes[1].detail, "while");
+  ASSERT_EQ(s.nodes[1].children.size(), 4u);  // set A, maybe (condition), maybe, next pass
+  EXPECT_EQ(s.nodes[1].children[2].type, NodeType::kConditional);
+  EXPECT_EQ(s.nodes[1].children[2].children[0].name, "set B");
+  EXPECT_EQ(s.nodes[1].children[3].name, "loop (next pass)");
+  EXPECT_NE(s.dot.find("cluster_"), std::string::npos);
+
+  ExecHandle e;
+  EXPECT_OK(engine_->Instantiate(g, &e));
+  ExecHandle second;
+  EXPECT_FALSE(engine_->Instantiate(g, &second).ok()) << "one exec at a time";
+  EXPECT_OK(engine_->Memset(c_, 1, 2, nullptr));  // counter 2, if-word 0
+  EXPECT_OK(engine_->Replay(e, nullptr));
+  EXPECT_EQ(Word(a_), 7u);
+  EXPECT_EQ(Word(b_), 0u) << "the inner if's word was 0";
+  EXPECT_EQ(Word(c_, 1), 2u) << "two passes";
+  EXPECT_EQ(Word(c_), 0u);
+  EXPECT_OK(engine_->Memset(c_, 1, 1, nullptr));
+  EXPECT_OK(engine_->Memset(c_ + 8, 1, 5, nullptr));  // the if's word now set
+  EXPECT_OK(engine_->Replay(e, nullptr));
+  EXPECT_EQ(Word(b_), 9u);
+  EXPECT_EQ(Word(c_, 1), 3u);
+
+  EXPECT_OK(engine_->BeginCapture());
+  EXPECT_FALSE(engine_->CaptureChildGraph(g).ok()) << "no child graph with conditional nodes";
+  GraphHandle dropped;
+  (void)engine_->EndCapture(&dropped);
+  capture(&g2);
+  UpdateResult r;
+  EXPECT_OK(engine_->Update(e, g2, &r));
+  EXPECT_EQ(r.code, UpdateCode::kErrorNotSupported);
+  EXPECT_EQ(r.error_node, "loop");
+}
+
+// A body left open ends the capture with an error; the engine captures again afterwards.
+TEST_F(HostGraphV2Test, AnOpenConditionalBodyFailsTheCapture) {
+  EXPECT_OK(engine_->BeginCapture());
+  EXPECT_OK(engine_->BeginConditional(ConditionKind::kIf, c_, 0, "open"));
+  GraphHandle g;
+  EXPECT_FALSE(engine_->EndCapture(&g).ok());
+  EXPECT_FALSE(engine_->EndConditional().ok()) << "not capturing any more";
+  EXPECT_OK(engine_->BeginCapture());
+  Named(engine_->Memset(a_, kWords, 1, nullptr), "fine");
+  EXPECT_OK(engine_->EndCapture(&g));
+}
+
 }  // namespace
 }  // namespace vmm
