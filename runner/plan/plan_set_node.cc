@@ -156,14 +156,17 @@ void PlanBuilder::SetNode(const Step& step, PlanStep* p) {
                                " or 'enabled'");
   }
   if (!ok) return;
+  // A buffer the capture could not resolve (reported at the captured step) stays -1 in the node:
+  // nothing about it can be checked here.
   if (op == Op::kMatmul && changes) {
+    if (spec.a < 0 || spec.b < 0 || spec.c < 0) return;
     if (!MatmulShapes(step, &spec)) return;
     if (Overlap(spec.c, spec.a) || Overlap(spec.c, spec.b)) {
       return Error(step.loc, "set_node: the matmul output '" + plan_.buffers[spec.c].name +
                                  "' would overlap an input");
     }
   }
-  if (op == Op::kCopy && spec.other >= 0 && Overlap(spec.other, spec.buffer)) {
+  if (op == Op::kCopy && spec.other >= 0 && spec.buffer >= 0 && Overlap(spec.other, spec.buffer)) {
     return Error(step.loc, "set_node: the copy's source and destination would overlap");
   }
   if (changes) {
