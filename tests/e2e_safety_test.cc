@@ -179,6 +179,45 @@ TEST_F(E2ESafety, AnAliasBombIsRefusedCheaply) {
   EXPECT_LT(f.max_rss_kib, 256 * 1024);
 }
 
+// Inputs of the kind fuzz_scenario found on the two-H200 machine (docs/limits-and-safety.md): each
+// refused in well under a second of CPU and under 256 MB. A second `steps:` key whose loop runs
+// 4e12 times (the expansion bound must hold for every key, not only the first: it ran past 60 s
+// and 8 GB); and loops naming thousands of unknown allocs while thousands of long names are live
+// (every message listed every live name and every suggestion compared every pair: 1.8 GB, 10 s).
+TEST_F(E2ESafety, LoopsOverUnknownNamesAndDuplicateKeysAreRefusedCheaply) {
+  const std::string duplicate = Write("duplicate.yaml",
+                                      "name: x\n"
+                                      "buffers: {R: {shape: [1024]}}\n"
+                                      "steps:\n"
+                                      "  - {op: reserve, buffer: R}\n"
+                                      "steps:\n"
+                                      "  - {for: i, in: {range: [0, 4000000000000]},\n"
+                                      "     steps: [{op: release, alloc: \"p${i}\"}]}\n");
+  const std::string stem(60, 'x');
+  const std::string long_stem(2000, 'y');
+  const std::string names =
+      Write("names.yaml",
+            "name: x\n"
+            "vars: {n: 3000}\n"
+            "steps:\n"
+            "  - {for: i, in: {range: [0, \"${n}\"]}, steps: [{op: create, alloc: \"" +
+                stem +
+                "${i}\", size: 2MiB}]}\n"
+                "  - {for: i, in: {range: [0, \"${n}\"]}, steps: [{op: create, alloc: \"" +
+                long_stem +
+                "${i}\", size: 2MiB}]}\n"
+                "  - {for: i, in: {range: [0, \"${n}\"]}, steps: [{op: release, alloc: \"" +
+                stem + "z${i}\"}]}\n");
+  for (const std::string& path : {duplicate, names}) {
+    Finished f = Run("validate " + path);
+    EXPECT_EQ(f.exit_code, 2) << path << "\n" << f.out.substr(0, 2000);
+    EXPECT_LT(f.cpu_seconds, 1.0) << path;
+    EXPECT_LT(f.seconds, 20.0) << path;  // wall clock: only a hang fails here on a loaded machine
+    EXPECT_LT(f.max_rss_kib, 256 * 1024) << path;
+    EXPECT_LT(f.out.size(), 64u * 1024) << path;  // messages do not list thousands of names
+  }
+}
+
 // 100,000 steps from a loop (the scriptable-scenarios issue's bound): the expansion, the plan, the
 // run and the report of every step fit in well under 1 GB.
 TEST_F(E2ESafety, AHundredThousandStepsRunInUnderOneGigabyte) {

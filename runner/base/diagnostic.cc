@@ -65,6 +65,8 @@ void CollapseRepeats(std::vector<Diagnostic>* diagnostics) {
 
 namespace {
 
+thread_local uint64_t suggestion_cells_left = kSuggestionBudgetCells;
+
 size_t EditDistance(const std::string& a, const std::string& b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
@@ -90,6 +92,8 @@ bool OneSwapApart(const std::string& word, const std::string& c) {
 
 }  // namespace
 
+void ResetSuggestionBudget() { suggestion_cells_left = kSuggestionBudgetCells; }
+
 std::string ClosestMatch(const std::string& word, const std::vector<std::string>& candidates) {
   if (word.size() > kMaxSuggestedLength) return "";
   // Suggest only when at most a third of the word (and at least one edit) differs.
@@ -100,6 +104,9 @@ std::string ClosestMatch(const std::string& word, const std::vector<std::string>
     // The distance is at least the difference in length: skip what cannot be close enough.
     const size_t gap = c.size() > word.size() ? c.size() - word.size() : word.size() - c.size();
     if (gap > limit || c.size() > kMaxSuggestedLength) continue;
+    const uint64_t cells = uint64_t{word.size()} * c.size();
+    if (cells > suggestion_cells_left) return "";  // the budget is spent: no suggestion
+    suggestion_cells_left -= cells;
     size_t d = EditDistance(word, c);
     if (best.empty() || d < best_distance) {
       best = c;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,13 @@ inline constexpr size_t kMaxSuggestedLength = 64;
 // The candidate closest to `word` by edit distance, or "" when none is close enough to suggest
 // (at most a third of the word differs) or `word` is longer than kMaxSuggestedLength.
 std::string ClosestMatch(const std::string& word, const std::vector<std::string>& candidates);
+
+// The work ClosestMatch may spend (edit-distance cells) until the next ResetSuggestionBudget:
+// loops can make thousands of unknown names against thousands of live ones, and a refused input
+// must be refused in well under a second. Past it, messages carry no "did you mean".
+inline constexpr uint64_t kSuggestionBudgetCells = 20'000'000;
+// Gives this thread's suggestions their whole budget again (at the start of each parse and plan).
+void ResetSuggestionBudget();
 
 // The "did you mean" of every message: ClosestMatch, plus one swap of neighbouring letters
 // ("nmae" -> "name") as a single typo; nothing for one-letter words (A, B and C are all one edit

@@ -27,15 +27,29 @@ int NameTable::Resolve(const std::string& name, std::string* error) const {
              std::to_string(it->second.ended_line);
     return -1;
   }
-  const std::vector<std::string> live = LiveNames();
-  const std::string close = SuggestName(name, live);
+  // Built without copying every live name: this runs once per iteration of a loop whose body
+  // names something unknown, so its cost must not grow with the names' length. A name can only
+  // be suggested if its length is close to `name`'s (SuggestName), and at most kListed are listed.
+  constexpr size_t kListed = 8;
+  std::vector<std::string> candidates;
+  std::vector<const std::string*> listed;
+  size_t live = 0;
+  for (const Ordered& o : order_) {
+    if (!o.live) continue;
+    ++live;
+    if (listed.size() < kListed) listed.push_back(&o.name);
+    if (name.size() <= kMaxSuggestedLength && o.name.size() <= 2 * kMaxSuggestedLength)
+      candidates.push_back(o.name);
+  }
+  const std::string close = SuggestName(name, candidates);
   if (!close.empty()) {
     *error = "unknown " + kind_ + " '" + name + "', did you mean '" + close + "'?";
-  } else if (live.empty()) {
+  } else if (live == 0) {
     *error = "unknown " + kind_ + " '" + name + "'; no " + kind_ + " is live at this step";
   } else {
     std::string list;
-    for (const std::string& n : live) list += (list.empty() ? "" : ", ") + n;
+    for (const std::string* n : listed) list += (list.empty() ? "" : ", ") + *n;
+    if (live > kListed) list += " and " + std::to_string(live - kListed) + " more";
     *error = "unknown " + kind_ + " '" + name + "'; live " + kind_ + "s: " + list;
   }
   return -1;
@@ -49,8 +63,12 @@ int NameTable::Create(const std::string& name, int line, std::string* error) {
     return live;
   }
   auto [it, inserted] = entries_.try_emplace(name);
-  if (inserted) order_.push_back(name);
-  it->second = Entry{static_cast<int>(slots_->size()), true, line, 0};
+  if (inserted) {
+    it->second.order = order_.size();
+    order_.push_back(Ordered{name, false});
+  }
+  it->second = Entry{static_cast<int>(slots_->size()), true, line, 0, it->second.order};
+  order_[it->second.order].live = true;
   slots_->push_back(name);
   return it->second.slot;
 }
@@ -60,12 +78,13 @@ void NameTable::End(const std::string& name, int line) {
   if (it == entries_.end() || !it->second.live) return;
   it->second.live = false;
   it->second.ended_line = line;
+  order_[it->second.order].live = false;
 }
 
 std::vector<std::string> NameTable::LiveNames() const {
   std::vector<std::string> out;
-  for (const std::string& n : order_)
-    if (entries_.at(n).live) out.push_back(n);
+  for (const Ordered& o : order_)
+    if (o.live) out.push_back(o.name);
   return out;
 }
 

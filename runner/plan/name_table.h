@@ -48,11 +48,16 @@ class NameTable {
     bool live = false;
     int made_line = 0;
     int ended_line = 0;
+    size_t order = 0;  // its index in order_
+  };
+  struct Ordered {
+    std::string name;
+    bool live = false;  // mirrors entries_[name].live, so LiveNames looks nothing up
   };
   std::string kind_, made_, end_, ended_;
   std::vector<std::string>* slots_;
   std::unordered_map<std::string, Entry> entries_;  // latest object per name
-  std::vector<std::string> order_;                  // names in order of first creation
+  std::vector<Ordered> order_;                      // names in order of first creation
 };
 
 }  // namespace vmm

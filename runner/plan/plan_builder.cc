@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <limits>
 
+#include "runner/base/diagnostic.h"
 #include "runner/base/format.h"
 
 namespace vmm {
 
 Plan BuildPlan(const Scenario& scenario, std::vector<Diagnostic>* diagnostics) {
+  ResetSuggestionBudget();
   const size_t first = diagnostics->size();
   Plan plan = PlanBuilder(scenario, diagnostics).Build();
   // One step can report several fields; keep the whole list in file order.

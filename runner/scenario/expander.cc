@@ -52,9 +52,12 @@ class Expander {
     if (const YamlValue* include = doc.Find("include")) fragments_ = loader_.Load(*include, file_);
     if (diagnostics_->size() != errors) return false;
     // Count first, build after: a scenario past the limit fails before it takes any memory.
-    if (const YamlValue* steps = doc.Find("steps"); steps != nullptr && steps->IsSequence())
-      Steps(*steps, root, nullptr);
+    for (const YamlMember& m : doc.members)  // every `steps:` (a duplicate is refused later)
+      if (m.key == "steps" && m.value.IsSequence()) Steps(m.value, root, nullptr);
     if (diagnostics_->size() != errors) return false;
+    // The build counts again: it also expands what the count did not see (a second `steps:` key,
+    // refused later by the schema, must not expand without a bound first).
+    work_ = 0;
     out_->document = Copy(doc, root, /*top=*/true);
     for (const auto& [name, value] : scope.vars()) out_->vars.emplace_back(name, value);
     return diagnostics_->size() == errors;
@@ -144,7 +147,8 @@ class Expander {
       } else if (item.IsMap() && item.Find("use") != nullptr) {
         Use(item, f, out);
       } else if (out != nullptr) {
-        out->push_back(Copy(item, f, /*top=*/false));
+        Count(1);
+        if (!exceeded_) out->push_back(Copy(item, f, /*top=*/false));
       } else {
         Count(1);
         for (const char* list : kStepListKeys)
@@ -157,7 +161,7 @@ class Expander {
           }
         }
       }
-      if (exceeded_ && f.parent == nullptr && out == nullptr && !limit_reported_++)
+      if (exceeded_ && f.parent == nullptr && !limit_reported_++)
         Error(f, item,
               "the scenario expands to more than " + std::to_string(options_.max_steps) +
                   " steps or loop iterations here (the limit); make the loops smaller");
@@ -227,7 +231,7 @@ class Expander {
       child.scope = f.scope;
       child.fragments = f.fragments;
       f.scope->Push(var.scalar, std::move(value));
-      if (out == nullptr) Count(1);
+      Count(1);
       Steps(*body, child, out);
       f.scope->Pop();
     };

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <mutex>
 
+#include "runner/base/diagnostic.h"
 #include "runner/base/input_file.h"
 #include "runner/base/utf8.h"
 #include "runner/scenario/scenario_builder.h"
@@ -115,6 +116,7 @@ std::optional<Scenario> ParseScenario(const std::string& text, const std::string
 std::optional<Scenario> ParseScenario(const std::string& text, const std::string& file,
                                       const ExpandOptions& options,
                                       std::vector<Diagnostic>* diagnostics, Expansion* expanded) {
+  ResetSuggestionBudget();
   Status status;
   const ScenarioParser* parser = SharedParser(&status);
   if (parser == nullptr) {
