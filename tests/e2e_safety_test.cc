@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "runner/report/report_io.h"
+#include "tests/e2e_process_test.h"
 #include "tests/scratch_dir.h"
 #include "tests/vmm_run_process.h"
 
@@ -25,17 +26,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class E2ESafety : public ::testing::Test {
+class E2ESafety : public E2EProcessTest {
  protected:
-  std::string Path(const std::string& name) const { return scratch_.Path(name); }
-  std::string Write(const std::string& name, const std::string& text) const {
-    return scratch_.Write(name, text);
-  }
-  Finished Run(const std::string& args) const {
-    const std::string log = Path("log.txt");
-    const auto start = Clock::now();
-    return Wait(Spawn(args, log), start, log);
-  }
+  E2ESafety() : E2EProcessTest("vmm_e2e_safety") {}
   // Every entry under `sub` (names only), to show what a run left behind.
   std::vector<std::string> Entries(const std::string& sub) const {
     std::vector<std::string> out;
@@ -43,7 +36,6 @@ class E2ESafety : public ::testing::Test {
     std::sort(out.begin(), out.end());
     return out;
   }
-  ScratchDir scratch_{"vmm_e2e_safety"};
   const fs::path& dir_ = scratch_.dir();
 };
 

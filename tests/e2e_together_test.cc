@@ -21,6 +21,7 @@
 #include "runner/plan/plan.h"
 #include "runner/report/report_io.h"
 #include "runner/scenario/parse.h"
+#include "tests/e2e_process_test.h"
 #include "tests/scratch_dir.h"
 #include "tests/vmm_run_process.h"
 
@@ -32,29 +33,9 @@ using report::StepRecord;
 using report::StepStatus;
 using report::Verdict;
 
-class E2ETogether : public ::testing::Test {
+class E2ETogether : public E2EProcessTest {
  protected:
-  std::string Path(const std::string& name) const { return scratch_.Path(name); }
-  std::string Write(const std::string& name, const std::string& text) const {
-    return scratch_.Write(name, text);
-  }
-  Finished Run(const std::string& args) const {
-    const std::string log = Path("log.txt");
-    const auto start = Clock::now();
-    return Wait(Spawn(args, log), start, log);
-  }
-  report::Report Read(const std::string& name) const {
-    StatusOr<report::Report> r = report::ReadReport(Path(name));
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    return r.ok() ? r.value() : report::Report{};
-  }
-  std::string Text(const std::string& name) const {
-    std::ifstream in(Path(name));
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
-  ScratchDir scratch_{"vmm_e2e_together"};
+  E2ETogether() : E2EProcessTest("vmm_e2e_together") {}
 };
 
 const report::Scalar* Detail(const StepRecord& s, const std::string& key) {
