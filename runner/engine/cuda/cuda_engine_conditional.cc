@@ -22,15 +22,6 @@
 #include "runner/engine/cuda/cuda_engine_impl.h"
 
 namespace vmm::cuda {
-namespace {
-
-template <typename T>
-T* WordPointer(DevicePtr va) {
-  return reinterpret_cast<T*>(static_cast<uintptr_t>(va));
-}
-
-}  // namespace
-
 Status CudaEngine::BeginConditional(ConditionKind kind, DevicePtr word, DevicePtr passes,
                                     const std::string& name) {
   auto what = [&] {
@@ -56,7 +47,7 @@ Status CudaEngine::BeginConditional(ConditionKind kind, DevicePtr word, DevicePt
   VMM_RETURN_IF_ERROR(
       Annotate(CUDA_CALL(cudaGraphConditionalHandleCreate(&handle, graph, 0, 0)), what));
   VMM_RETURN_IF_ERROR(Annotate(
-      CUDA_CALL(kernels::LaunchSetCondition(WordPointer<const uint32_t>(word), handle, outer)),
+      CUDA_CALL(kernels::LaunchSetCondition(DevicePointer<const uint32_t>(word), handle, outer)),
       what));
   // Name the condition kernel now: it is the node the stream depends on.
   VMM_RETURN_IF_ERROR(Annotate(CaptureInfo(outer, &graph, &deps, &count), what));
@@ -100,10 +91,11 @@ Status CudaEngine::EndConditional() {
   const OpenBody& open = bodies_.back();
   auto what = [&] { return "EndConditional('" + open.name + "')"; };
   if (open.kind == ConditionKind::kWhile) {
-    VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(kernels::LaunchNextPass(
-                                     WordPointer<uint32_t>(open.word),
-                                     WordPointer<uint32_t>(open.passes), open.handle, open.stream)),
-                                 what));
+    VMM_RETURN_IF_ERROR(
+        Annotate(CUDA_CALL(kernels::LaunchNextPass(DevicePointer<uint32_t>(open.word),
+                                                   DevicePointer<uint32_t>(open.passes),
+                                                   open.handle, open.stream)),
+                 what));
     VMM_RETURN_IF_ERROR(NameCapturedNode(open.name + kNextPassNodeSuffix));
   }
   cudaGraph_t ended = nullptr;  // the body graph itself: the conditional node owns it

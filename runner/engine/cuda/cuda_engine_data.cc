@@ -32,11 +32,6 @@ constexpr size_t kZeroedBytes = offsetof(CheckState, picked);  // totals and bad
 // A compare against a host snapshot stages this many words per piece (64 MiB of device memory).
 constexpr uint64_t kStagingWords = 16ull << 20;
 
-template <typename T>
-T* DevicePointer(DevicePtr va) {
-  return reinterpret_cast<T*>(static_cast<uintptr_t>(va));
-}
-
 }  // namespace
 
 struct CudaEngine::WordCheck {

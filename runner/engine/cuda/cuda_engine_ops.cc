@@ -13,15 +13,6 @@
 #include "runner/engine/cuda/graph_ops.h"
 
 namespace vmm::cuda {
-namespace {
-
-template <typename T>
-T* DevicePointer(DevicePtr va) {
-  return reinterpret_cast<T*>(static_cast<uintptr_t>(va));
-}
-
-}  // namespace
-
 template <typename Launch>
 Status CudaEngine::TimedLaunch(OpTiming* timing, Launch launch) {
   if (timing != nullptr) timing->gpu_us = -1;
