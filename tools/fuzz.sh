@@ -14,6 +14,8 @@
 #              (libFuzzer's -max_total_time); the total actually executed is printed
 #   FUZZ_MAX_LEN  the longest input libFuzzer makes (default 65536 scenario, 262144 report); a
 #              smaller one runs several times faster (4096: ~1,700 executions/s per process here)
+#   FUZZ_FLAGS more libFuzzer flags for every process, e.g. "-reload=60": with many processes
+#              sharing one corpus, the default re-reads it every second in each of them
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-1000000}
@@ -48,7 +50,7 @@ for t in "${targets[@]}"; do
     "$bin/fuzz_$t" -runs="$per_job" ${FUZZ_SECONDS:+-max_total_time="$FUZZ_SECONDS"} \
       -seed=$((j + 1)) -max_len="$max_len" -timeout=10 \
       -rss_limit_mb=2048 -dict="$bin/$t.dict" -artifact_prefix="build-fuzz/crash-$t-" \
-      -print_final_stats=1 "build-fuzz/corpus/$t" "${seeds[@]}" >"$log" 2>&1 &
+      -print_final_stats=1 ${FUZZ_FLAGS:-} "build-fuzz/corpus/$t" "${seeds[@]}" >"$log" 2>&1 &
     pids+=($!)
   done
   for p in "${pids[@]}"; do
