@@ -1,4 +1,4 @@
-// CudaEngine: kernels and data (VMM and lifecycle are in cuda_engine.cc, graphs in
+// CudaEngine: kernels and data (lifecycle in cuda_engine.cc, VMM in cuda_engine_vmm.cc, graphs in
 // cuda_engine_graphs.cc).
 #include <algorithm>
 #include <cstdint>

@@ -1,0 +1,217 @@
+// CudaEngine's VMM methods: reserve / free, create / release, map / unmap, access, export /
+// import, and the inventory that expect_error compares before and after a refused call. Each is
+// one driver call (cuMem*) plus the engine's bookkeeping of what it owns.
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "runner/base/format.h"
+#include "runner/engine/cuda/cuda_call.h"
+#include "runner/engine/cuda/cuda_engine.h"
+#include "runner/engine/cuda/cuda_engine_impl.h"
+
+namespace vmm {
+namespace cuda {
+
+Status CudaEngine::Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) {
+  auto what = [&] {
+    return "Reserve(size=" + FormatBytes(size) + ", alignment=" + FormatBytes(alignment) +
+           ", hint=" + Hex(hint) + ")";
+  };
+  VMM_RETURN_IF_ERROR(Bind());
+  if (alignment == 0) alignment = info_.granularity_min;
+  StatusOr<Reservation> r = CreateReservation(api_, size, alignment, hint);
+  if (!r.ok()) return Annotate(r.status(), what);
+  *va = r->get().va;
+  reservations_.emplace(NextId(), std::move(r).value());
+  return Status::Ok();
+}
+
+Status CudaEngine::Free(DevicePtr va, uint64_t size) {
+  auto what = [&] { return "Free(va=" + Hex(va) + ", size=" + FormatBytes(size) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  auto it = reservations_.begin();
+  while (it != reservations_.end() && it->second->va != va) ++it;
+  if (it != reservations_.end() && it->second->size == size) {
+    VMM_RETURN_IF_ERROR(Annotate(FreeReservation(&it->second), what));
+    reservations_.erase(it);
+    return Status::Ok();
+  }
+  // Not a range this engine reserved as given: the driver decides (and names the error).
+  VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemAddressFree(va, size)), what));
+  if (it != reservations_.end()) {
+    it->second.release();  // freed by the call above
+    reservations_.erase(it);
+  }
+  return Status::Ok();
+}
+
+Status CudaEngine::Create(const AllocProps& props, AllocHandle* out) {
+  auto what = [&] { return "Create(size=" + FormatBytes(props.size) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  StatusOr<PhysicalAlloc> a =
+      CreatePhysicalAlloc(api_, AllocationProp(props, ordinal_), props.size);
+  // props.location_id >= 0 places the memory on another device: cuMemCreate takes any device's
+  // ordinal from any context.
+  if (!a.ok()) return Annotate(a.status(), what);
+  out->value = allocs_.Insert(std::move(a).value());
+  return Status::Ok();
+}
+
+Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
+  auto what = [&] { return "Release(handle=" + std::to_string(handle.value) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  PhysicalAlloc* alloc = allocs_.Find(handle.value);
+  if (alloc == nullptr) {
+    return RuntimeError(what() +
+                        ": unknown allocation handle (never created by this engine, or "
+                        "already released)");
+  }
+  VMM_RETURN_IF_ERROR(
+      Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
+  VMM_RETURN_IF_ERROR(Annotate(ReleasePhysicalAlloc(alloc), what));
+  allocs_.Erase(handle.value);
+  return Status::Ok();
+}
+
+Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) {
+  auto what = [&] {
+    return "Map(va=" + Hex(va) + ", size=" + FormatBytes(size) + ", offset=" + FormatBytes(offset) +
+           ", handle=" + std::to_string(handle.value) + ")";
+  };
+  VMM_RETURN_IF_ERROR(Bind());
+  const PhysicalAlloc* alloc = allocs_.Find(handle.value);
+  if (alloc == nullptr) {
+    return RuntimeError(what() +
+                        ": unknown allocation handle (never created by this engine, or "
+                        "already released)");
+  }
+  StatusOr<Mapping> m = CreateMapping(api_, va, size, offset, alloc->get().handle, handle.value);
+  if (!m.ok()) return Annotate(m.status(), what);
+  mappings_.push_back(std::move(m).value());
+  return Status::Ok();
+}
+
+Status CudaEngine::SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) {
+  auto what = [&] {
+    std::string list;
+    for (const DeviceAccess& a : access) {
+      list += (list.empty() ? "" : ", ") + std::to_string(a.device < 0 ? ordinal_ : a.device) +
+              ": " + AccessName(a.access);
+    }
+    return "SetAccess(va=" + Hex(va) + ", size=" + FormatBytes(size) + ", access={" + list + "})";
+  };
+  VMM_RETURN_IF_ERROR(Bind());
+  if (access.size() > kMaxScenarioDevices) return RuntimeError(what() + ": too many devices");
+  // One descriptor per device, all in one call (cuMemSetAccess takes an array).
+  CUmemAccessDesc descs[kMaxScenarioDevices] = {};
+  for (size_t i = 0; i < access.size(); ++i) {
+    descs[i].location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    descs[i].location.id = access[i].device < 0 ? ordinal_ : access[i].device;
+    descs[i].flags = access[i].access == Access::kNone   ? CU_MEM_ACCESS_FLAGS_PROT_NONE
+                     : access[i].access == Access::kRead ? CU_MEM_ACCESS_FLAGS_PROT_READ
+                                                         : CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  }
+  return Annotate(CU_CALL(api_, cuMemSetAccess(va, size, descs, access.size())), what);
+}
+
+Status CudaEngine::GetAccess(DevicePtr va, int device, Access* out) {
+  const int ordinal = device < 0 ? ordinal_ : device;
+  auto what = [&] {
+    return "GetAccess(va=" + Hex(va) + ", device=" + std::to_string(ordinal) + ")";
+  };
+  VMM_RETURN_IF_ERROR(Bind());
+  CUmemLocation location = {};
+  location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  location.id = ordinal;
+  unsigned long long flags = 0;  // NOLINT(runtime/int): the driver's type
+  VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemGetAccess(&flags, &location, va)), what));
+  switch (flags) {
+    case CU_MEM_ACCESS_FLAGS_PROT_NONE:
+      *out = Access::kNone;
+      return Status::Ok();
+    case CU_MEM_ACCESS_FLAGS_PROT_READ:
+      *out = Access::kRead;
+      return Status::Ok();
+    case CU_MEM_ACCESS_FLAGS_PROT_READWRITE:
+      *out = Access::kReadWrite;
+      return Status::Ok();
+    default:
+      return RuntimeError(what() + ": the driver returned unknown access flags " + Hex(flags));
+  }
+}
+
+Status CudaEngine::Export(AllocHandle handle, int* fd) {
+  auto what = [&] { return "Export(handle=" + std::to_string(handle.value) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  const PhysicalAlloc* alloc = allocs_.Find(handle.value);
+  if (alloc == nullptr) {
+    return RuntimeError(what() +
+                        ": unknown allocation handle (never created by this engine, or "
+                        "already released)");
+  }
+  int exported = -1;  // the driver writes an int for CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+  VMM_RETURN_IF_ERROR(Annotate(
+      CU_CALL(api_, cuMemExportToShareableHandle(&exported, alloc->get().handle,
+                                                 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0)),
+      what));
+  *fd = exported;
+  return Status::Ok();
+}
+
+Status CudaEngine::Import(int fd, AllocHandle* out) {
+  auto what = [&] { return "Import(fd=" + std::to_string(fd) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  // For a POSIX fd the driver takes the descriptor's value in place of a pointer, and does not
+  // take ownership of it.
+  void* os_handle = reinterpret_cast<void*>(static_cast<uintptr_t>(static_cast<unsigned>(fd)));
+  CUmemGenericAllocationHandle handle = 0;
+  VMM_RETURN_IF_ERROR(
+      Annotate(CU_CALL(api_, cuMemImportFromShareableHandle(
+                                 &handle, os_handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)),
+               what));
+  // The driver does not say the size of an imported handle: the inventory shows 0.
+  out->value = allocs_.Insert(PhysicalAlloc(PhysicalMemory{&api_, handle, 0}));
+  return Status::Ok();
+}
+
+Status CudaEngine::Inventory(EngineInventory* out) {
+  VMM_RETURN_IF_ERROR(Bind());
+  *out = EngineInventory{};
+  for (const auto& [id, r] : reservations_) out->reservations.push_back({r->va, r->size});
+  allocs_.ForEach([&](uint64_t key, const PhysicalAlloc& a) {
+    out->allocations.push_back({key, a->size});
+  });
+  // Each mapping's access is the driver's own answer (cuMemGetAccess through GetAccess, for every
+  // device), not the engine's memory of what it asked for; where it gives none the access is
+  // recorded as unknown: the comparison before and after a refused call still holds, and no data
+  // is read there.
+  for (const Mapping& m : mappings_) out->mappings.push_back({m->va, m->size, m->owner, {}, true});
+  auto by_va = [](const auto& x, const auto& y) { return x.va < y.va; };
+  std::sort(out->reservations.begin(), out->reservations.end(), by_va);
+  std::sort(out->mappings.begin(), out->mappings.end(), by_va);
+  std::sort(out->allocations.begin(), out->allocations.end(),
+            [](const auto& x, const auto& y) { return x.handle < y.handle; });
+  ReadAccessBack(out);
+  return Status::Ok();
+}
+
+Status CudaEngine::Unmap(DevicePtr va, uint64_t size, SyncNote* note) {
+  auto what = [&] { return "Unmap(va=" + Hex(va) + ", size=" + FormatBytes(size) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  // cuMemUnmap does not wait for kernels still using the range: wait here, or they fault (unless
+  // the scenario asked for exactly that: wait: false inside an isolate block).
+  VMM_RETURN_IF_ERROR(
+      Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
+  VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemUnmap(va, size)), what));
+  // The driver unmapped the whole range: forget every mapping it touched.
+  std::erase_if(mappings_, [&](Mapping& m) {
+    if (!m->Overlaps(va, size)) return false;
+    m.release();  // unmapped by the call above
+    return true;
+  });
+  return Status::Ok();
+}
+
+}  // namespace cuda
+}  // namespace vmm
