@@ -20,8 +20,8 @@
 
 namespace vmm::host {
 
-// A kernel touching memory it may not is a device fault; a copy is refused when enqueued.
-inline constexpr const char* kInvalidValue = "CUDA_ERROR_INVALID_VALUE";
+// A kernel touching memory it may not is a device fault; a copy is refused when enqueued
+// (kInvalidValue, address_space.h).
 inline constexpr const char* kIllegalAddress = "CUDA_ERROR_ILLEGAL_ADDRESS";
 
 // `count` elements of 4 bytes, saturating: an impossible size then fails the access check.
