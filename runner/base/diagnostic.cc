@@ -67,15 +67,22 @@ namespace {
 
 thread_local uint64_t suggestion_cells_left = kSuggestionBudgetCells;
 
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+// The edit distance of `a` and `b` (both at most kMaxSuggestedLength long), or `cap` + 1 once it
+// is certain to exceed `cap`. On the stack: loops can ask for tens of thousands of these.
+size_t EditDistance(const std::string& a, const std::string& b, size_t cap) {
+  size_t rows[2][kMaxSuggestedLength + 1];
+  size_t* prev = rows[0];
+  size_t* cur = rows[1];
   for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
+    size_t row_min = cur[0];
     for (size_t j = 1; j <= b.size(); ++j) {
-      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      const size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+      row_min = std::min(row_min, cur[j]);
     }
+    if (row_min > cap) return cap + 1;  // every later row is at least this far
     std::swap(prev, cur);
   }
   return prev[b.size()];
@@ -107,7 +114,7 @@ std::string ClosestMatch(const std::string& word, const std::vector<std::string>
     const uint64_t cells = uint64_t{word.size()} * c.size();
     if (cells > suggestion_cells_left) return "";  // the budget is spent: no suggestion
     suggestion_cells_left -= cells;
-    size_t d = EditDistance(word, c);
+    const size_t d = EditDistance(word, c, limit);
     if (best.empty() || d < best_distance) {
       best = c;
       best_distance = d;

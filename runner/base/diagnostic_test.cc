@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
 #include "runner/base/format.h"
 
 namespace vmm {
@@ -37,6 +42,43 @@ TEST(ClosestMatch, SuggestsNearNamesOnly) {
   EXPECT_EQ(ClosestMatch("sizee", keys), "size");
   EXPECT_EQ(ClosestMatch("bufer", keys), "buffer");
   EXPECT_EQ(ClosestMatch("zzzzzz", keys), "");
+}
+
+// The textbook full-matrix edit distance: the reference the banded, early-exit one must agree with.
+size_t ReferenceDistance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j)
+      d[i][j] = std::min(
+          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+  return d[a.size()][b.size()];
+}
+
+TEST(ClosestMatch, AgreesWithTheFullEditDistanceOnRandomWords) {
+  std::mt19937 rng(7);
+  auto word = [&](size_t max_len) {
+    std::string w(1 + rng() % max_len, 'a');
+    for (char& c : w) c = static_cast<char>('a' + rng() % 4);  // few letters: many near misses
+    return w;
+  };
+  for (int round = 0; round < 300; ++round) {
+    ResetSuggestionBudget();
+    std::vector<std::string> candidates;
+    for (int i = 0; i < 12; ++i) candidates.push_back(word(round % 2 ? 12 : kMaxSuggestedLength));
+    const std::string w = word(round % 2 ? 12 : kMaxSuggestedLength);
+    // The documented rule: the first candidate at the smallest distance, if within a third.
+    const size_t limit = std::max<size_t>(1, w.size() / 3);
+    std::string want;
+    size_t best = 0;
+    for (const std::string& c : candidates) {
+      const size_t d = ReferenceDistance(w, c);
+      if (want.empty() || d < best) want = c, best = d;
+    }
+    if (best > limit) want.clear();
+    EXPECT_EQ(ClosestMatch(w, candidates), want) << w;
+  }
 }
 
 TEST(Format, HexAndBytes) {
