@@ -97,12 +97,21 @@ bool OneSwapApart(const std::string& word, const std::string& c) {
          c.compare(first + 2, std::string::npos, word, first + 2, std::string::npos) == 0;
 }
 
-}  // namespace
+// The last question ClosestMatch answered about a short list (the vocabularies: ops, keys, enum
+// words) and its answer: a mistake inside a loop asks the same question once per iteration, and
+// comparing the strings again costs far less than the distances. Long lists (names a scenario
+// made) are not kept: copying them on every question would cost what the budget saves.
+inline constexpr size_t kRememberedCandidates = 256;
+struct LastMatch {
+  std::string word;
+  std::vector<std::string> candidates;
+  std::string answer;
+};
+thread_local LastMatch last_match;
 
-void ResetSuggestionBudget() { suggestion_cells_left = kSuggestionBudgetCells; }
-
-std::string ClosestMatch(const std::string& word, const std::vector<std::string>& candidates) {
-  if (word.size() > kMaxSuggestedLength) return "";
+// The closest candidate, or "" (none close enough, or the budget ran out: then *spent is true).
+std::string SearchClosest(const std::string& word, const std::vector<std::string>& candidates,
+                          bool* spent) {
   // Suggest only when at most a third of the word (and at least one edit) differs.
   const size_t limit = std::max<size_t>(1, word.size() / 3);
   std::string best;
@@ -112,7 +121,10 @@ std::string ClosestMatch(const std::string& word, const std::vector<std::string>
     const size_t gap = c.size() > word.size() ? c.size() - word.size() : word.size() - c.size();
     if (gap > limit || c.size() > kMaxSuggestedLength) continue;
     const uint64_t cells = uint64_t{word.size()} * c.size();
-    if (cells > suggestion_cells_left) return "";  // the budget is spent: no suggestion
+    if (cells > suggestion_cells_left) {  // the budget is spent: no suggestion
+      *spent = true;
+      return "";
+    }
     suggestion_cells_left -= cells;
     const size_t d = EditDistance(word, c, limit);
     if (best.empty() || d < best_distance) {
@@ -121,6 +133,24 @@ std::string ClosestMatch(const std::string& word, const std::vector<std::string>
     }
   }
   return (!best.empty() && best_distance <= limit) ? best : std::string();
+}
+
+}  // namespace
+
+void ResetSuggestionBudget() {
+  suggestion_cells_left = kSuggestionBudgetCells;
+  last_match = LastMatch{};
+}
+
+std::string ClosestMatch(const std::string& word, const std::vector<std::string>& candidates) {
+  if (word.size() > kMaxSuggestedLength) return "";
+  if (word == last_match.word && candidates == last_match.candidates) return last_match.answer;
+  bool spent = false;
+  std::string answer = SearchClosest(word, candidates, &spent);
+  // Kept only while the budget lasts, so that the copies are bounded as the distances are.
+  if (!spent && candidates.size() <= kRememberedCandidates)
+    last_match = LastMatch{word, candidates, answer};
+  return answer;
 }
 
 std::string SuggestName(const std::string& word, const std::vector<std::string>& candidates) {

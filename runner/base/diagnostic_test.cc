@@ -42,6 +42,10 @@ TEST(ClosestMatch, SuggestsNearNamesOnly) {
   EXPECT_EQ(ClosestMatch("sizee", keys), "size");
   EXPECT_EQ(ClosestMatch("bufer", keys), "buffer");
   EXPECT_EQ(ClosestMatch("zzzzzz", keys), "");
+  // The same word again, against the same list and then another (the last answer is remembered).
+  EXPECT_EQ(ClosestMatch("bufer", keys), "buffer");
+  EXPECT_EQ(ClosestMatch("bufer", std::vector<std::string>{"size", "offset"}), "");
+  EXPECT_EQ(ClosestMatch("bufer", std::vector<std::string>{"bufers"}), "bufers");
 }
 
 // The textbook full-matrix edit distance: the reference the banded, early-exit one must agree with.
