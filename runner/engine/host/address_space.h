@@ -95,12 +95,14 @@ class IdSource {
 // "<function>: <error>: <reason>" as a Code::kRuntime Status whose cuda_error() is `error` (a
 // string literal: the Status keeps the pointer).
 Status CudaError(const std::string& function, const char* error, const std::string& reason);
-// The CUDA error names the twin's VMM calls return (CudaError's `error`).
+// The CUDA error names the twin returns (CudaError's `error`), defined once for the backend.
 inline constexpr const char* kInvalidValue = "CUDA_ERROR_INVALID_VALUE";
 inline constexpr const char* kNotSupported = "CUDA_ERROR_NOT_SUPPORTED";
 inline constexpr const char* kOutOfMemory = "CUDA_ERROR_OUT_OF_MEMORY";
 inline constexpr const char* kInvalidDevice = "CUDA_ERROR_INVALID_DEVICE";
 inline constexpr const char* kNotPermitted = "CUDA_ERROR_NOT_PERMITTED";
+// A kernel or check touching memory it may not (a device fault on the GPU).
+inline constexpr const char* kIllegalAddress = "CUDA_ERROR_ILLEGAL_ADDRESS";
 
 class AddressSpace {
  public:

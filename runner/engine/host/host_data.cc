@@ -13,8 +13,6 @@
 namespace vmm::host {
 namespace {
 
-constexpr const char* kIllegalAddress =
-    "CUDA_ERROR_ILLEGAL_ADDRESS";  // kInvalidValue: address_space.h
 // The device kernels these checks stand for (kernels/compare.cu, kernels/matmul_check.cu).
 constexpr const char* kCompareKernel = "vmm_compare_count";
 constexpr const char* kValueKernel = "vmm_value_count";

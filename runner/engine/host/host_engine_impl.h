@@ -20,10 +20,6 @@
 
 namespace vmm::host {
 
-// A kernel touching memory it may not is a device fault; a copy is refused when enqueued
-// (kInvalidValue, address_space.h).
-inline constexpr const char* kIllegalAddress = "CUDA_ERROR_ILLEGAL_ADDRESS";
-
 // `count` elements of 4 bytes, saturating: an impossible size then fails the access check.
 inline uint64_t Bytes4(uint64_t count) { return count > UINT64_MAX / 4 ? UINT64_MAX : count * 4; }
 

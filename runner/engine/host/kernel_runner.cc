@@ -10,8 +10,6 @@
 namespace vmm::host {
 namespace {
 
-constexpr const char* kIllegalAddress = "CUDA_ERROR_ILLEGAL_ADDRESS";
-
 uint64_t Bytes4(uint64_t count) { return count > UINT64_MAX / 4 ? UINT64_MAX : count * 4; }
 
 // Busy's wait: until `duration_ns` has passed, or (when `stream` is given) until it is cancelled.
