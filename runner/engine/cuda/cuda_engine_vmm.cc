@@ -12,6 +12,16 @@
 
 namespace vmm {
 namespace cuda {
+namespace {
+
+// The error for a handle this engine never made or already released; `what` names the call.
+Status UnknownHandle(const std::string& what) {
+  return RuntimeError(what +
+                      ": unknown allocation handle (never created by this engine, or already "
+                      "released)");
+}
+
+}  // namespace
 
 Status CudaEngine::Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) {
   auto what = [&] {
@@ -62,11 +72,7 @@ Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
   auto what = [&] { return "Release(handle=" + std::to_string(handle.value) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   PhysicalAlloc* alloc = allocs_.Find(handle.value);
-  if (alloc == nullptr) {
-    return RuntimeError(what() +
-                        ": unknown allocation handle (never created by this engine, or "
-                        "already released)");
-  }
+  if (alloc == nullptr) return UnknownHandle(what());
   VMM_RETURN_IF_ERROR(
       Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
   VMM_RETURN_IF_ERROR(Annotate(ReleasePhysicalAlloc(alloc), what));
@@ -81,11 +87,7 @@ Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
   };
   VMM_RETURN_IF_ERROR(Bind());
   const PhysicalAlloc* alloc = allocs_.Find(handle.value);
-  if (alloc == nullptr) {
-    return RuntimeError(what() +
-                        ": unknown allocation handle (never created by this engine, or "
-                        "already released)");
-  }
+  if (alloc == nullptr) return UnknownHandle(what());
   StatusOr<Mapping> m = CreateMapping(api_, va, size, offset, alloc->get().handle, handle.value);
   if (!m.ok()) return Annotate(m.status(), what);
   mappings_.push_back(std::move(m).value());
@@ -145,11 +147,7 @@ Status CudaEngine::Export(AllocHandle handle, int* fd) {
   auto what = [&] { return "Export(handle=" + std::to_string(handle.value) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   const PhysicalAlloc* alloc = allocs_.Find(handle.value);
-  if (alloc == nullptr) {
-    return RuntimeError(what() +
-                        ": unknown allocation handle (never created by this engine, or "
-                        "already released)");
-  }
+  if (alloc == nullptr) return UnknownHandle(what());
   int exported = -1;  // the driver writes an int for CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
   VMM_RETURN_IF_ERROR(Annotate(
       CU_CALL(api_, cuMemExportToShareableHandle(&exported, alloc->get().handle,
