@@ -3,7 +3,6 @@
 // in cuda_engine_graphs.cc and cuda_engine_execs.cc, queries in cuda_engine_queries.cc.
 #include "runner/engine/cuda/cuda_engine.h"
 
-#include <algorithm>
 #include <chrono>
 #include <iterator>
 #include <string>

@@ -51,15 +51,15 @@ Status Annotate(Status status, Describe describe) {
   if (status.ok()) return status;
   return status.WithContext(describe());
 }
+inline Status Annotate(Status status, const char* context) {
+  if (status.ok()) return status;
+  return status.WithContext(context);
+}
+
 // A device address as a typed pointer for the runtime's and the kernels' calls.
 template <typename T>
 T* DevicePointer(DevicePtr va) {
   return reinterpret_cast<T*>(static_cast<uintptr_t>(va));
-}
-
-inline Status Annotate(Status status, const char* context) {
-  if (status.ok()) return status;
-  return status.WithContext(context);
 }
 
 // One device's share of the engine (see the header comment).
