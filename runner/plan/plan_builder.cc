@@ -232,6 +232,14 @@ int PlanBuilder::ResolveBuffer(const Located<std::string>& ref, const Step& step
   return -1;
 }
 
+const Located<std::string>& PlanBuilder::Key(const Step& step, std::string_view key) {
+  static const Located<std::string> kAbsent;
+  const StepMapEntry* entry = step.keys.Find(key);
+  if (entry == nullptr) return kAbsent;
+  entry->read = true;
+  return entry->value;
+}
+
 const PlanBuilder::PlanFn PlanBuilder::kPlanners[] = {
 #define VMM_OP(Enum, name, Family, Flags, label) &PlanBuilder::PlanOp<Op::Enum>,
 #include "runner/vocab/ops.def"
@@ -271,6 +279,7 @@ PlanStep PlanBuilder::Visit(const Step& step, int index, BufferUses* capture_use
     current_plan_ = outer_plan;
     return p;
   }
+  const size_t errors_before = diagnostics_->size();
   if (step.expect_error.set) {
     // The call is expected to fail, so it changes nothing: plan the step (its names, its rules)
     // and forget its effect. The executor proves the state unchanged after the call.
@@ -279,6 +288,13 @@ PlanStep PlanBuilder::Visit(const Step& step, int index, BufferUses* capture_use
     RestoreState(std::move(before));
   } else {
     (this->*kPlanners[static_cast<size_t>(step.op)])(step, &p, capture_uses);
+  }
+  // A key the schema accepted that the op's planner never read (it may stop early on an error).
+  for (const StepMapEntry& key : step.keys.entries) {
+    if (!key.read && diagnostics_->size() == errors_before) {
+      Error(key.value.loc, "internal error: '" + key.key + "' of " + OpName(step.op) +
+                               " is accepted by the schema but read by no planner");
+    }
   }
   current_ = outer;
   current_plan_ = outer_plan;

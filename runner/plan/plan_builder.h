@@ -105,6 +105,10 @@ class PlanBuilder {
   struct SimulatedState;  // defined below, with the members it copies
   SimulatedState SaveState() const;
   void RestoreState(SimulatedState&& saved);
+  // The value of `key` in Step::keys (a scalar key one op alone reads, as written), marked as read;
+  // an unset, empty value when the step does not have it. Visit reports a key that its op's
+  // planner never asked for.
+  static const Located<std::string>& Key(const Step& step, std::string_view key);
   template <typename T>
   static const SourceLoc& At(const Located<T>& field, const Step& step) {
     return field.set ? field.loc : step.loc;

@@ -422,5 +422,30 @@ TEST(BuildPlanTest, StepNamesAreUniqueAcrossBlocks) {
             "t.yaml:11:11: error: duplicate step name 't' (first at line 9)\n");
 }
 
+// Step::keys: a scalar key one op alone reads lands there as written; its planner reads it
+// through PlanBuilder::Key, and a key no planner reads is an internal error, not ignored.
+TEST(BuildPlanTest, KeysOfOneOpAreReadFromStepKeys) {
+  std::vector<Diagnostic> d;
+  std::optional<Scenario> s =
+      ParseScenario(std::string(kHeader) +
+                        "  - {op: reserve, buffer: A, address: 0x7f0000000000, "
+                        "expect_address: moved}\n",
+                    "t.yaml", &d);
+  ASSERT_TRUE(s.has_value()) << FormatDiagnostics(d);
+  ASSERT_EQ(s->steps[0].keys.entries.size(), 1u);
+  EXPECT_EQ(s->steps[0].keys.entries[0].key, "expect_address");
+  EXPECT_EQ(s->steps[0].keys.entries[0].value.value, "moved");
+  EXPECT_EQ(s->steps[0].keys.entries[0].value.loc.column, 71);  // the value
+  Plan plan = BuildPlan(*s, &d);
+  EXPECT_EQ(FormatDiagnostics(d), "");
+  EXPECT_EQ(plan.steps[0].expect, Expectation::kMoved);
+
+  s->steps[0].keys.entries.push_back({"novel", {"1", s->steps[0].loc, true}});
+  BuildPlan(*s, &d);
+  EXPECT_EQ(FormatDiagnostics(d),
+            "t.yaml:7:5: error: internal error: 'novel' of reserve is accepted by the schema but "
+            "read by no planner\n");
+}
+
 }  // namespace
 }  // namespace vmm

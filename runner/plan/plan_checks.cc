@@ -219,11 +219,12 @@ template <>
 void PlanBuilder::PlanOp<Op::kCheckMatmul>(const Step& step, PlanStep* p, BufferUses* uses) {
   Kernel(step, p, uses);
   p->expect = Expectation::kPass;
-  if (step.verify.set && step.verify.value != "device" && step.verify.value != "host") {
-    Error(At(step.verify, step),
-          "'verify' of check_matmul must be device or host, got '" + step.verify.value + "'");
+  const Located<std::string>& verify = Key(step, "verify");
+  if (verify.set && verify.value != "device" && verify.value != "host") {
+    Error(At(verify, step),
+          "'verify' of check_matmul must be device or host, got '" + verify.value + "'");
   }
-  p->verify_host = step.verify.value == "host";
+  p->verify_host = verify.value == "host";
 }
 
 template <>

@@ -104,11 +104,12 @@ bool PlanBuilder::ReadBound(const StepMap& map, const char* quantity, const Step
 
 void PlanBuilder::AddressHint(const Step& step, PlanStep* p) {
   const bool hint = step.address.set || step.address_map.set;
-  if (step.expect_address.set && !hint) {
-    Error(step.expect_address.loc, "'expect_address' needs 'address' (the hint to compare with)");
+  const Located<std::string>& expect_address = Key(step, "expect_address");
+  if (expect_address.set && !hint) {
+    Error(expect_address.loc, "'expect_address' needs 'address' (the hint to compare with)");
   }
-  if (step.expect_address.value == "honoured") p->expect = Expectation::kHonoured;
-  if (step.expect_address.value == "moved") p->expect = Expectation::kMoved;
+  if (expect_address.value == "honoured") p->expect = Expectation::kHonoured;
+  if (expect_address.value == "moved") p->expect = Expectation::kMoved;
   if (step.address.set) {
     p->offset = step.address.value;
     if (p->offset == 0 || p->offset % granularity_ != 0) {
@@ -285,22 +286,22 @@ void PlanBuilder::PlanOp<Op::kCheckMemory>(const Step& step, PlanStep* p, Buffer
   p->query = PlanQuery{};
   p->expect = Expectation::kAnswers;
   PlanQuery& q = *p->query;
-  if (auto it = marks_.find(step.since.value); it != marks_.end()) {
+  const Located<std::string>& since = Key(step, "since");
+  if (auto it = marks_.find(since.value); it != marks_.end()) {
     q.mark = it->second;
-  } else if (auto named = step_names_.find(step.since.value); named != step_names_.end()) {
-    Error(step.since.loc,
-          named->second.op == Op::kMark
-              ? "'since' names mark '" + step.since.value + "' (line " +
-                    std::to_string(named->second.line) + "), which comes after this step"
-              : "'since' names '" + step.since.value + "', a " + OpName(named->second.op) +
-                    " step; check_memory counts from a mark step");
+  } else if (auto named = step_names_.find(since.value); named != step_names_.end()) {
+    Error(since.loc, named->second.op == Op::kMark
+                         ? "'since' names mark '" + since.value + "' (line " +
+                               std::to_string(named->second.line) + "), which comes after this step"
+                         : "'since' names '" + since.value + "', a " + OpName(named->second.op) +
+                               " step; check_memory counts from a mark step");
   } else {
     std::vector<std::string> names(plan_.marks.begin(), plan_.marks.end());
-    const std::string close = SuggestName(step.since.value, names);
-    Error(step.since.loc, "'since' names '" + step.since.value + "', which is not a mark step" +
-                              (!close.empty()  ? "; did you mean '" + close + "'?"
-                               : names.empty() ? "; add {op: mark, name: ...} before this step"
-                                               : std::string()));
+    const std::string close = SuggestName(since.value, names);
+    Error(since.loc, "'since' names '" + since.value + "', which is not a mark step" +
+                         (!close.empty()  ? "; did you mean '" + close + "'?"
+                          : names.empty() ? "; add {op: mark, name: ...} before this step"
+                                          : std::string()));
   }
   if (step.freed.set == step.used.set) {
     Error(step.loc, "check_memory needs exactly one of 'freed' or 'used'");

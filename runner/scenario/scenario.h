@@ -32,6 +32,9 @@ struct Located {
 struct StepMapEntry {
   std::string key;
   Located<std::string> value;
+  // Step::keys only: the planner asked for this key (PlanBuilder::Key). A key no planner asks for
+  // is an internal error, so a key the schema accepts is never silently ignored.
+  mutable bool read = false;
 };
 struct StepMap {
   std::vector<StepMapEntry> entries;  // in file order
@@ -87,7 +90,6 @@ struct Step {
   Located<uint64_t> device;     // create: where memory lives; kernels, copies, instantiate,
                                 // check_access: which device runs or is asked (default 0)
   Located<std::string> expect;  // op-specific expectation, e.g. "same", "success", "different"
-  Located<std::string> verify;  // check_matmul: "device" (default) | "host"
   Located<uint64_t> repeat;     // run the step this many times and report min/median/p99
   Located<bool> fatal;          // a failed check stops the run
   Located<bool> async;          // fill/matmul: enqueue and do not wait (no device time)
@@ -101,12 +103,10 @@ struct Step {
   Located<bool> compression, gpudirect_rdma;
   Located<std::string> granularity;  // create: "minimum" | "recommended"
   // Queries.
-  Located<std::string> since;           // check_memory: the name of a mark step
-  StepMap freed, used;                  // check_memory: {at_least | at_most | about, tolerance}
-  StepMap expect_map;                   // `expect` written as a map (check_properties, ...)
-  Located<uint64_t> address;            // reserve: a literal address hint
-  StepMap address_map;                  // reserve: {at: BUFFER} or {after: BUFFER}
-  Located<std::string> expect_address;  // reserve: "honoured" | "moved" | "any"
+  StepMap freed, used;        // check_memory: {at_least | at_most | about, tolerance}
+  StepMap expect_map;         // `expect` written as a map (check_properties, ...)
+  Located<uint64_t> address;  // reserve: a literal address hint
+  StepMap address_map;        // reserve: {at: BUFFER} or {after: BUFFER}
   // Ops with kDriver: the CUresult name the call must return ("CUDA_ERROR_INVALID_VALUE"); the
   // step then passes only on that error, with the scenario's state unchanged (runner/plan checks
   // the name and which refusals may be sent).
@@ -114,14 +114,20 @@ struct Step {
   Located<uint64_t> duration;  // busy: how long the kernel runs, nanoseconds
   Located<bool> wait;  // unmap/release: wait for in-flight work first (false: isolate blocks only)
 
+  // Scalar keys without a member of their own, as written: a key that one op alone reads (through
+  // PlanBuilder::Key, which parses it). The builder puts here every scalar key the schema accepts
+  // and the tables below do not name, so a new op's new key is a schema entry and a planner line.
+  StepMap keys;
+
   std::vector<Step> steps;                  // capture body; isolate block body; if / while body
   std::vector<std::vector<Step>> branches;  // parallel: each branch's steps
   IsolateSpec isolate;                      // isolate blocks only
 };
 
-// Which schema key fills which Step field, by the field's kind: the one list of step keys (the
-// schema says which op takes which key; a key the schema has but these tables lack is an internal
-// error found by the scenario tests). A new key is a Step member plus a row here.
+// Which schema key fills which Step field, by the field's kind (the schema says which op takes
+// which key). A scalar key the tables lack lands in Step::keys; a map or list key they lack is an
+// internal error found by the scenario tests. A key several ops share, or whose value is a map or
+// a list, is a Step member plus a row here.
 struct StepTextField {
   const char* key;
   Located<std::string> Step::*field;
@@ -143,12 +149,9 @@ inline constexpr StepTextField kStepTextFields[] = {
     {"to", &Step::to},
     {"location", &Step::location},
     {"granularity", &Step::granularity},
-    {"since", &Step::since},
-    {"expect_address", &Step::expect_address},
     {"event", &Step::event},
     {"node", &Step::node},
     {"expect_error_node", &Step::expect_error_node},
-    {"verify", &Step::verify},
     {"expect_error", &Step::expect_error},
     {"handle", &Step::handle},
     {"passes", &Step::passes},

@@ -279,6 +279,10 @@ class Builder {
       }
       return;
     }
+    if (v.IsScalar()) {  // a key of one op: the planner reads its text (Step::keys)
+      step->keys.entries.push_back({key, {v.scalar, loc, set}});
+      return;
+    }
     Error(v, "internal error: the schema's key '" + key + "' has no field in Step");
   }
 

@@ -36,6 +36,11 @@ std::string CudaMessage(cudaError_t result, const char* call, const char* file, 
 
 }  // namespace
 
+Status MissingDriverFunction(const char* name, const char* call) {
+  return RuntimeError(std::string("CUDA driver too old: it has no entry point '") + name +
+                      "' (needed by " + call + ")");
+}
+
 Status CuStatus(const DriverApi& api, CUresult result, const char* call, const char* file,
                 int line) {
   if (result == CUDA_SUCCESS) return Status::Ok();

@@ -7,6 +7,9 @@
 //   CU_CALL(api, cuMemMap(va, size, offset, h, 0))  driver call through a DriverApi table `api`
 //                                                   (the driver is reached only through entry
 //                                                   points, so the macro names the table)
+//   CU_LATE_CALL(api, cuX, v3020, kDriverAbiVersion, (a, b))
+//                                                   driver call looked up at its first use
+//                                                   (a function no table row names)
 //   CUDA_CALL(cudaStreamSynchronize(s))             runtime call; also takes the int-returning
 //                                                   kernels::Launch* functions
 //   CU_CALL_NOTHROW / CUDA_CALL_NOTHROW             for destructors and cleanup paths: print the
@@ -50,6 +53,17 @@ inline Status CudaResult(cudaError_t result, const char* call, const char* file,
   return CudaStatus(result, call, file, line);
 }
 
+// What CU_LATE_CALL calls: `invoke(fn)` makes the call; a null `fn` (the driver lacks `name`)
+// fails with "CUDA driver too old: it has no entry point 'cuX' (needed by cuX(...))".
+Status MissingDriverFunction(const char* name, const char* call);
+template <typename Fn, typename Invoke>
+Status CuLateResult(const DriverApi& api, Fn fn, const char* name, const char* call,
+                    const char* file, int line, Invoke invoke) {
+  if (fn == nullptr) [[unlikely]]
+    return MissingDriverFunction(name, call);
+  return CuResult(api, invoke(fn), call, file, line);
+}
+
 // Log variants: never throw, never abort; true when the call succeeded.
 bool CuLogIfError(const DriverApi& api, CUresult result, const char* call, const char* file,
                   int line) noexcept;
@@ -64,3 +78,8 @@ bool CudaLogIfError(cudaError_t result, const char* call, const char* file, int 
   ::vmm::cuda::CuLogIfError((api), (api).call, #call, __FILE__, __LINE__)
 #define CUDA_CALL_NOTHROW(call) \
   ::vmm::cuda::CudaLogIfError(static_cast<cudaError_t>(call), #call, __FILE__, __LINE__)
+// A driver function looked up where it is called (VMM_DRIVER_FN), not in DriverApi's table:
+//   CU_LATE_CALL(api_, cuMemsetD32Async, v3020, kDriverAbiVersion, (dst, pattern, n, stream))
+#define CU_LATE_CALL(api, name, pfn, version, args)                                       \
+  ::vmm::cuda::CuLateResult((api), VMM_DRIVER_FN(name, pfn, version), #name, #name #args, \
+                            __FILE__, __LINE__, [&](auto fn) { return fn args; })

@@ -111,6 +111,29 @@ TEST(CuCallTest, UnknownResultIsNamedByNumber) {
   EXPECT_TRUE(CuStatus(api, CUDA_SUCCESS, "cuFoo()", "f.cc", 7).ok());
 }
 
+// CU_LATE_CALL: a missing entry point is a clear error naming the function and the call; a found
+// one is called with the arguments as written and judged like CU_CALL.
+TEST(CuCallTest, LateCallNamesAMissingEntryPointOrMakesTheCall) {
+  const DriverApi api = FakeDriver();
+  using Pfn = CUresult (*)(int, int*);
+  Status missing = CuLateResult(api, Pfn{nullptr}, "cuNone", "cuNone(1, &out)", "f.cc", 3,
+                                [](Pfn) { return CUDA_SUCCESS; });
+  EXPECT_EQ(missing.message(),
+            "CUDA driver too old: it has no entry point 'cuNone' (needed by cuNone(1, &out))");
+  Pfn refuses = [](int a, int* out) {
+    *out = a + 1;
+    return CUDA_ERROR_INVALID_VALUE;
+  };
+  int out = 0;
+  Status s = CuLateResult(api, refuses, "cuRefuses", "cuRefuses(41, &out)", "f.cc", 9,
+                          [&](Pfn fn) { return fn(41, &out); });
+  EXPECT_EQ(out, 42);
+  EXPECT_EQ(s.message(),
+            "cuRefuses(41, &out) failed: CUDA_ERROR_INVALID_VALUE (invalid argument) at f.cc:9");
+  // No driver here, or a name it lacks: null, never a crash.
+  EXPECT_EQ(LookUpDriverFunction("cuNoSuchFunction", kDriverAbiVersion), nullptr);
+}
+
 TEST(CudaCallTest, RuntimeMessageUsesRuntimeNames) {
   auto fails = [] { return cudaErrorInvalidValue; };
   Status s = CUDA_CALL(fails());

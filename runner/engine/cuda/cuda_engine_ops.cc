@@ -58,11 +58,13 @@ Status CudaEngine::Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTim
            ", pattern=" + Hex(pattern) + ")";
   };
   VMM_RETURN_IF_ERROR(Bind());
-  return Annotate(
-      TimedLaunch(
-          timing,
-          [&] { return CU_CALL(api_, cuMemsetD32Async(dst, pattern, count, work_stream())); }),
-      what);
+  return Annotate(TimedLaunch(timing,
+                              [&] {
+                                return CU_LATE_CALL(api_, cuMemsetD32Async, v3020,
+                                                    kDriverAbiVersion,
+                                                    (dst, pattern, count, work_stream()));
+                              }),
+                  what);
 }
 
 Status CudaEngine::Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,

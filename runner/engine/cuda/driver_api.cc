@@ -44,6 +44,12 @@ Status Load(const char* name, unsigned version, bool required, Fn* out) {
 
 }  // namespace
 
+void* LookUpDriverFunction(const char* name, unsigned version) {
+  void* fn = nullptr;
+  (void)Load(name, version, /*required=*/false, &fn);
+  return fn;
+}
+
 StatusOr<DriverApi> LoadDriverApi() {
   DriverApi api;
 #define VMM_DRIVER_LOAD(name, pfn, version, required) \

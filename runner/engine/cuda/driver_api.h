@@ -21,34 +21,32 @@ namespace vmm::cuda {
 // are newer (see LoadDriverApi).
 inline constexpr unsigned kDriverAbiVersion = 12000;
 
-// Every driver function vmm-run uses, one row each: X(name, PFN version suffix, ABI version to
-// request, required). A required symbol the driver lacks makes the CUDA backend unavailable; an
-// optional one is left null. Adding a driver call is one row here.
-#define VMM_DRIVER_FUNCTIONS(X)                                                     \
-  X(cuGetErrorName, v6000, kDriverAbiVersion, true)                                 \
-  X(cuGetErrorString, v6000, kDriverAbiVersion, true)                               \
-  X(cuDriverGetVersion, v2020, kDriverAbiVersion, true)                             \
-  X(cuDeviceGet, v2000, kDriverAbiVersion, true)                                    \
-  X(cuDeviceGetAttribute, v2000, kDriverAbiVersion, true)                           \
-  X(cuCtxGetCurrent, v4000, kDriverAbiVersion, true)                                \
-  X(cuMemGetAllocationGranularity, v10020, kDriverAbiVersion, true)                 \
-  X(cuMemAddressReserve, v10020, kDriverAbiVersion, true)                           \
-  X(cuMemAddressFree, v10020, kDriverAbiVersion, true)                              \
-  X(cuMemCreate, v10020, kDriverAbiVersion, true)                                   \
-  X(cuMemRelease, v10020, kDriverAbiVersion, true)                                  \
-  X(cuMemMap, v10020, kDriverAbiVersion, true)                                      \
-  X(cuMemUnmap, v10020, kDriverAbiVersion, true)                                    \
-  X(cuMemSetAccess, v10020, kDriverAbiVersion, true)                                \
-  X(cuMemGetAccess, v10020, kDriverAbiVersion, true)                                \
-  X(cuMemExportToShareableHandle, v10020, kDriverAbiVersion, true)                  \
-  X(cuMemImportFromShareableHandle, v10020, kDriverAbiVersion, true)                \
-  X(cuMemsetD32Async, v3020, kDriverAbiVersion, true)                               \
-  X(cuMemGetInfo, v3020, kDriverAbiVersion, true)                                   \
-  X(cuMemGetAddressRange, v3020, kDriverAbiVersion, true)                           \
-  X(cuMemGetAllocationPropertiesFromHandle, v10020, kDriverAbiVersion, true)        \
-  X(cuMemRetainAllocationHandle, v11000, kDriverAbiVersion, true)                   \
-  /* Optional: null on drivers older than CUDA 12.4 (only KernelNodes needs it). */ \
-  X(cuFuncGetParamInfo, v12040, 12040, false)
+// The driver functions the backend cannot start without (and those tests replace), one row each:
+// X(name, PFN version suffix, ABI version to request, required). A required symbol the driver
+// lacks makes the CUDA backend unavailable; an optional one is left null. A function that one
+// place alone calls is not a row: it is looked up where it is called (VMM_DRIVER_FN below).
+#define VMM_DRIVER_FUNCTIONS(X)                                              \
+  X(cuGetErrorName, v6000, kDriverAbiVersion, true)                          \
+  X(cuGetErrorString, v6000, kDriverAbiVersion, true)                        \
+  X(cuDriverGetVersion, v2020, kDriverAbiVersion, true)                      \
+  X(cuDeviceGet, v2000, kDriverAbiVersion, true)                             \
+  X(cuDeviceGetAttribute, v2000, kDriverAbiVersion, true)                    \
+  X(cuCtxGetCurrent, v4000, kDriverAbiVersion, true)                         \
+  X(cuMemGetAllocationGranularity, v10020, kDriverAbiVersion, true)          \
+  X(cuMemAddressReserve, v10020, kDriverAbiVersion, true)                    \
+  X(cuMemAddressFree, v10020, kDriverAbiVersion, true)                       \
+  X(cuMemCreate, v10020, kDriverAbiVersion, true)                            \
+  X(cuMemRelease, v10020, kDriverAbiVersion, true)                           \
+  X(cuMemMap, v10020, kDriverAbiVersion, true)                               \
+  X(cuMemUnmap, v10020, kDriverAbiVersion, true)                             \
+  X(cuMemSetAccess, v10020, kDriverAbiVersion, true)                         \
+  X(cuMemGetAccess, v10020, kDriverAbiVersion, true)                         \
+  X(cuMemExportToShareableHandle, v10020, kDriverAbiVersion, true)           \
+  X(cuMemImportFromShareableHandle, v10020, kDriverAbiVersion, true)         \
+  X(cuMemGetInfo, v3020, kDriverAbiVersion, true)                            \
+  X(cuMemGetAddressRange, v3020, kDriverAbiVersion, true)                    \
+  X(cuMemGetAllocationPropertiesFromHandle, v10020, kDriverAbiVersion, true) \
+  X(cuMemRetainAllocationHandle, v11000, kDriverAbiVersion, true)
 
 struct DriverApi {
 #define VMM_DRIVER_MEMBER(name, pfn, version, required) PFN_##name##_##pfn name = nullptr;
@@ -61,5 +59,19 @@ struct DriverApi {
 // "CUDA driver too old: entry point 'cuMemCreate' (CUDA 12.0): ..." when a required symbol is
 // missing.
 StatusOr<DriverApi> LoadDriverApi();
+
+// The entry point of driver function `name` at ABI `version`, or null when the driver lacks it (or
+// there is none). Call it after LoadDriverApi succeeded; VMM_DRIVER_FN caches its answer.
+void* LookUpDriverFunction(const char* name, unsigned version);
+
+// VMM_DRIVER_FN(cuMemsetD32Async, v3020, kDriverAbiVersion): that function as its PFN type, looked
+// up at the first use of this call site and then kept; null when the driver lacks it. Adding a
+// driver call this way touches only the file that makes it (CU_LATE_CALL in cuda_call.h calls it).
+#define VMM_DRIVER_FN(name, pfn, version)                                                        \
+  ([] {                                                                                          \
+    static const auto fn =                                                                       \
+        reinterpret_cast<PFN_##name##_##pfn>(::vmm::cuda::LookUpDriverFunction(#name, version)); \
+    return fn;                                                                                   \
+  }())
 
 }  // namespace vmm::cuda

@@ -21,12 +21,13 @@ StatusOr<KernelEntry> Load(const DriverApi& api, const char* name, const void* s
     (void)cudaGetLastError();
     e.kernel = nullptr;
   }
-  if (api.cuFuncGetParamInfo == nullptr) return e;
+  // Null on drivers older than CUDA 12.4: then only KernelNodes lacks the argument layout.
+  if (VMM_DRIVER_FN(cuFuncGetParamInfo, v12040, 12040) == nullptr) return e;
   auto* function = reinterpret_cast<CUfunction>(e.function);
   for (uint32_t i = 0; i < param_count; ++i) {
     size_t offset = 0;
     size_t size = 0;
-    s = CU_CALL(api, cuFuncGetParamInfo(function, i, &offset, &size));
+    s = CU_LATE_CALL(api, cuFuncGetParamInfo, v12040, 12040, (function, i, &offset, &size));
     if (!s.ok()) {
       return s.WithContext(std::string("reading parameter ") + std::to_string(i) + " of '" + name +
                            "'");
