@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <new>
 #include <string>
+#include <string_view>
 
 #include "runner/base/exit_code.h"
 #include "runner/base/process_memory.h"
@@ -36,12 +37,19 @@ namespace {
 using report::StepRecord;
 using report::StepStatus;
 
+// Op names with their lengths, from the op table (a record's op is assigned once per step).
+constexpr std::string_view kOpNames[] = {
+#define VMM_OP(Enum, name, Family, Flags, label) name,
+#include "runner/vocab/ops.def"
+#undef VMM_OP
+};
+
 // The fields that say which step a record is about.
 void SetStepIdentity(const PlanStep& step, StepRecord& record) {
   record.index = step.index;
   record.name = step.label;
   record.named = step.named;
-  record.op = OpName(step.op);
+  record.op = kOpNames[static_cast<size_t>(step.op)];
   record.line = step.line;
 }
 
@@ -162,7 +170,7 @@ void Count(const StepRecord& record, report::Summary& summary) {
   count_check(record);
   // A together group's blocks are steps of the group's record (summary.steps counts the group
   // once), but each block's verdict is a check of its own.
-  if (record.op == OpName(Op::kTogether))
+  if (!record.body.empty() && record.op == OpName(Op::kTogether))
     for (const StepRecord& block : record.body) count_check(block);
 }
 
