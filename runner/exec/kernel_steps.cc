@@ -71,6 +71,26 @@ Status RunStep<Op::kMemset>(const PlanStep& step, RunState& state, StepRecord& r
 }
 
 template <>
+Status RunStep<Op::kWriteValue>(const PlanStep& step, RunState& state, StepRecord& record) {
+  const DevicePtr dst = DataVa(state, step.buffer) + step.offset;
+  OpTiming timing;
+  Stopwatch watch;
+  Status status = state.engine.WriteValue(dst, step.pattern, TimingOut(step, &timing));
+  record.wall_us = watch.ElapsedUs();
+  record.details.emplace_back("offset_bytes", static_cast<int64_t>(step.offset));
+  record.details.emplace_back("value", Hex(step.pattern));
+  Finish(step, timing, record);
+  return status;
+}
+
+template <>
+std::string DescribeStep<Op::kWriteValue>(const Plan& plan, const PlanStep& step,
+                                          const StepRecord&) {
+  return plan.buffers[step.buffer].name + " + " + std::to_string(step.offset) + " ← " +
+         Hex(step.pattern);
+}
+
+template <>
 Status RunStep<Op::kBusy>(const PlanStep& step, RunState& state, StepRecord& record) {
   const PlanBuffer& buffer = state.plan.buffers[step.buffer];
   OpTiming timing;

@@ -123,6 +123,26 @@ void PlanBuilder::PlanOp<Op::kMemset>(const Step& step, PlanStep* p, BufferUses*
   Use(p->buffer, Access::kReadWrite, "memset writes", At(step.buffer, step), p->device);
 }
 
+// write_value: one word at `offset` bytes into the buffer or view (PlanStep::offset), `value` in
+// PlanStep::pattern. The whole buffer or view needs read_write access (as for memset).
+template <>
+void PlanBuilder::PlanOp<Op::kWriteValue>(const Step& step, PlanStep* p, BufferUses*) {
+  p->pattern = static_cast<uint32_t>(step.value.value);
+  p->offset = step.offset.value;
+  p->buffer = ResolveBuffer(step.buffer, step);
+  if (p->buffer < 0) return;
+  const PlanBuffer& buffer = plan_.buffers[p->buffer];
+  if (p->offset % 4 != 0 || p->offset + 4 > buffer.bytes) {
+    Error(At(step.offset, step), "'offset' of write_value must be a multiple of 4 inside '" +
+                                     buffer.name + "' (" + FormatBytes(buffer.bytes) + "), got " +
+                                     std::to_string(p->offset) +
+                                     (p->offset % 4 != 0 ? ": the word must be 4-byte aligned"
+                                                         : ": the word would end past the buffer"));
+    return;
+  }
+  Use(p->buffer, Access::kReadWrite, "write_value writes", At(step.buffer, step), p->device);
+}
+
 template <>
 void PlanBuilder::PlanOp<Op::kBusy>(const Step& step, PlanStep* p, BufferUses*) {
   p->duration_ns = step.duration.value;

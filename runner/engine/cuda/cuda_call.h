@@ -80,6 +80,6 @@ bool CudaLogIfError(cudaError_t result, const char* call, const char* file, int 
   ::vmm::cuda::CudaLogIfError(static_cast<cudaError_t>(call), #call, __FILE__, __LINE__)
 // A driver function looked up where it is called (VMM_DRIVER_FN), not in DriverApi's table:
 //   CU_LATE_CALL(api_, cuMemsetD32Async, v3020, kDriverAbiVersion, (dst, pattern, n, stream))
-#define CU_LATE_CALL(api, name, pfn, version, args)                                       \
-  ::vmm::cuda::CuLateResult((api), VMM_DRIVER_FN(name, pfn, version), #name, #name #args, \
-                            __FILE__, __LINE__, [&](auto fn) { return fn args; })
+#define CU_LATE_CALL(api, name, pfn, version, args)                                                \
+  ::vmm::cuda::CuLateResult((api), VMM_DRIVER_FN_TYPED(PFN_##name##_##pfn, #name, version), #name, \
+                            #name #args, __FILE__, __LINE__, [&](auto fn) { return fn args; })

@@ -67,6 +67,18 @@ Status CudaEngine::Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTim
                   what);
 }
 
+Status CudaEngine::WriteValue(DevicePtr dst, uint32_t value, OpTiming* timing) {
+  auto what = [&] { return "WriteValue(dst=" + Hex(dst) + ", value=" + Hex(value) + ")"; };
+  VMM_RETURN_IF_ERROR(Bind());
+  return Annotate(TimedLaunch(timing,
+                              [&] {
+                                return CU_LATE_CALL(
+                                    api_, cuStreamWriteValue32, v11070, kDriverAbiVersion,
+                                    (work_stream(), dst, value, CU_STREAM_WRITE_VALUE_DEFAULT));
+                              }),
+                  what);
+}
+
 Status CudaEngine::Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
                         OpTiming* timing) {
   auto what = [&] {

@@ -67,11 +67,14 @@ void* LookUpDriverFunction(const char* name, unsigned version);
 // VMM_DRIVER_FN(cuMemsetD32Async, v3020, kDriverAbiVersion): that function as its PFN type, looked
 // up at the first use of this call site and then kept; null when the driver lacks it. Adding a
 // driver call this way touches only the file that makes it (CU_LATE_CALL in cuda_call.h calls it).
-#define VMM_DRIVER_FN(name, pfn, version)                                                        \
-  ([] {                                                                                          \
-    static const auto fn =                                                                       \
-        reinterpret_cast<PFN_##name##_##pfn>(::vmm::cuda::LookUpDriverFunction(#name, version)); \
-    return fn;                                                                                   \
+// `name` is pasted, never expanded: cuda.h defines some names as macros of their newest version
+// (cuStreamWriteValue32 -> cuStreamWriteValue32_v2), and the driver looks up the plain name.
+#define VMM_DRIVER_FN(name, pfn, version) VMM_DRIVER_FN_TYPED(PFN_##name##_##pfn, #name, version)
+#define VMM_DRIVER_FN_TYPED(pfn_type, name_text, version)                                  \
+  ([] {                                                                                    \
+    static const auto fn =                                                                 \
+        reinterpret_cast<pfn_type>(::vmm::cuda::LookUpDriverFunction(name_text, version)); \
+    return fn;                                                                             \
   }())
 
 }  // namespace vmm::cuda

@@ -95,6 +95,26 @@ TEST_F(HostDataTest, RefusalsNameTheDriverCall) {
             "stream is capturing (the capture is now invalidated)");
 }
 
+// WriteValue writes exactly its word, after earlier work; a misaligned address is the driver's
+// CUDA_ERROR_INVALID_VALUE, and a word without read_write access is refused before the write.
+TEST_F(HostDataTest, WriteValueWritesOneWord) {
+  ASSERT_TRUE(engine_->Memset(va_, kCount, 0, nullptr).ok());
+  OpTiming t;
+  ASSERT_TRUE(engine_->WriteValue(va_ + 40, 0xC0FFEEu, &t).ok());
+  EXPECT_GE(t.gpu_us, 0);
+  std::vector<uint32_t> words(kCount);
+  ASSERT_TRUE(engine_->CopyToHost(va_, kCount * 4, words.data()).ok());
+  for (uint64_t i = 0; i < kCount; ++i) ASSERT_EQ(words[i], i == 10 ? 0xC0FFEEu : 0u) << i;
+  Status misaligned = engine_->WriteValue(va_ + 2, 1, nullptr);
+  ASSERT_NE(misaligned.cuda_error(), nullptr);
+  EXPECT_STREQ(misaligned.cuda_error(), "CUDA_ERROR_INVALID_VALUE");
+  ASSERT_TRUE(engine_->SetAccess(va_, 2 * kMiB, Access::kRead).ok());
+  EXPECT_FALSE(engine_->WriteValue(va_ + 40, 7, nullptr).ok());
+  ASSERT_TRUE(engine_->SetAccess(va_, 2 * kMiB, Access::kReadWrite).ok());
+  ASSERT_TRUE(engine_->CopyToHost(va_ + 40, 4, words.data()).ok());
+  EXPECT_EQ(words[0], 0xC0FFEEu);  // the refused write changed nothing
+}
+
 TEST_F(HostDataTest, MatmulCheckRunsInPlace) {
   AllocHandle h;
   DevicePtr c = 0;

@@ -150,6 +150,23 @@ Status HostEngine::Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTim
   return Launch(MakeMemsetNode(dst, count, pattern), timing);
 }
 
+Status HostEngine::WriteValue(DevicePtr dst, uint32_t value, OpTiming* timing) {
+  if (timing != nullptr) timing->gpu_us = -1;
+  VMM_RETURN_IF_ERROR(kernels_.Ordered());  // after the stream's earlier work, as on the GPU
+  if (dst % 4 != 0) {
+    return CudaError("cuStreamWriteValue32", kInvalidValue,
+                     "the address " + Hex(dst) + " is not 4-byte aligned");
+  }
+  auto write = [&] { *Ptr<uint32_t>(dst) = value; };
+  Stopwatch watch;
+  VMM_RETURN_IF_ERROR(
+      kernels_.Launched(kernels_.Guarded("cuStreamWriteValue32", current_,
+                                         {{"dst", dst, 4, Access::kReadWrite}}, write),
+                        timing));
+  if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
+  return Status::Ok();
+}
+
 Status HostEngine::Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
                         OpTiming* timing) {
   if (timing != nullptr) timing->gpu_us = -1;
