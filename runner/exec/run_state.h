@@ -99,9 +99,10 @@ static_assert(sizeof(HotVmmStep) == 64, "one cache line per step");
 HotVmmStep CompileVmmStep(const PlanStep& step);
 // Runs `count` compiled steps back to back, updating the run state (buffer addresses, handles).
 // Returns how many succeeded; when that is less than `count`, steps[return value] failed and
-// `*error` says why. The clock is read once between two engine calls: a step's wall_us runs from
-// the end of the previous call (or the start) to the end of its own, so it includes the few
-// stores the executor makes in between (nanoseconds), not just the call.
+// `*error` says why. A step's wall_us runs from the end of the previous call (or the start) to the
+// end of its own, so it includes the few stores the executor makes in between (nanoseconds), not
+// just the call. Between two calls only the CPU's cycle counter is read; the burst's steady_clock
+// time is shared out in proportion, so the wall_us of the steps run add up to the burst's time.
 size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* error);
 // The step's report fields from `done` (`ok`: its call succeeded), and its address in
 // state.step_address for check_address.
