@@ -103,6 +103,10 @@ Status CudaEngine::SameAllocation(AllocHandle a, AllocHandle b, bool* same) {
       Annotate(CUDA_CALL(cudaMemcpy(&seen_after, py, 4, cudaMemcpyDeviceToHost)), what));
   VMM_RETURN_IF_ERROR(
       Annotate(CUDA_CALL(cudaMemcpy(px, &before, 4, cudaMemcpyHostToDevice)), what));
+  // From pageable memory cudaMemcpy may return before the DMA lands: wait for it, or the scratch
+  // mappings are gone under it (seen on the H200: an MMU fault, cudaErrorLaunchFailure at the
+  // next synchronizing call of the process).
+  VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaStreamSynchronize(cudaStreamLegacy)), what));
   *same = seen_before == before && seen_after == flipped;
   return Status::Ok();
 }
