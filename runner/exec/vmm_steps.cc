@@ -2,9 +2,9 @@
 //
 // A run of consecutive VMM steps is compiled into HotVmmSteps (one cache line each) and executed
 // back to back by RunVmmSteps; RecordVmmStep turns each into report fields afterwards. So between
-// two engine calls the executor touches one line of its own data, reads the clock once and stores
-// a few words: the driver calls in between leave the caches cold, and every line the runner
-// touches there is a miss that a raw loop of driver calls would not pay.
+// two engine calls the executor touches one line of its own data, reads the CPU's cycle counter
+// once and stores a few words: the driver calls in between leave the caches cold, and every line
+// the runner touches there is a miss that a raw loop of driver calls would not pay.
 //
 // Each memory op is one MemoryOp<op> specialization: its engine call (Call), its report fields
 // (Record) and its console line (Describe). The op table's rows index the call tables below.
@@ -355,7 +355,7 @@ HotVmmStep CompileVmmStep(const PlanStep& step) {
 }
 
 size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* error) {
-  // Between two calls only the cycle counter is read (a third of a steady_clock read through a
+  // Between two calls only the cycle counter is read (about half a steady_clock read through a
   // VM's vDSO); the burst's steady_clock time is then shared out in proportion to each step's
   // ticks, so the steps' wall_us add up to the burst's real time whatever the counter's rate.
   const Clock::time_point start = Clock::now();
