@@ -132,7 +132,8 @@ void PlanBuilder::PlanOp<Op::kWriteValue>(const Step& step, PlanStep* p, BufferU
   p->buffer = ResolveBuffer(step.buffer, step);
   if (p->buffer < 0) return;
   const PlanBuffer& buffer = plan_.buffers[p->buffer];
-  if (p->offset % 4 != 0 || p->offset + 4 > buffer.bytes) {
+  // Compared without adding to the offset, which may be near 2^64 (it would wrap).
+  if (p->offset % 4 != 0 || buffer.bytes < 4 || p->offset > buffer.bytes - 4) {
     Error(At(step.offset, step), "'offset' of write_value must be a multiple of 4 inside '" +
                                      buffer.name + "' (" + FormatBytes(buffer.bytes) + "), got " +
                                      std::to_string(p->offset) +
