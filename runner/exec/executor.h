@@ -17,9 +17,9 @@
 //   - Timing: wall_us is measured around the engine call(s) of the step only; bookkeeping, report
 //     building and observer callbacks happen outside the timed region.
 //   - Overhead: between the engine calls of consecutive VMM steps the executor only reads the
-//     CPU's cycle counter and stores plain facts; their records are built after the run (or right
-//     after each step when there is an observer). bench/runner_overhead_bench measures what is
-//     left.
+//     time-stamp counter (steady_clock off x86-64) and stores plain facts; their records are built
+//     after the run (or right after each step when there is an observer).
+//     bench/runner_overhead_bench measures what is left.
 // Not thread-safe; one Executor per run.
 #pragma once
 

@@ -101,8 +101,9 @@ HotVmmStep CompileVmmStep(const PlanStep& step);
 // Returns how many succeeded; when that is less than `count`, steps[return value] failed and
 // `*error` says why. A step's wall_us runs from the end of the previous call (or the start) to the
 // end of its own, so it includes the few stores the executor makes in between (nanoseconds), not
-// just the call. Between two calls only the CPU's cycle counter is read; the burst's steady_clock
-// time is shared out in proportion, so the wall_us of the steps run add up to the burst's time.
+// just the call. Between two calls only the time-stamp counter (steady_clock off x86-64) is read;
+// the burst's steady_clock time is shared out in proportion, so the wall_us of the steps run add up
+// to the burst's time.
 size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* error);
 // The step's report fields from `done` (`ok`: its call succeeded), and its address in
 // state.step_address for check_address.

@@ -2,9 +2,10 @@
 //
 // A run of consecutive VMM steps is compiled into HotVmmSteps (one cache line each) and executed
 // back to back by RunVmmSteps; RecordVmmStep turns each into report fields afterwards. So between
-// two engine calls the executor touches one line of its own data, reads the CPU's cycle counter
-// once and stores a few words: the driver calls in between leave the caches cold, and every line
-// the runner touches there is a miss that a raw loop of driver calls would not pay.
+// two engine calls the executor touches one line of its own data, reads the time-stamp counter
+// (steady_clock off x86-64) once and stores a few words: the driver calls in between leave the
+// caches cold, and every line the runner touches there is a miss that a raw loop of driver calls
+// would not pay.
 //
 // Each memory op is one MemoryOp<op> specialization: its engine call (Call), its report fields
 // (Record) and its console line (Describe). The op table's rows index the call tables below.
@@ -355,7 +356,7 @@ HotVmmStep CompileVmmStep(const PlanStep& step) {
 }
 
 size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* error) {
-  // Between two calls only the cycle counter is read (about half a steady_clock read through a
+  // Between two calls only the time-stamp counter is read (about half a steady_clock read through a
   // VM's vDSO); the burst's steady_clock time is then shared out in proportion to each step's
   // ticks, so the steps' wall_us add up to the burst's real time whatever the counter's rate.
   const Clock::time_point start = Clock::now();
@@ -364,7 +365,8 @@ size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* err
   for (size_t i = 0; i < count; ++i) {
     Status status = kCalls[static_cast<size_t>(steps[i].op)](steps[i], state);
     const uint64_t now = ReadTicks();
-    steps[i].wall_us = static_cast<double>(now - last);  // ticks until scaled below
+    // Ticks until scaled below; 0 if the thread moved to a core whose counter is behind.
+    steps[i].wall_us = now > last ? static_cast<double>(now - last) : 0.0;
     last = now;
     if (!status.ok()) {
       *error = std::move(status);

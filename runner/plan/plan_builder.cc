@@ -290,8 +290,9 @@ PlanStep PlanBuilder::Visit(const Step& step, int index, BufferUses* capture_use
     (this->*kPlanners[static_cast<size_t>(step.op)])(step, &p, capture_uses);
   }
   // A key the schema accepted that the op's planner never read (it may stop early on an error).
+  const bool planned_cleanly = diagnostics_->size() == errors_before;
   for (const StepMapEntry& key : step.keys.entries) {
-    if (!key.read && diagnostics_->size() == errors_before) {
+    if (!key.read && planned_cleanly) {
       Error(key.value.loc, "internal error: '" + key.key + "' of " + OpName(step.op) +
                                " is accepted by the schema but read by no planner");
     }

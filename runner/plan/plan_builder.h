@@ -107,7 +107,7 @@ class PlanBuilder {
   void RestoreState(SimulatedState&& saved);
   // The value of `key` in Step::keys (a scalar key one op alone reads, as written), marked as read;
   // an unset, empty value when the step does not have it. Visit reports a key that its op's
-  // planner never asked for.
+  // planner never asked for. The mark is a `mutable` field of the Scenario: planning is one thread.
   static const Located<std::string>& Key(const Step& step, std::string_view key);
   template <typename T>
   static const SourceLoc& At(const Located<T>& field, const Step& step) {

@@ -105,6 +105,15 @@ TEST_F(CudaDataTest, WriteValueWritesOneWord) {
   ASSERT_OK(engine_->WriteValue(a + 4 * (count - 1), 5, nullptr));
   ASSERT_OK(engine_->Synchronize());
   EXPECT_EQ(Peek(a, count - 1), 5u);
+  // Not a graph node: refused during a capture, as on the host twin; the capture still ends.
+  ASSERT_OK(engine_->BeginCapture());
+  Status captured = engine_->WriteValue(a, 9, nullptr);
+  GraphHandle g;
+  ASSERT_OK(engine_->EndCapture(&g));
+  ASSERT_NE(captured.cuda_error(), nullptr);
+  EXPECT_STREQ(captured.cuda_error(), "CUDA_ERROR_NOT_SUPPORTED");
+  ASSERT_OK(engine_->DestroyGraph(g));
+  EXPECT_EQ(Peek(a, 10), 0xC0FFEEu);
   // A misaligned address is refused at the call (the host twin says the same; the plan never
   // sends one). Last: were it accepted and faulted, the context would be lost.
   Status misaligned = engine_->WriteValue(a + 2, 1, nullptr);

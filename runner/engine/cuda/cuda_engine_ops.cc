@@ -69,6 +69,10 @@ Status CudaEngine::Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTim
 
 Status CudaEngine::WriteValue(DevicePtr dst, uint32_t value, OpTiming* timing) {
   auto what = [&] { return "WriteValue(dst=" + Hex(dst) + ", value=" + Hex(value) + ")"; };
+  if (capturing_) {  // as the host twin: a write_value is not a graph node in the language
+    return Status(Code::kRuntime, what() + ": vmm-run does not capture write_value",
+                  "CUDA_ERROR_NOT_SUPPORTED");
+  }
   VMM_RETURN_IF_ERROR(Bind());
   return Annotate(TimedLaunch(timing,
                               [&] {

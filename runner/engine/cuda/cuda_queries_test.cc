@@ -159,6 +159,7 @@ TEST_F(CudaQueriesTest, RetainIsTheSameMemoryAndOutlivesTheOriginalHandle) {
 }
 
 // cuMemGetInfo counts the whole device: the bounds leave room for the driver's own allocations.
+// "FreeMemory" in the name makes CTest run it alone (runner/engine/cuda/CMakeLists.txt).
 TEST_F(CudaQueriesTest, FreeMemoryFollowsCreateReleaseWhileMappedAndUnmap) {
   const uint64_t size = 64 * kMiB, slack = 16 * kMiB;
   const uint64_t start = Free();

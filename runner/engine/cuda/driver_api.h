@@ -67,6 +67,8 @@ void* LookUpDriverFunction(const char* name, unsigned version);
 // VMM_DRIVER_FN(cuMemsetD32Async, v3020, kDriverAbiVersion): that function as its PFN type, looked
 // up at the first use of this call site and then kept; null when the driver lacks it. Adding a
 // driver call this way touches only the file that makes it (CU_LATE_CALL in cuda_call.h calls it).
+// Call sites are engine methods, which run only after LoadDriverApi succeeded: a null kept here is
+// a driver without the function, not a driver that was not loaded yet.
 // `name` is pasted, never expanded: cuda.h defines some names as macros of their newest version
 // (cuStreamWriteValue32 -> cuStreamWriteValue32_v2), and the driver looks up the plain name.
 #define VMM_DRIVER_FN(name, pfn, version) VMM_DRIVER_FN_TYPED(PFN_##name##_##pfn, #name, version)

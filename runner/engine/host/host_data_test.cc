@@ -113,6 +113,15 @@ TEST_F(HostDataTest, WriteValueWritesOneWord) {
   ASSERT_TRUE(engine_->SetAccess(va_, 2 * kMiB, Access::kReadWrite).ok());
   ASSERT_TRUE(engine_->CopyToHost(va_ + 40, 4, words.data()).ok());
   EXPECT_EQ(words[0], 0xC0FFEEu);  // the refused write changed nothing
+  // Not a graph node: refused during a capture, as on CUDA, and nothing is written.
+  ASSERT_TRUE(engine_->BeginCapture().ok());
+  Status captured = engine_->WriteValue(va_ + 40, 9, nullptr);
+  GraphHandle g;
+  ASSERT_TRUE(engine_->EndCapture(&g).ok());
+  ASSERT_NE(captured.cuda_error(), nullptr);
+  EXPECT_STREQ(captured.cuda_error(), "CUDA_ERROR_NOT_SUPPORTED");
+  ASSERT_TRUE(engine_->CopyToHost(va_ + 40, 4, words.data()).ok());
+  EXPECT_EQ(words[0], 0xC0FFEEu);
 }
 
 TEST_F(HostDataTest, MatmulCheckRunsInPlace) {

@@ -152,6 +152,10 @@ Status HostEngine::Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTim
 
 Status HostEngine::WriteValue(DevicePtr dst, uint32_t value, OpTiming* timing) {
   if (timing != nullptr) timing->gpu_us = -1;
+  if (capturing_) {
+    return CudaError("cuStreamWriteValue32", "CUDA_ERROR_NOT_SUPPORTED",
+                     "vmm-run does not capture write_value");
+  }
   VMM_RETURN_IF_ERROR(kernels_.Ordered());  // after the stream's earlier work, as on the GPU
   if (dst % 4 != 0) {
     return CudaError("cuStreamWriteValue32", kInvalidValue,
