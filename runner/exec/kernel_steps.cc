@@ -60,10 +60,10 @@ template <>
 Status RunStep<Op::kMemset>(const PlanStep& step, RunState& state, StepRecord& record) {
   const PlanBuffer& buffer = state.plan.buffers[step.buffer];
   OpTiming timing;
-  Stopwatch watch;
-  Status status = state.engine.Memset(DataVa(state, step.buffer), buffer.elements, step.pattern,
-                                      TimingOut(step, &timing));
-  record.wall_us = watch.ElapsedUs();
+  Status status = TimedCall(record, [&] {
+    return state.engine.Memset(DataVa(state, step.buffer), buffer.elements, step.pattern,
+                               TimingOut(step, &timing));
+  });
   record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));
   record.details.emplace_back("pattern", Hex(step.pattern));
   Finish(step, timing, record);
@@ -74,9 +74,8 @@ template <>
 Status RunStep<Op::kWriteValue>(const PlanStep& step, RunState& state, StepRecord& record) {
   const DevicePtr dst = DataVa(state, step.buffer) + step.offset;
   OpTiming timing;
-  Stopwatch watch;
-  Status status = state.engine.WriteValue(dst, step.pattern, TimingOut(step, &timing));
-  record.wall_us = watch.ElapsedUs();
+  Status status = TimedCall(
+      record, [&] { return state.engine.WriteValue(dst, step.pattern, TimingOut(step, &timing)); });
   record.details.emplace_back("offset_bytes", static_cast<int64_t>(step.offset));
   record.details.emplace_back("value", Hex(step.pattern));
   Finish(step, timing, record);

@@ -156,19 +156,15 @@ Status HostEngine::WriteValue(DevicePtr dst, uint32_t value, OpTiming* timing) {
     return CudaError("cuStreamWriteValue32", "CUDA_ERROR_NOT_SUPPORTED",
                      "vmm-run does not capture write_value");
   }
-  VMM_RETURN_IF_ERROR(kernels_.Ordered());  // after the stream's earlier work, as on the GPU
-  if (dst % 4 != 0) {
+  if (dst % 4 != 0) {  // refused at the call, as the driver does
     return CudaError("cuStreamWriteValue32", kInvalidValue,
                      "the address " + Hex(dst) + " is not 4-byte aligned");
   }
   auto write = [&] { *Ptr<uint32_t>(dst) = value; };
-  Stopwatch watch;
-  VMM_RETURN_IF_ERROR(
-      kernels_.Launched(kernels_.Guarded("cuStreamWriteValue32", current_,
-                                         {{"dst", dst, 4, Access::kReadWrite}}, write),
-                        timing));
-  if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
-  return Status::Ok();
+  return RunNow(timing, [&] {
+    return kernels_.Guarded("cuStreamWriteValue32", current_, {{"dst", dst, 4, Access::kReadWrite}},
+                            write);
+  });
 }
 
 Status HostEngine::Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
@@ -286,11 +282,7 @@ Status HostEngine::Launch(GraphNode node, OpTiming* timing) {
     VMM_RETURN_IF_ERROR(kernels_.Poisoned());
     return capture_->Add(std::move(node));
   }
-  VMM_RETURN_IF_ERROR(kernels_.Ordered());
-  Stopwatch watch;
-  VMM_RETURN_IF_ERROR(kernels_.Launched(Run(node, nullptr), timing));
-  if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
-  return Status::Ok();
+  return RunNow(timing, [&] { return Run(node, nullptr); });
 }
 
 int HostEngine::Ordinal(int device) const { return device < 0 ? info_.ordinal : device; }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runner/base/status.h"
+#include "runner/base/stopwatch.h"
 #include "runner/engine/engine.h"
 #include "runner/engine/host/address_space.h"
 #include "runner/engine/host/host_data.h"
@@ -63,8 +64,19 @@ class HostEngine final : public Engine {
   // The ordinal `device` names (-1: the engine's own device).
   int Ordinal(int device) const;
 
-  // Records `node` while capturing, else runs it now and times it.
+  // Records `node` while capturing, else runs it now and times it (RunNow).
   Status Launch(GraphNode node, OpTiming* timing);
+  // Work on the stream, not captured: after the stream's earlier work, runs `work` (returning a
+  // Status) and puts its time in timing->gpu_us; a fault of untimed work is reported by the next
+  // call, as on the GPU (KernelRunner::Launched).
+  template <typename Work>
+  Status RunNow(OpTiming* timing, Work&& work) {
+    VMM_RETURN_IF_ERROR(kernels_.Ordered());
+    Stopwatch watch;
+    VMM_RETURN_IF_ERROR(kernels_.Launched(work(), timing));
+    if (timing != nullptr) timing->gpu_us = watch.ElapsedUs();
+    return Status::Ok();
+  }
   // Proves every byte the node touches is accessible to the device that runs it, then does its
   // work (a replay: `exec` gives the allocation flags and the device; nullptr for direct work on
   // the selected device).
