@@ -14,6 +14,9 @@ class RawDriverLoop {
   // Total microseconds of `cycles` page cycles (including one reserve and free), or < 0 on a driver
   // error (printed to stderr).
   virtual double Run(int cycles) = 0;
+  // Nanoseconds per cuCtxGetCurrent, which the CUDA engine calls before each of its calls (it
+  // binds its context there); < 0 on a driver error.
+  virtual double ContextQueryNs() = 0;
 };
 
 // For the CUDA device `ordinal` (already initialized by the engine); nullptr when this build has no

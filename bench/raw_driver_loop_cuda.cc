@@ -33,6 +33,16 @@ class CudaRawDriverLoop final : public RawDriverLoop {
     return watch.ElapsedUs();
   }
 
+  double ContextQueryNs() override {
+    constexpr int kCalls = 1000000;
+    CUcontext context = nullptr;
+    Stopwatch watch;
+    for (int i = 0; i < kCalls; ++i) {
+      if (api_.cuCtxGetCurrent(&context) != CUDA_SUCCESS) return Fail("cuCtxGetCurrent");
+    }
+    return watch.ElapsedUs() * 1000.0 / kCalls;
+  }
+
  private:
   static double Fail(const char* what) {
     std::fprintf(stderr, "error: raw driver loop: %s failed\n", what);

@@ -298,6 +298,10 @@ int main(int argc, char** argv) {
               Median(null_runs) / steps);
   std::printf("  clock read      : %7.1f ns (steady_clock; the runner reads it %s)\n",
               ClockReadNs(), TickReadNs() > 0 ? "twice per burst" : "once per VMM step");
+  if (driver) {
+    std::printf("  context query   : %7.1f ns (cuCtxGetCurrent; the engine asks once per call)\n",
+                driver->ContextQueryNs());
+  }
   if (TickReadNs() > 0) {
     std::printf("  counter read    : %7.1f ns (rdtsc; the runner reads it once per VMM step)\n",
                 TickReadNs());

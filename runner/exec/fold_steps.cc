@@ -26,24 +26,19 @@ bool Foldable(const StepRecord& r) {
          r.body.empty();
 }
 
-const Scalar* Find(const Details& d, const std::string& key) {
-  for (const auto& [k, v] : d)
-    if (k == key) return &v;
-  return nullptr;
-}
-
 // The folded form of one field list (`what` is "details", "addresses" or "targets"): the first
 // member's keys, each kept when every member has the same value; a varying "_hash" detail becomes
 // the hash of the members' values in order; anything else varying is dropped and named.
-Details FoldDetails(const std::vector<const StepRecord*>& members, Details StepRecord::*field,
-                    const std::string& what, std::vector<std::string>* varying) {
-  Details out;
+template <typename List>  // Addresses, Details or Targets
+List FoldDetails(const std::vector<const StepRecord*>& members, List StepRecord::*field,
+                 const std::string& what, std::vector<std::string>* varying) {
+  List out;
   for (const auto& [key, first] : members.front()->*field) {
     const std::string first_text = ScalarText(first);
     bool same = true;
     std::string sequence;  // the members' values in order, each ended by a byte no text holds
     for (const StepRecord* m : members) {
-      const Scalar* v = Find(m->*field, key);
+      const Scalar* v = report::FindDetail(m->*field, key);
       const std::string text = v != nullptr ? ScalarText(*v) : std::string("(absent)");
       same = same && v != nullptr && text == first_text && v->index() == first.index();
       sequence += text;

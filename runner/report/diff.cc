@@ -270,14 +270,9 @@ class ScenarioDiff {
   }
 
   void CompareHashes(const StepRecord& b, const StepRecord& n, const std::string& display) {
-    auto find = [](const Details& d, const std::string& key) -> const Scalar* {
-      for (const auto& [k, v] : d)
-        if (k == key) return &v;
-      return nullptr;
-    };
     for (const auto& [key, value] : b.details) {
       if (!IsDataHashKey(key)) continue;
-      const Scalar* other = find(n.details, key);
+      const Scalar* other = FindDetail(n.details, key);
       if (other == nullptr) {
         Row(RowKind::kRegression, display, key, ScalarText(value), std::nullopt,
             "data hash '" + key + "' is missing in NEW");
@@ -287,7 +282,7 @@ class ScenarioDiff {
       }
     }
     for (const auto& [key, value] : n.details) {
-      if (IsDataHashKey(key) && find(b.details, key) == nullptr) {
+      if (IsDataHashKey(key) && FindDetail(b.details, key) == nullptr) {
         Row(RowKind::kInfo, display, key, std::nullopt, ScalarText(value),
             "data hash '" + key + "' is new");
       }

@@ -40,7 +40,7 @@ Json ChildToJson(const ChildRecord& c) {
 
 constexpr const char* kToolName = "vmm-run";
 
-Json DetailsToJson(const Details& details) {
+Json DetailsToJson(DetailList details) {
   Json j = Json::object();
   for (const auto& [key, value] : details) j[key] = ScalarToJson(value);
   return j;
@@ -210,6 +210,12 @@ std::string ScalarText(const Scalar& v) {
     return ec == std::errc() ? std::string(buf, end) : "nan";
   }
   return std::get<std::string>(v);
+}
+
+const Scalar* FindDetail(DetailList list, std::string_view key) {
+  for (const auto& [k, v] : list)
+    if (k == key) return &v;
+  return nullptr;
 }
 
 bool IsDataHashKey(const std::string& key) {
