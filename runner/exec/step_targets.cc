@@ -10,11 +10,11 @@ namespace vmm {
 namespace {
 
 void AddSlot(const char* role, int slot, const std::vector<std::string>& names,
-             report::Targets* out) {
+             report::Details* out) {
   if (slot >= 0 && static_cast<size_t>(slot) < names.size()) out->emplace_back(role, names[slot]);
 }
 
-void AddBuffer(const char* role, int slot, const Plan& plan, report::Targets* out) {
+void AddBuffer(const char* role, int slot, const Plan& plan, report::Details* out) {
   if (slot >= 0 && static_cast<size_t>(slot) < plan.buffers.size())
     out->emplace_back(role, plan.buffers[slot].name);
 }
@@ -39,7 +39,7 @@ void AddTargets(const Plan& plan, const std::vector<const PlanStep*>& steps,
   for (size_t i = 0; i < n; ++i) {
     const PlanStep& step = *steps[i];
     report::StepRecord& record = (*records)[i];
-    report::Targets& t = record.targets;
+    report::Details& t = record.targets;
     t.clear();
     AddBuffer("buffer", step.buffer, plan, &t);
     AddSlot("alloc", step.alloc, plan.allocs, &t);

@@ -10,7 +10,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,7 +17,6 @@
 #include <vector>
 
 #include "runner/base/boxed.h"
-#include "runner/base/inline_vector.h"
 
 namespace vmm::report {
 
@@ -27,18 +25,10 @@ inline constexpr const char* kSchemaVersion = "1.1";  // major.minor; readers re
 // A scalar detail value. 64-bit integers are written as decimal strings in JSON (readers of JSON in
 // other languages lose precision past 2^53); addresses and hashes as "0x..." hex strings.
 using Scalar = std::variant<bool, int64_t, double, std::string>;
-// A step record's named facts, each list ordered as the executor added them. The executor builds
-// one record per step: what a VMM step records (one address; one to three details, three for a
-// map) stays inside the record, with no allocation (the runner-overhead benchmark showed it pays,
-// reports/h200/session7). Targets are filled after the run, off the timed path.
 using Detail = std::pair<std::string, Scalar>;
-using Addresses = InlineVector<Detail, 1>;
-using Details = InlineVector<Detail, 3>;
-using Targets = std::vector<Detail>;
-// Any of the three, read-only.
-using DetailList = std::span<const Detail>;
-// The value of `key` in `list`; nullptr when it has none.
-const Scalar* FindDetail(DetailList list, std::string_view key);
+using Details = std::vector<Detail>;  // ordered as the executor added them
+// The value of `key` in `details`; nullptr when it has none.
+const Scalar* FindDetail(const Details& details, std::string_view key);
 
 // A scalar as people and comparisons read it: true/false, decimal integers, the shortest text that
 // round-trips a double, strings as they are.
@@ -107,7 +97,7 @@ struct ChildRecord {
 
 struct StepRecord {
   // User-provided, so that value-initialization (vector::emplace_back()) initializes the members
-  // and does not first zero all ~600 bytes: the executor builds one record per step.
+  // and does not first zero all ~400 bytes: the executor builds one record per step.
   StepRecord() {}      // NOLINT(modernize-use-equals-default)
   int index = 0;       // position in the scenario's step list
   std::string name;    // the step's name, or its label ("map A") when unnamed
@@ -118,11 +108,11 @@ struct StepRecord {
   double wall_us = 0;                        // first (or only) execution
   std::optional<double> gpu_us;              // device time (events) where measured
   Boxed<TimingStats> wall_stats, gpu_stats;  // when repeat > 1 (Boxed: usually empty)
-  Addresses addresses;                       // e.g. {"va", "0x7f..."}: hex strings
+  Details addresses;                         // e.g. {"va", "0x7f..."}: hex strings
   Details details;  // op-specific facts (sizes, result codes, hashes, waited...)
   // Names of what the step acts on, by role: {"buffer": "A", "alloc": "pA1"}, {"exec": "e"}.
   // Filled after the run (exec/step_targets.h), never on the timed path.
-  Targets targets;
+  Details targets;
   Boxed<CheckRecord> check;  // check steps (Boxed: most steps have none)
   // A step with expect_error: the CUDA error it expected and the one its call returned
   // ("CUDA_SUCCESS" when it succeeded, "none" when it failed before any CUDA call). Its check

@@ -40,7 +40,7 @@ Json ChildToJson(const ChildRecord& c) {
 
 constexpr const char* kToolName = "vmm-run";
 
-Json DetailsToJson(DetailList details) {
+Json DetailsToJson(const Details& details) {
   Json j = Json::object();
   for (const auto& [key, value] : details) j[key] = ScalarToJson(value);
   return j;
@@ -212,8 +212,8 @@ std::string ScalarText(const Scalar& v) {
   return std::get<std::string>(v);
 }
 
-const Scalar* FindDetail(DetailList list, std::string_view key) {
-  for (const auto& [k, v] : list)
+const Scalar* FindDetail(const Details& details, std::string_view key) {
+  for (const auto& [k, v] : details)
     if (k == key) return &v;
   return nullptr;
 }

@@ -16,9 +16,8 @@
 namespace vmm::report {
 namespace {
 
-template <typename List>  // Addresses, Details or Targets
 void ReadDetails(FieldReader& r, const Json& obj, const std::string& ptr, const char* key,
-                 List* out) {
+                 Details* out) {
   const Json* j = r.Object(obj, ptr, key, true);
   if (j == nullptr) return;
   for (auto it = j->begin(); it != j->end(); ++it) {
