@@ -63,6 +63,8 @@ TEST(ExecutorDevices, SelectsADeviceOnlyWhereTheStepsDeviceChanges) {
   };
   EXPECT_EQ(Without(Without(engine.calls(), "CopyToHost"), "Checksum"), expected);
   ASSERT_EQ(out.steps.size(), 11u);
+  // The record spells the access as the scenario's per-device list.
+  EXPECT_EQ(std::get<std::string>(out.steps[3].details[0].second), "0: read, 1: read_write");
   EXPECT_TRUE(out.steps[6].check.has_value());
   EXPECT_EQ(out.steps[6].check->actual, "read_write");
 }

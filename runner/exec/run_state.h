@@ -83,6 +83,9 @@ struct alignas(64) HotVmmStep {
   bool waited = false;         // out (unmap, release): there was in-flight work to wait for
   bool hint_honoured = false;  // out (reserve with a hint): the range starts at the hint
   bool wait = true;            // in (unmap, release): false sends the call without waiting
+  // create: its record is the handle and size alone (one device, no read-back, no granularity),
+  // so building it reads nothing of the plan or the run state (cold lines after a burst).
+  bool bare = false;
   // reserve: `alloc` is the buffer slot whose reservation the hint is relative to (-1: `offset`
   // is the hint itself, 0 for none); the call replaces `offset` with the hint it passed.
   int32_t buffer = -1, alloc = -1;
@@ -96,7 +99,7 @@ struct alignas(64) HotVmmStep {
 };
 static_assert(sizeof(HotVmmStep) == 64, "one cache line per step");
 
-HotVmmStep CompileVmmStep(const PlanStep& step);
+HotVmmStep CompileVmmStep(const PlanStep& step, const Plan& plan);
 // Runs `count` compiled steps back to back, updating the run state (buffer addresses, handles).
 // Returns how many succeeded; when that is less than `count`, steps[return value] failed and
 // `*error` says why. A step's wall_us runs from the end of the previous call (or the start) to the

@@ -181,6 +181,7 @@ struct MemoryOp<Op::kCreate> {
     if (!ok) return;
     record.addresses.emplace_back("handle", Hex(done.result));
     record.details.emplace_back("size_bytes", static_cast<int64_t>(step.size));
+    if (done.bare) return;
     if (state.plan.devices > 1) record.details.emplace_back("device", int64_t{step.device});
     const AllocSpec& spec = state.plan.alloc_specs[step.alloc];
     if (spec.read_back) {
@@ -248,7 +249,7 @@ struct MemoryOp<Op::kSetAccess> {
   }
   // "read_write" (the one-word form), or "0: read_write, 1: read" (a per-device list).
   static std::string AccessText(const PlanStep& step) {
-    if (step.src == nullptr || step.src->device_access.empty()) return AccessName(step.access);
+    if (!step.access_per_device) return AccessName(step.access);
     std::string text;
     ForEachPackedAccess(step.device_access, [&](int device, Access access) {
       text += (text.empty() ? "" : ", ") + std::to_string(device) + ": " + AccessName(access);
@@ -330,7 +331,7 @@ constexpr RecordFn kRecords[] = {
 
 }  // namespace
 
-HotVmmStep CompileVmmStep(const PlanStep& step) {
+HotVmmStep CompileVmmStep(const PlanStep& step, const Plan& plan) {
   HotVmmStep s;
   s.op = step.op;
   s.access = step.access;
@@ -344,6 +345,8 @@ HotVmmStep CompileVmmStep(const PlanStep& step) {
     s.alloc = step.other;  // the hint's buffer, see HotVmmStep
   } else if (step.op == Op::kCreate) {
     s.aux = static_cast<uint64_t>(step.device);
+    const AllocSpec& spec = plan.alloc_specs[step.alloc];
+    s.bare = plan.devices <= 1 && !spec.read_back && !spec.granularity;
   } else if (step.op == Op::kSetAccess) {
     // A plan always packs the list; a hand-made step with none means device 0.
     s.aux = step.device_access != 0 ? step.device_access : PackAccess(0, 0, step.access);
@@ -386,7 +389,7 @@ void RecordVmmStep(const PlanStep& step, const HotVmmStep& done, bool ok, RunSta
 }
 
 Status RunVmmStep(const PlanStep& step, RunState& state, StepRecord& record) {
-  HotVmmStep s = CompileVmmStep(step);
+  HotVmmStep s = CompileVmmStep(step, state.plan);
   Status status;
   RunVmmSteps(&s, 1, state, &status);
   RecordVmmStep(step, s, status.ok(), state, record);

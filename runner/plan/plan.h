@@ -101,6 +101,9 @@ struct PlanStep {
   Access access = Access::kReadWrite;
   bool named = false;  // the scenario gave the step a name (label is that name)
   bool fatal = false;
+  // set_access written with a per-device map (`access: {0: read}`), not one word: the report
+  // spells the access as that list. Kept here so the executor need not read `src` (cold, large).
+  bool access_per_device = false;
   int index = 0;  // position in the top-level step list (capture bodies: inner index)
   int line = 0;   // the step's line in the scenario file
   uint32_t repeat = 1;

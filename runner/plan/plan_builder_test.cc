@@ -275,6 +275,8 @@ TEST(BuildPlanTest, DevicesAccessListsAndPeers) {
   EXPECT_EQ(plan.steps[3].device_access,
             PackAccess(PackAccess(0, 0, Access::kRead), 1, Access::kReadWrite));
   EXPECT_EQ(plan.steps[10].device_access, PackAccess(0, 0, Access::kReadWrite));
+  EXPECT_TRUE(plan.steps[3].access_per_device);  // the report spells the list
+  EXPECT_FALSE(plan.steps[10].access_per_device);
   // Device 0 reads device 1's memory (A); device 1 was given none on B: no pair for it.
   EXPECT_EQ(plan.peer_access, (std::vector<std::pair<int, int>>{{0, 1}}));
   EXPECT_EQ(plan.steps[8].memory_devices, (uint64_t{1} << 32) | 2u);  // from device 1, to device 0

@@ -47,6 +47,7 @@ void PlanBuilder::DeviceAccessList(const Step& step, PlanStep* p) {
     p->device_access = PackAccess(0, 0, p->access);
     return;
   }
+  p->access_per_device = true;
   for (const Step::DeviceAccessEntry& e : step.device_access) {
     if (!CheckDevice(e.device.value, e.device.loc)) continue;
     const int device = static_cast<int>(e.device.value);
