@@ -66,6 +66,7 @@ void CollapseRepeats(std::vector<Diagnostic>* diagnostics) {
 namespace {
 
 thread_local uint64_t suggestion_cells_left = kSuggestionBudgetCells;
+thread_local bool suggestion_budget_spent = false;  // a search needed more than was left
 
 // The edit distance of `a` and `b` (both at most kMaxSuggestedLength long), or `cap` + 1 once it
 // is certain to exceed `cap`. On the stack: loops can ask for tens of thousands of these.
@@ -123,6 +124,7 @@ std::string SearchClosest(const std::string& word, const std::vector<std::string
     const uint64_t cells = uint64_t{word.size()} * c.size();
     if (cells > suggestion_cells_left) {  // the budget is spent: no suggestion
       *spent = true;
+      suggestion_budget_spent = true;
       return "";
     }
     suggestion_cells_left -= cells;
@@ -139,8 +141,11 @@ std::string SearchClosest(const std::string& word, const std::vector<std::string
 
 void ResetSuggestionBudget() {
   suggestion_cells_left = kSuggestionBudgetCells;
+  suggestion_budget_spent = false;
   last_match = LastMatch{};
 }
+
+bool SuggestionBudgetSpent() { return suggestion_budget_spent; }
 
 std::string ClosestMatch(const std::string& word, const std::vector<std::string>& candidates) {
   if (word.size() > kMaxSuggestedLength) return "";
@@ -155,7 +160,7 @@ std::string ClosestMatch(const std::string& word, const std::vector<std::string>
 
 std::string SuggestName(const std::string& word, const std::vector<std::string>& candidates) {
   // One-letter names (A, B, C) are all one edit apart: a suggestion would be a guess.
-  if (word.size() < 2) return "";
+  if (word.size() < 2 || suggestion_budget_spent) return "";
   std::string close = ClosestMatch(word, candidates);
   if (!close.empty()) return close;
   for (const std::string& c : candidates)

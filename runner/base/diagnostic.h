@@ -54,10 +54,13 @@ std::string ClosestMatch(const std::string& word, const std::vector<std::string>
 inline constexpr uint64_t kSuggestionBudgetCells = 20'000'000;
 // Gives this thread's suggestions their whole budget again (at the start of each parse and plan).
 void ResetSuggestionBudget();
+// True once this thread's budget ran out (until the next reset): every "did you mean" is empty
+// then, so a caller can skip gathering candidates (thousands of names, once per unknown name).
+bool SuggestionBudgetSpent();
 
 // The "did you mean" of every message: ClosestMatch, plus one swap of neighbouring letters
 // ("nmae" -> "name") as a single typo; nothing for one-letter words (A, B and C are all one edit
-// apart, so a suggestion would be a guess).
+// apart, so a suggestion would be a guess), nor once the budget is spent.
 std::string SuggestName(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace vmm

@@ -85,6 +85,27 @@ TEST(ClosestMatch, AgreesWithTheFullEditDistanceOnRandomWords) {
   }
 }
 
+TEST(SuggestName, NothingOnceTheBudgetIsSpentUntilTheNextReset) {
+  ResetSuggestionBudget();
+  EXPECT_FALSE(SuggestionBudgetSpent());
+  EXPECT_EQ(SuggestName("nmae", {"name", "other"}), "name");  // one swap
+  // Enough long candidates to need more edit-distance cells than the budget holds.
+  const std::string word(kMaxSuggestedLength, 'q');
+  const uint64_t cells_each = uint64_t{kMaxSuggestedLength} * kMaxSuggestedLength;
+  std::vector<std::string> many;
+  for (uint64_t i = 0; i <= kSuggestionBudgetCells / cells_each; ++i) {
+    std::string c(kMaxSuggestedLength, 'z');
+    c.replace(0, 8, std::to_string(10000000 + i));
+    many.push_back(c);
+  }
+  EXPECT_EQ(ClosestMatch(word, many), "");
+  EXPECT_TRUE(SuggestionBudgetSpent());
+  EXPECT_EQ(SuggestName("nmae", {"name", "other"}), "") << "no suggestion past the budget";
+  ResetSuggestionBudget();
+  EXPECT_FALSE(SuggestionBudgetSpent());
+  EXPECT_EQ(SuggestName("nmae", {"name", "other"}), "name");
+}
+
 TEST(Format, HexAndBytes) {
   EXPECT_EQ(Hex(0x7f3a00000000ull), "0x7f3a00000000");
   EXPECT_EQ(FormatBytes(2ull << 20), "2 MiB");

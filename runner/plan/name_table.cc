@@ -30,7 +30,9 @@ int NameTable::Resolve(const std::string& name, std::string* error) const {
   // Built without copying every live name: this runs once per iteration of a loop whose body
   // names something unknown, so its cost must not grow with the names' length. A name can only
   // be suggested if its length is close to `name`'s (SuggestName), and at most kListed are listed.
+  // Once the suggestion budget is spent no candidate is gathered (SuggestName would answer "").
   constexpr size_t kListed = 8;
+  const bool suggest = name.size() <= kMaxSuggestedLength && !SuggestionBudgetSpent();
   std::vector<std::string> candidates;
   std::vector<const std::string*> listed;
   size_t live = 0;
@@ -38,10 +40,9 @@ int NameTable::Resolve(const std::string& name, std::string* error) const {
     if (!o.live) continue;
     ++live;
     if (listed.size() < kListed) listed.push_back(&o.name);
-    if (name.size() <= kMaxSuggestedLength && o.name.size() <= 2 * kMaxSuggestedLength)
-      candidates.push_back(o.name);
+    if (suggest && o.name.size() <= 2 * kMaxSuggestedLength) candidates.push_back(o.name);
   }
-  const std::string close = SuggestName(name, candidates);
+  const std::string close = suggest ? SuggestName(name, candidates) : std::string();
   if (!close.empty()) {
     *error = "unknown " + kind_ + " '" + name + "', did you mean '" + close + "'?";
   } else if (live == 0) {

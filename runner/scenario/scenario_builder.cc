@@ -178,12 +178,13 @@ class Builder {
         steps.push_back(Group(item, item_schema));
         continue;
       }
-      Step step;
+      Step& step = steps.emplace_back();  // built in place: a Step is large (about 5.6 KB)
       step.loc = Loc(item);
       const YamlValue* op = item.Find(dispatch->discriminator);
       const SchemaNode* fields = op != nullptr ? dispatch->Case(op->scalar) : nullptr;
       if (op == nullptr || fields == nullptr || !ParseOpName(op->scalar, &step.op)) {
         Error(item, "internal error: step without a known op passed the schema");
+        steps.pop_back();
         continue;
       }
       for (const auto& [key, prop] : fields->Resolved()->properties) {
@@ -195,20 +196,21 @@ class Builder {
         if (v == nullptr) continue;
         Assign(&step, key, *v, set ? Loc(*v) : step.loc, set, prop);
       }
-      steps.push_back(std::move(step));
     }
     return steps;
   }
 
   template <typename T>
-  static void Put(Located<T>* field, T value, const SourceLoc& loc, bool set) {
+  static void Put(Located<T>* field, T value, SourceLoc loc, bool set) {
     field->value = std::move(value);
-    field->loc = loc;
+    field->loc = std::move(loc);
     field->set = set;
   }
 
-  void Assign(Step* step, const std::string& key, const YamlValue& v, const SourceLoc& loc,
-              bool set, const SchemaNode* prop) {
+  // `loc` by value: each key's branch moves it into the one field it sets (a location holds the
+  // file's path, so a copy is an allocation, made per key of every step of a loop).
+  void Assign(Step* step, const std::string& key, const YamlValue& v, SourceLoc loc, bool set,
+              const SchemaNode* prop) {
     if (key == "access" && v.IsMap()) {  // set_access's per-device form (the schema checked it)
       if (v.members.empty())
         Error(v, "'access' names no device; give at least one, e.g. {0: read_write, 1: read}");
@@ -237,7 +239,7 @@ class Builder {
       for (const StepMapField& f : kStepMapFields) {
         if (key != f.key) continue;
         StepMap& map = step->*f.field;
-        map.loc = loc;
+        map.loc = std::move(loc);
         map.set = set;
         for (const YamlMember& m : v.members)
           map.entries.push_back(
@@ -248,15 +250,16 @@ class Builder {
       }
     }
     for (const StepTextField& f : kStepTextFields)
-      if (key == f.key) return Put(&(step->*f.field), v.scalar, loc, set);
+      if (key == f.key) return Put(&(step->*f.field), v.scalar, std::move(loc), set);
     for (const StepSizeField& f : kStepSizeFields)
-      if (key == f.key) return Put(&(step->*f.field), Size(v, key), loc, set);
+      if (key == f.key) return Put(&(step->*f.field), Size(v, key), std::move(loc), set);
     for (const StepIntegerField& f : kStepIntegerFields)
-      if (key == f.key) return Put(&(step->*f.field), static_cast<uint64_t>(Integer(v)), loc, set);
+      if (key == f.key)
+        return Put(&(step->*f.field), static_cast<uint64_t>(Integer(v)), std::move(loc), set);
     for (const StepFlagField& f : kStepFlagFields)
-      if (key == f.key) return Put(&(step->*f.field), v.scalar == "true", loc, set);
+      if (key == f.key) return Put(&(step->*f.field), v.scalar == "true", std::move(loc), set);
     for (const StepDurationField& f : kStepDurationFields)
-      if (key == f.key) return Put(&(step->*f.field), Duration(v, key), loc, set);
+      if (key == f.key) return Put(&(step->*f.field), Duration(v, key), std::move(loc), set);
     for (const StepListField& f : kStepListFields) {
       if (key != f.key) continue;
       for (const YamlValue& item : v.items)
@@ -280,7 +283,7 @@ class Builder {
       return;
     }
     if (v.IsScalar()) {  // a key of one op: the planner reads its text (Step::keys)
-      step->keys.entries.push_back({key, {v.scalar, loc, set}});
+      step->keys.entries.push_back({key, {v.scalar, std::move(loc), set}});
       return;
     }
     Error(v, "internal error: the schema's key '" + key + "' has no field in Step");
