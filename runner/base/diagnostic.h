@@ -54,8 +54,8 @@ std::string ClosestMatch(const std::string& word, const std::vector<std::string>
 inline constexpr uint64_t kSuggestionBudgetCells = 20'000'000;
 // Gives this thread's suggestions their whole budget again (at the start of each parse and plan).
 void ResetSuggestionBudget();
-// True once this thread's budget ran out (until the next reset): every "did you mean" is empty
-// then, so a caller can skip gathering candidates (thousands of names, once per unknown name).
+// True once this thread's budget ran out (until the next reset): SuggestName answers "" then, so
+// a caller can skip gathering candidates (thousands of names, once per unknown name).
 bool SuggestionBudgetSpent();
 
 // The "did you mean" of every message: ClosestMatch, plus one swap of neighbouring letters

@@ -63,6 +63,10 @@ TEST(ExecutorDevices, SelectsADeviceOnlyWhereTheStepsDeviceChanges) {
   };
   EXPECT_EQ(Without(Without(engine.calls(), "CopyToHost"), "Checksum"), expected);
   ASSERT_EQ(out.steps.size(), 11u);
+  // A create on device 1 of a two-device scenario records its device.
+  ASSERT_EQ(out.steps[1].details.size(), 2u);
+  EXPECT_EQ(out.steps[1].details[1].first, "device");
+  EXPECT_EQ(std::get<int64_t>(out.steps[1].details[1].second), 1);
   // The record spells the access as the scenario's per-device list.
   EXPECT_EQ(std::get<std::string>(out.steps[3].details[0].second), "0: read, 1: read_write");
   EXPECT_TRUE(out.steps[6].check.has_value());

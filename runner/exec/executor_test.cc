@@ -341,6 +341,42 @@ steps:
   EXPECT_EQ(out.steps[3].status, report::StepStatus::kOk) << "the run went on";
 }
 
+// A create's record: a plain one is its handle and size alone (the executor then reads nothing
+// more); one with a location, a granularity rule or a read-back adds what it asked and was granted.
+TEST(Executor, CreateRecordsCarryWhatTheCreateAskedAndWasGranted) {
+  Planned p(R"(
+name: creates
+buffers: {A: {shape: [64]}}
+steps:
+  - {op: create, alloc: d, size: 2MiB}
+  - {op: create, alloc: h, size: 2MiB, location: host, granularity: minimum}
+  - {op: create, alloc: n, size: 2MiB, location: host_numa, numa_node: 0}
+  - {op: release, alloc: d}
+  - {op: release, alloc: h}
+  - {op: release, alloc: n}
+)");
+  ASSERT_EQ(p.errors, "");
+  std::unique_ptr<Engine> engine = std::move(CreateHostEngine({2 << 20})).value();
+  RunOutcome out = RunPlan(p.plan, *engine, nullptr);
+  ASSERT_EQ(out.summary.exit_code, 0) << (out.steps.empty() ? "" : out.steps.back().error);
+  auto keys = [](const report::StepRecord& r) {
+    std::vector<std::string> k;
+    for (const auto& [key, value] : r.details) k.push_back(key);
+    return k;
+  };
+  EXPECT_EQ(keys(out.steps[0]), std::vector<std::string>{"size_bytes"});
+  EXPECT_EQ(keys(out.steps[1]), (std::vector<std::string>{
+                                    "size_bytes", "location", "granularity_bytes",
+                                    "granted_location", "granted_numa_node", "granted_compression",
+                                    "granted_gpudirect_rdma", "granted_handle_types"}));
+  EXPECT_EQ(keys(out.steps[2]),
+            (std::vector<std::string>{"size_bytes", "location", "granted_location",
+                                      "granted_numa_node", "granted_compression",
+                                      "granted_gpudirect_rdma", "granted_handle_types"}));
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(out.steps[i].addresses.size(), 1u) << i;
+  EXPECT_EQ(std::get<std::string>(out.steps[1].details[1].second), "host");
+}
+
 // The host twin's accounting is exact, so check_memory's verdicts are too.
 TEST(Executor, CheckMemoryJudgesTheChangeSinceItsMark) {
   Planned p(R"(name: memory
