@@ -299,8 +299,10 @@ int main(int argc, char** argv) {
   std::printf("  clock read      : %7.1f ns (steady_clock; the runner reads it %s)\n",
               ClockReadNs(), TickReadNs() > 0 ? "twice per burst" : "once per VMM step");
   if (driver) {
+    const double context_ns = driver->ContextQueryNs();
+    if (context_ns < 0) return 4;  // the driver refused (printed by the loop)
     std::printf("  context query   : %7.1f ns (cuCtxGetCurrent; the engine asks once per call)\n",
-                driver->ContextQueryNs());
+                context_ns);
   }
   if (TickReadNs() > 0) {
     std::printf("  counter read    : %7.1f ns (rdtsc; the runner reads it once per VMM step)\n",
