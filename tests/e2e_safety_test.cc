@@ -211,7 +211,9 @@ TEST_F(E2ESafety, LoopsOverUnknownNamesAndDuplicateKeysAreRefusedCheaply) {
 }
 
 // 100,000 steps from a loop (the scriptable-scenarios issue's bound): the expansion, the plan, the
-// run and the report of every step fit in well under 1 GB.
+// run and the report of every step fit in well under 1 GB. About 650 MiB here (2026-12-01); it was
+// 920 MiB while every location held its own copies of the path and the loop context (72 bytes
+// each, plus the path on the heap), so the bound is 800 MiB.
 TEST_F(E2ESafety, AHundredThousandStepsRunInUnderOneGigabyte) {
   const std::string path = Write("many.yaml",
                                  "name: many\n"
@@ -229,7 +231,7 @@ TEST_F(E2ESafety, AHundredThousandStepsRunInUnderOneGigabyte) {
   Finished f = Run("run " + path + " --backend host -q --report " + Path("many.json"));
   EXPECT_EQ(f.exit_code, 0) << f.out;
   EXPECT_NE(f.out.find("100000 steps (100000 ok"), std::string::npos) << f.out;
-  EXPECT_LT(f.max_rss_kib, 1024 * 1024);
+  EXPECT_LT(f.max_rss_kib, 800 * 1024);
   std::cout << "100,000 steps: max RSS " << f.max_rss_kib / 1024 << " MiB, " << f.cpu_seconds
             << " s of CPU\n";
 }

@@ -6,15 +6,31 @@
 
 namespace vmm {
 
+SourceLoc::SourceLoc(std::string file, int line, int column, std::string context)
+    : origin(
+          std::make_shared<const SourceOrigin>(SourceOrigin{std::move(file), std::move(context)})),
+      line(line),
+      column(column) {}
+
+const std::string& SourceLoc::file() const {
+  static const std::string kNone;
+  return origin ? origin->file : kNone;
+}
+
+const std::string& SourceLoc::context() const {
+  static const std::string kNone;
+  return origin ? origin->context : kNone;
+}
+
 std::string FormatDiagnostic(const Diagnostic& d) {
-  std::string out = d.loc.file;
+  std::string out = d.loc.file();
   // append() rather than ":" + to_string(): GCC 12 warns falsely (-Wrestrict) on the latter.
   if (d.loc.line > 0) {
     out.append(":").append(std::to_string(d.loc.line));
     if (d.loc.column > 0) out.append(":").append(std::to_string(d.loc.column));
   }
   out += ": error: " + d.message;
-  if (!d.loc.context.empty()) out += " (in " + d.loc.context + ")";
+  if (!d.loc.context().empty()) out += " (in " + d.loc.context() + ")";
   return out;
 }
 
@@ -42,8 +58,8 @@ void CollapseRepeats(std::vector<Diagnostic>* diagnostics) {
   kept.reserve(diagnostics->size());
   bool any = false;
   for (Diagnostic& d : *diagnostics) {
-    if (!d.loc.context.empty() && d.loc.line > 0) {
-      auto [it, fresh] = first.try_emplace(std::make_tuple(d.loc.file, d.loc.line, d.loc.column),
+    if (!d.loc.context().empty() && d.loc.line > 0) {
+      auto [it, fresh] = first.try_emplace(std::make_tuple(d.loc.file(), d.loc.line, d.loc.column),
                                            Seen{kept.size(), 0});
       if (!fresh) {
         ++it->second.more;
@@ -57,9 +73,12 @@ void CollapseRepeats(std::vector<Diagnostic>* diagnostics) {
     *diagnostics = std::move(kept);
     return;
   }
-  for (const auto& [key, seen] : first)
-    if (seen.more > 0)
-      kept[seen.index].loc.context += "; " + std::to_string(seen.more) + " more like it";
+  for (const auto& [key, seen] : first) {
+    if (seen.more == 0) continue;
+    SourceLoc& loc = kept[seen.index].loc;  // origins are shared: the note gets one of its own
+    loc = SourceLoc(loc.file(), loc.line, loc.column,
+                    loc.context() + "; " + std::to_string(seen.more) + " more like it");
+  }
   *diagnostics = std::move(kept);
 }
 

@@ -6,18 +6,35 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace vmm {
 
-struct SourceLoc {
+// The file a value was written in and, for values made by loops and fragments, where its template
+// was expanded (`for i = 37`, `use 'page_cycle' at s.yaml:7:5`; empty for text written once).
+// Immutable once made, and shared: the locations of one file, or of one loop pass, all point at
+// one origin, so copying a location allocates nothing (a 100,000-step loop holds millions).
+struct SourceOrigin {
   std::string file;  // as given by the user (not canonicalised)
-  int line = 0;      // 1-based; 0 = unknown
-  int column = 0;    // 1-based; 0 = unknown
-  // Where a template was expanded, for values made by loops and fragments (`for i = 37`, `use
-  // 'page_cycle' at s.yaml:7:5`); empty for text written once. Printed after the message.
-  std::string context{};
+  std::string context;
+};
+
+struct SourceLoc {
+  SourceLoc() = default;
+  // A location with an origin of its own (diagnostics; hot paths share one with the next).
+  SourceLoc(std::string file, int line, int column, std::string context = {});
+  SourceLoc(std::shared_ptr<const SourceOrigin> origin, int line, int column)
+      : origin(std::move(origin)), line(line), column(column) {}
+
+  const std::string& file() const;     // "" when unknown
+  const std::string& context() const;  // printed after the message; "" for text written once
+
+  std::shared_ptr<const SourceOrigin> origin;  // null: no file known
+  int line = 0;                                // 1-based; 0 = unknown
+  int column = 0;                              // 1-based; 0 = unknown
 };
 
 struct Diagnostic {

@@ -37,6 +37,28 @@ TEST(Diagnostic, CollapsesRepeatsFromLoops) {
             "s.yaml:3:1: error: plain\n");
 }
 
+// Locations share their origin (file and context); the "more like it" note is the kept
+// diagnostic's own: a location that shared its origin keeps its context as it was.
+TEST(Diagnostic, CollapsingLeavesLocationsThatShareTheOriginAlone) {
+  const SourceLoc pass{"s.yaml", 9, 11, "for i = 0"};
+  std::vector<Diagnostic> ds = {{pass, "unknown alloc 'q0'"},
+                                {{"s.yaml", 9, 11, "for i = 1"}, "unknown alloc 'q1'"}};
+  const SourceLoc elsewhere{pass.origin, 4, 2};  // another value of the same loop pass
+  CollapseRepeats(&ds);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].loc.context(), "for i = 0; 1 more like it");
+  EXPECT_EQ(ds[0].loc.file(), "s.yaml");
+  EXPECT_EQ(pass.context(), "for i = 0");
+  EXPECT_EQ(elsewhere.context(), "for i = 0");
+}
+
+TEST(Diagnostic, ALocationWithoutOriginHasNoFileNorContext) {
+  const SourceLoc none;
+  EXPECT_EQ(none.file(), "");
+  EXPECT_EQ(none.context(), "");
+  EXPECT_EQ(FormatDiagnostic({none, "no file"}), ": error: no file");
+}
+
 TEST(ClosestMatch, SuggestsNearNamesOnly) {
   std::vector<std::string> keys = {"size", "offset", "alloc_offset", "buffer"};
   EXPECT_EQ(ClosestMatch("sizee", keys), "size");

@@ -52,7 +52,7 @@ std::vector<std::string> TemplatesOf(const Scenario& scenario) {
   std::vector<std::string> out;
   out.reserve(scenario.steps.size());
   for (const Step& s : scenario.steps)
-    out.push_back(s.loc.file + ":" + std::to_string(s.loc.line) + ":" +
+    out.push_back(s.loc.file() + ":" + std::to_string(s.loc.line) + ":" +
                   std::to_string(s.loc.column));
   return out;
 }

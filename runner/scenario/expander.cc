@@ -348,7 +348,8 @@ class Expander {
       f.origin_made = true;
       std::string context = ContextOf(f);
       if (!context.empty() || f.file != &file_)
-        f.origin = &out_->origins->emplace_back(YamlOrigin{*f.file, std::move(context)});
+        f.origin = &out_->origins->emplace_back(YamlOrigin{
+            std::make_shared<const SourceOrigin>(SourceOrigin{*f.file, std::move(context)})});
     }
     return f.origin;
   }

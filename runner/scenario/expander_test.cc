@@ -117,6 +117,41 @@ TEST(Expander, ErrorsInALoopPointAtTheTemplateAndNameTheIteration) {
             "(in for i = 0; 36 more like it)\n");
 }
 
+// The locations of a parsed scenario share origins: one for the file, one per loop pass (so a
+// 100,000-step loop does not hold a copy of the path per key). Each still says where it is.
+TEST(Expander, LocationsShareOneOriginPerFileAndPerLoopPass) {
+  ExpandOptions options;
+  std::vector<Diagnostic> d;
+  Expansion e;
+  std::optional<Scenario> s = ParseScenario(
+      "name: l\n"
+      "buffers: {A: {shape: [4]}}\n"
+      "steps:\n"
+      "  - {op: reserve, buffer: A}\n"
+      "  - for: i\n"
+      "    in: {range: [0, 2]}\n"
+      "    steps: [{op: create, alloc: 'p${i}', size: 2MiB}]\n"
+      "  - {op: free, buffer: A}\n",
+      "dir/s.yaml", options, &d, &e);
+  ASSERT_TRUE(s) << FormatDiagnostics(d);
+  ASSERT_EQ(s->steps.size(), 4u);
+  const Step& reserve = s->steps[0];
+  const Step& first = s->steps[1];
+  const Step& second = s->steps[2];
+  const Step& free = s->steps[3];
+  EXPECT_EQ(reserve.buffer.loc.origin, free.buffer.loc.origin);
+  EXPECT_EQ(reserve.loc.origin, reserve.buffer.loc.origin);
+  EXPECT_EQ(first.alloc.loc.origin, first.size.loc.origin);
+  EXPECT_NE(first.alloc.loc.origin, second.alloc.loc.origin);
+  EXPECT_NE(first.alloc.loc.origin, reserve.buffer.loc.origin);
+  EXPECT_EQ(reserve.buffer.loc.file(), "dir/s.yaml");
+  EXPECT_EQ(reserve.buffer.loc.context(), "");
+  EXPECT_EQ(second.alloc.loc.file(), "dir/s.yaml");
+  EXPECT_EQ(second.alloc.loc.context(), "for i = 1");
+  EXPECT_EQ(second.alloc.loc.line, 7);
+  EXPECT_EQ(second.size.loc.column, 48);
+}
+
 TEST(Expander, LoopMistakes) {
   EXPECT_EQ(Expand("name: l\nvars: {i: 1}\nsteps:\n"
                    "  - {for: i, in: [1], steps: []}\n"

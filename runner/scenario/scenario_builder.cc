@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <limits>
+#include <memory>
 
 #include "runner/scenario/duration.h"
 #include "runner/scenario/size.h"
@@ -13,7 +14,10 @@ namespace {
 class Builder {
  public:
   Builder(const JsonSchema& schema, const std::string& file, std::vector<Diagnostic>* diagnostics)
-      : schema_(schema), file_(file), diagnostics_(diagnostics) {}
+      : schema_(schema),
+        file_(file),
+        document_(std::make_shared<const SourceOrigin>(SourceOrigin{file, ""})),
+        diagnostics_(diagnostics) {}
 
   std::optional<Scenario> Build(const YamlValue& doc) {
     Scenario s;
@@ -63,13 +67,13 @@ class Builder {
   }
 
  private:
-  SourceLoc Loc(const YamlValue& v) const { return LocationOf(file_, v); }
+  SourceLoc Loc(const YamlValue& v) const { return LocationOf(document_, v); }
 
   // A buffer or view entry: its name, where it is declared, shape and dtype.
   BufferDecl Tensor(const YamlValue& map, const YamlMember& m) {
     BufferDecl b;
     b.name = m.key;
-    b.loc = LocationOf(file_, map.origin, m.line, m.column);
+    b.loc = LocationOf(document_, map.origin, m.line, m.column);
     if (const YamlValue* shape = m.value.Find("shape"))
       for (const YamlValue& d : shape->items) b.shape.push_back(static_cast<uint64_t>(Integer(d)));
     if (const YamlValue* dtype = m.value.Find("dtype")) b.dtype = dtype->scalar;
@@ -178,7 +182,7 @@ class Builder {
         steps.push_back(Group(item, item_schema));
         continue;
       }
-      Step& step = steps.emplace_back();  // built in place: a Step is large (about 5.6 KB)
+      Step& step = steps.emplace_back();  // built in place: a Step is large (about 3 KB)
       step.loc = Loc(item);
       const YamlValue* op = item.Find(dispatch->discriminator);
       const SchemaNode* fields = op != nullptr ? dispatch->Case(op->scalar) : nullptr;
@@ -207,8 +211,8 @@ class Builder {
     field->set = set;
   }
 
-  // `loc` by value: each key's branch moves it into the one field it sets (a location holds the
-  // file's path, so a copy is an allocation, made per key of every step of a loop).
+  // `loc` by value: each key's branch moves it into the one field it sets (a copy would touch the
+  // shared origin's count, per key of every step of a loop).
   void Assign(Step* step, const std::string& key, const YamlValue& v, SourceLoc loc, bool set,
               const SchemaNode* prop) {
     if (key == "access" && v.IsMap()) {  // set_access's per-device form (the schema checked it)
@@ -216,7 +220,7 @@ class Builder {
         Error(v, "'access' names no device; give at least one, e.g. {0: read_write, 1: read}");
       for (const YamlMember& m : v.members) {
         Step::DeviceAccessEntry e;
-        const SourceLoc key_loc = LocationOf(file_, v.origin, m.line, m.column);
+        const SourceLoc key_loc = LocationOf(document_, v.origin, m.line, m.column);
         YamlValue key;
         key.kind = YamlValue::Kind::kScalar;
         key.scalar = m.key;
@@ -244,7 +248,7 @@ class Builder {
         for (const YamlMember& m : v.members)
           map.entries.push_back(
               {m.key,
-               {m.value.scalar, LocationOf(file_, m.value.origin, m.value.line, m.value.column),
+               {m.value.scalar, LocationOf(document_, m.value.origin, m.value.line, m.value.column),
                 true}});
         return;
       }
@@ -291,6 +295,7 @@ class Builder {
 
   const JsonSchema& schema_;
   const std::string& file_;
+  const std::shared_ptr<const SourceOrigin> document_;  // every location in `file_` shares it
   std::vector<Diagnostic>* diagnostics_;
   bool failed_ = false;
 };

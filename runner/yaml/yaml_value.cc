@@ -10,7 +10,12 @@ const YamlValue* YamlValue::Find(std::string_view key) const {
 
 SourceLoc LocationOf(const std::string& file, const YamlOrigin* origin, int line, int column) {
   if (origin == nullptr) return SourceLoc{file, line, column};
-  return SourceLoc{origin->file, line, column, origin->context};
+  return SourceLoc{origin->source, line, column};
+}
+
+SourceLoc LocationOf(const std::shared_ptr<const SourceOrigin>& document, const YamlOrigin* origin,
+                     int line, int column) {
+  return SourceLoc{origin != nullptr ? origin->source : document, line, column};
 }
 
 std::string DescribeYamlValue(const YamlValue& value) {

@@ -6,6 +6,7 @@
 // immutable after loading and safe to read from several threads.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,10 +19,10 @@ struct YamlMember;
 
 // Where an expanded value was written, when that is not simply the document's own file: the
 // scenario expander (runner/scenario/expander.h) sets it on values copied out of a loop body or a
-// fragment file. The expansion owns the origins and outlives every tree that points at them.
+// fragment file. The expansion owns the origins and outlives every tree that points at them; the
+// locations made from a value share its origin's SourceOrigin.
 struct YamlOrigin {
-  std::string file;     // the file the template was written in
-  std::string context;  // e.g. "for i = 37"; see SourceLoc::context
+  std::shared_ptr<const SourceOrigin> source;  // never null: the template's file and context
 };
 
 struct YamlValue {
@@ -57,6 +58,14 @@ struct YamlMember {
 SourceLoc LocationOf(const std::string& file, const YamlOrigin* origin, int line, int column);
 inline SourceLoc LocationOf(const std::string& file, const YamlValue& v) {
   return LocationOf(file, v.origin, v.line, v.column);
+}
+// The same for code that makes many locations (one per key of every step): `document` is the
+// document's own origin, made once, and every location shares it or the value's origin.
+SourceLoc LocationOf(const std::shared_ptr<const SourceOrigin>& document, const YamlOrigin* origin,
+                     int line, int column);
+inline SourceLoc LocationOf(const std::shared_ptr<const SourceOrigin>& document,
+                            const YamlValue& v) {
+  return LocationOf(document, v.origin, v.line, v.column);
 }
 
 // How a value reads in a message: "'abc'" for scalars (long ones shortened), "a map", "a list",
