@@ -73,6 +73,10 @@ const Shrink kShrinks[] = {
     {"cycles:", {"cycles", "3"}},              // remap_replay_stress: 10,000 cycles
     {"weight_pages:", {"weight_pages", "2"}},  // sleep_wake_64g: 2 of the 4 pages are weights,
     {"\n  page:", {"page", "2MiB"}},           // each of 2 MiB
+    // data_plane_16g: two 16 GiB buffers, run wherever 48 GiB of (host) memory is free; filled
+    // and compared once per engine call, that sweep took over ten minutes on a 128 GiB host.
+    {"vars: {size: 16GiB", {"size", "64MiB"}},
+    {", n: 4096}", {"n", "256"}},
 };
 
 std::optional<Loaded> Load(const fs::path& path) {
