@@ -95,6 +95,12 @@ std::optional<Loaded> Load(const fs::path& path) {
   loaded.scenario = std::make_unique<Scenario>(std::move(*scenario));
   loaded.plan = BuildPlan(*loaded.scenario, &diagnostics);
   if (!diagnostics.empty()) return std::nullopt;
+  // A sweep runs a scenario once per engine call: one whose buffers still hold gigabytes (a shrink
+  // above that no longer matches its text) would fill them for many minutes wherever they fit.
+  uint64_t bytes = 0;
+  for (const BufferDecl& b : loaded.scenario->buffers) bytes += b.bytes();
+  EXPECT_LE(bytes, 1ull << 30) << path.filename() << " declares " << bytes
+                               << " bytes of buffers: shrink it in kShrinks";
   return loaded;
 }
 

@@ -15,8 +15,9 @@ namespace vmm {
 
 // The file a value was written in and, for values made by loops and fragments, where its template
 // was expanded (`for i = 37`, `use 'page_cycle' at s.yaml:7:5`; empty for text written once).
-// Immutable once made, and shared: the locations of one file, or of one loop pass, all point at
-// one origin, so copying a location allocates nothing (a 100,000-step loop holds millions).
+// Immutable once made, and shared: the scenario builder points every location of the text written
+// once in the document at one origin, and the expander makes one per loop pass and fragment use,
+// so copying a location allocates nothing (a 100,000-step loop holds millions of them).
 struct SourceOrigin {
   std::string file;  // as given by the user (not canonicalised)
   std::string context;

@@ -295,7 +295,8 @@ class Builder {
 
   const JsonSchema& schema_;
   const std::string& file_;
-  const std::shared_ptr<const SourceOrigin> document_;  // every location in `file_` shares it
+  const std::shared_ptr<const SourceOrigin>
+      document_;  // the locations of text written once in `file_` share it
   std::vector<Diagnostic>* diagnostics_;
   bool failed_ = false;
 };
