@@ -15,13 +15,12 @@ class Builder {
  public:
   Builder(const JsonSchema& schema, const std::string& file, std::vector<Diagnostic>* diagnostics)
       : schema_(schema),
-        file_(file),
         document_(std::make_shared<const SourceOrigin>(SourceOrigin{file, ""})),
         diagnostics_(diagnostics) {}
 
   std::optional<Scenario> Build(const YamlValue& doc) {
     Scenario s;
-    s.file = file_;
+    s.file = document_->file;
     const SchemaNode& root = schema_.root();
     if (const YamlValue* v = Value(doc, root, "version")) s.version = static_cast<int>(Integer(*v));
     if (const YamlValue* v = doc.Find("name")) s.name = v->scalar;
@@ -294,9 +293,8 @@ class Builder {
   }
 
   const JsonSchema& schema_;
-  const std::string& file_;
-  const std::shared_ptr<const SourceOrigin>
-      document_;  // the locations of text written once in `file_` share it
+  // The scenario file; every location of the text written once in it shares this origin.
+  const std::shared_ptr<const SourceOrigin> document_;
   std::vector<Diagnostic>* diagnostics_;
   bool failed_ = false;
 };
