@@ -21,10 +21,10 @@
 
 #include "runner/base/exit_code.h"
 #include "runner/base/stop_signal.h"
-#include "runner/cli/requirements.h"
 #include "runner/engine/fault_engine.h"
 #include "runner/engine/select/engine_select.h"
 #include "runner/exec/executor.h"
+#include "runner/pipeline/requirements.h"
 #include "runner/plan/plan.h"
 #include "runner/scenario/parse.h"
 

@@ -15,15 +15,8 @@
 #include "runner/cli/console_log.h"
 #include "runner/cli/expand_command.h"
 #include "runner/cli/progress_line.h"
-#include "runner/cli/provenance.h"
-#include "runner/cli/requirements.h"
 #include "runner/cli/sweep_summary.h"
-#include "runner/engine/select/engine_select.h"
-#include "runner/exec/executor.h"
-#include "runner/exec/fold_steps.h"
-#include "runner/exec/step_targets.h"
-#include "runner/isolate/child_block_runner.h"
-#include "runner/plan/plan.h"
+#include "runner/pipeline/run_scenario.h"
 #include "runner/report/atomic_file.h"
 #include "runner/report/graph_dot_files.h"
 #include "runner/report/junit.h"
@@ -44,17 +37,6 @@ std::string DefaultReportPath(const RunOptions& options, const report::Report& r
       report.scenario_name + (point != nullptr ? "." + SweepPointText(*point) : "");
   return (fs::path(options.report_dir) / report::DefaultReportFileName(name, report.backend))
       .string();
-}
-
-// Where each top-level step was written (file:line:column): the steps a loop or fragment made
-// share their template's place (exec/fold_steps.h).
-std::vector<std::string> TemplatesOf(const Scenario& scenario) {
-  std::vector<std::string> out;
-  out.reserve(scenario.steps.size());
-  for (const Step& s : scenario.steps)
-    out.push_back(s.loc.file() + ":" + std::to_string(s.loc.line) + ":" +
-                  std::to_string(s.loc.column));
-  return out;
 }
 
 // The report paths claimed so far in this run (lexically normalised) and the scenario file that
@@ -94,84 +76,54 @@ bool PrepareReportPath(const RunOptions& options, const std::string& scenario_pa
   return true;
 }
 
-// Validates, runs and reports one scenario (`text`, the contents of `path`); returns its exit code
-// and appends its report.
+// Validates, runs and reports one scenario (`text`, the contents of `path`) through the pipeline
+// (pipeline/run_scenario.h); returns its exit code and appends its report.
 int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::string& path,
            const std::string& text, const SweepPoint* point, ClaimedPaths* claimed,
            std::vector<report::Report>* reports, std::ostream& out, std::ostream& err) {
-  std::vector<Diagnostic> diagnostics;
-  std::optional<Scenario> scenario = ParseScenario(text, path, expand, &diagnostics);
-  Plan plan;
-  if (scenario) plan = BuildPlan(*scenario, &diagnostics);
-  if (!diagnostics.empty()) {
-    CollapseRepeats(&diagnostics);
-    err << FormatDiagnostics(diagnostics);
-    err << path << ": " << diagnostics.size()
-        << " error(s); nothing was run (fix them, or check with `vmm-run validate`)\n";
-    return kExitInputError;
-  }
-
-  EngineRequest request;
-  ParseBackendKind(options.backend, &request.kind);  // CLI11 already checked the value
+  RunRequest request;
+  request.path = path;
+  request.text = text;
+  request.expand = expand;
+  if (point != nullptr) request.point = *point;
+  ParseBackendKind(options.backend, &request.backend);  // CLI11 already checked the value
   request.device = options.device;
-  request.granularity = plan.granularity;
   request.host_devices = options.host_devices;
-  StatusOr<EngineChoice> choice = SelectEngine(request);
-  if (!choice.ok()) {
-    err << path << ": error: " << choice.status().message() << "\n";
-    return ExitForStatus(choice.status());
+  request.argv = options.argv;
+  PrepareOutcome prepared = PrepareRun(std::move(request));
+  if (!prepared.diagnostics.empty()) {
+    err << FormatDiagnostics(prepared.diagnostics);
+    err << path << ": " << prepared.diagnostics.size()
+        << " error(s); nothing was run (fix them, or check with `vmm-run validate`)\n";
+    return prepared.exit_code;
   }
-  Engine& engine = *choice->engine;
-  const DeviceInfo& info = engine.info();
+  if (!prepared.run) {
+    err << path << ": error: " << prepared.error << "\n";
+    return prepared.exit_code;
+  }
+  PreparedRun& run = *prepared.run;
 
-  report::Report report;
-  ProvenanceInput provenance{options.argv,     path,          text, scenario->name,
-                             plan.granularity, choice->reason};
-  FillProvenance(provenance, info, &report);
   std::string report_path;
-  if (!PrepareReportPath(options, path, report, point, claimed, &report_path, err))
+  if (!PrepareReportPath(options, path, run.report, point, claimed, &report_path, err))
     return kExitInputError;
   // From here on a report at report_path is this run's: an earlier one is removed now, so that an
   // interrupted or crashed run never leaves it looking current. The new one appears, complete,
   // when the run ends (WriteFileAtomically).
   ::unlink(report_path.c_str());
 
-  if (!options.quiet) ConsoleLog::PrintHeader(report, out);
-  ConsoleLog log(plan, out);
+  if (!options.quiet) ConsoleLog::PrintHeader(run.report, out);
+  ConsoleLog log(run.plan, out);
   StepObserver* observer = options.quiet ? nullptr : &log;
   std::optional<ProgressLine> progress;  // a live status line, on a terminal only
   if (observer != nullptr && isatty(STDOUT_FILENO) == 1) {
-    progress.emplace(plan, &log, out, [] {
+    progress.emplace(run.plan, &log, out, [] {
       return std::chrono::duration<double, std::micro>(
                  std::chrono::steady_clock::now().time_since_epoch())
           .count();
     });
     observer = &*progress;
   }
-  // Isolate blocks run in a child vmm-run on this backend, from this very text and --set values.
-  isolate::ChildBlockOptions block_options;
-  block_options.scenario_path = path;
-  block_options.scenario_text = text;
-  for (const VarOverride& v : expand.set) block_options.set.emplace_back(v.name, v.value);
-  block_options.backend = info.backend;
-  block_options.device = options.device;
-  isolate::ChildBlockRunner blocks(std::move(block_options));
-  std::string unmet = UnmetRequirement(scenario->requires_, info);
-  if (unmet.empty()) unmet = DescribeDevices(plan, engine, &report.devices);
-  if (report.devices.empty()) report.devices.push_back(DeviceRecordOf(info, 0));
-  if (unmet.empty()) unmet = UnmetCapability(scenario->requires_, engine);
-  RunOutcome outcome =
-      unmet.empty() ? RunPlan(plan, engine, observer, &blocks) : SkipPlan(plan, unmet);
-  choice->engine.reset();  // release everything still alive before reporting
-  report.steps = std::move(outcome.steps);
-  report.buffers = BufferTable(plan);
-  AddTargets(plan, &report.steps);
-  if (scenario->fold_loops) FoldRepeatedSteps(TemplatesOf(*scenario), &report.steps);
-  report.graphs = std::move(outcome.graphs);
-  report.vars = scenario->vars;
-  if (point != nullptr)
-    for (const VarOverride& v : *point) report.sweep_point.emplace_back(v.name, v.value);
-  report.summary = outcome.summary;
+  report::Report report = ExecuteRun(run, observer);
 
   // Each captured graph's DOT text beside the report (a failure costs the file, not the report).
   if (Status dots = report::WriteGraphDotFiles(report_path, &report); !dots.ok())

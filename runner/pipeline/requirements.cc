@@ -1,4 +1,4 @@
-#include "runner/cli/requirements.h"
+#include "runner/pipeline/requirements.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "runner/cli/provenance.h"
+#include "runner/pipeline/provenance.h"
 
 #include <ctime>
 

@@ -1,6 +1,6 @@
 // What a multi-device run needs beyond `requires:`: every device it names, VMM on each, and peer
 // access for every pair a set_access creates (DescribeDevices).
-#include "runner/cli/requirements.h"
+#include "runner/pipeline/requirements.h"
 
 #include <gtest/gtest.h>
 
