@@ -134,21 +134,37 @@ Status Mark(const PlanStep& step, RunState& state, StepRecord& record) {
   state.marks[step.query->mark] = free;
   record.details.emplace_back("free_bytes", static_cast<int64_t>(free));
   record.details.emplace_back("total_bytes", static_cast<int64_t>(total));
+  record.details.emplace_back("scenario_bytes", static_cast<int64_t>(step.query->held_at_mark));
   return Status::Ok();
 }
 
+// Two subjects (docs/scenario-language.md, check_memory): `scenario` judges the bytes the
+// scenario's own creates hold (the plan's count: the same on every backend), `device` judges
+// cuMemGetInfo's free memory, which on a GPU also moves with the driver's own allocations (page
+// tables, reservations) and other processes: its verdict is a device fact (CheckRecord::
+// device_fact), which a cross-machine diff does not compare. The record has both views.
 Status CheckMemory(const PlanStep& step, RunState& state, StepRecord& record) {
   uint64_t free = 0, total = 0;
   VMM_RETURN_IF_ERROR(state.engine.MemoryInfo(&free, &total));
   const PlanQuery& q = *step.query;
   const uint64_t then = state.marks[q.mark];
-  const int64_t freed = static_cast<int64_t>(free) - static_cast<int64_t>(then);
+  const int64_t device_freed = static_cast<int64_t>(free) - static_cast<int64_t>(then);
+  const int64_t scenario_freed =
+      static_cast<int64_t>(q.held_at_mark) - static_cast<int64_t>(q.held_now);
   const Bound& b = q.bounds.front();
+  const int64_t freed = q.device_subject ? device_freed : scenario_freed;
   const int64_t observed = b.quantity == "freed" ? freed : -freed;
+  record.details.emplace_back("subject", std::string(q.device_subject ? "device" : "scenario"));
   record.details.emplace_back("free_at_mark_bytes", static_cast<int64_t>(then));
   record.details.emplace_back("free_now_bytes", static_cast<int64_t>(free));
+  record.details.emplace_back("scenario_at_mark_bytes", static_cast<int64_t>(q.held_at_mark));
+  record.details.emplace_back("scenario_now_bytes", static_cast<int64_t>(q.held_now));
   record.details.emplace_back(b.quantity + "_bytes", observed);
+  // What the device lost beyond the scenario's own bytes since the mark (driver overhead, other
+  // processes): a device fact, for people to read.
+  record.details.emplace_back("device_overhead_bytes", scenario_freed - device_freed);
   SetCheck(b.Text(), b.quantity + " " + SignedBytes(observed), b.Holds(observed), record);
+  if (q.device_subject) record.check->device_fact = true;
   return Status::Ok();
 }
 

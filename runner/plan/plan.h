@@ -83,6 +83,11 @@ struct PlanQuery {
                              // expected values of the `asserted` ones
   uint32_t asserted = 0;     // check_properties: PropCheck bits
   std::vector<Bound> bounds;  // check_memory, check_granularity, check_range (size)
+  // mark and check_memory: the bytes of device memory the scenario's own creates hold on the
+  // step's device (PlanBuilder::HeldBytes), at the mark and now. check_memory: `subject: device`
+  // judges cuMemGetInfo's free memory instead (device_subject).
+  uint64_t held_at_mark = 0, held_now = 0;
+  bool device_subject = false;
 };
 
 // How a create makes its allocation: the properties asked for, and what to check or read back.

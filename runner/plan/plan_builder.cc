@@ -49,6 +49,7 @@ PlanBuilder::PlanBuilder(const PlanBuilder& parent, const Step& block,
   reservations_.resize(plan_.buffers.size());
   reserved_by_.resize(plan_.buffers.size());
   freed_line_.resize(plan_.buffers.size(), 0);
+  reservation_id_.resize(plan_.buffers.size(), -1);
   last_reserved_size_.resize(plan_.buffers.size(), 0);
   graph_allocs_.resize(plan_.buffers.size());
 }
@@ -120,6 +121,7 @@ void PlanBuilder::DeclareBuffers() {
   reservations_.resize(plan_.buffers.size());
   reserved_by_.resize(plan_.buffers.size());
   freed_line_.resize(plan_.buffers.size(), 0);
+  reservation_id_.resize(plan_.buffers.size(), -1);
   last_reserved_size_.resize(plan_.buffers.size(), 0);
   graph_allocs_.resize(plan_.buffers.size());
 }

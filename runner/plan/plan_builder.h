@@ -44,8 +44,11 @@ class PlanBuilder {
     std::string name;  // the step's label (the engine's and the report's node name)
     bool named = false;
     NodeType type = NodeType::kEmpty;
-    std::vector<int> deps;     // node indices, in the order the capture adds the edges
-    BufferUses uses;           // buffers the node touches (a child graph: all of its nodes')
+    std::vector<int> deps;  // node indices, in the order the capture adds the edges
+    BufferUses uses;        // buffers the node touches (a child graph: all of its nodes')
+    // By use: the reservation (PlanBuilder::reservation_id_) whose address the node holds for
+    // that buffer; kGraphMemory for a graph allocation. A graph keeps the addresses it captured.
+    std::vector<int> reservation_ids;
     int alloc = -1;            // mem_alloc: the buffer it allocates
     int freed = -1;            // mem_free: the buffer it frees
     bool host_source = false;  // memcpy from a snapshot (host memory)
@@ -265,8 +268,19 @@ class PlanBuilder {
   std::vector<ReservationState> reservations_;            // by buffer slot
   std::vector<std::pair<std::string, int>> reserved_by_;  // by buffer slot: step label, line
   std::vector<int> freed_line_;                           // by buffer slot, 0 = never freed
-  std::vector<uint64_t> last_reserved_size_;    // by buffer slot: its latest reservation, 0 = none
+  std::vector<uint64_t> last_reserved_size_;  // by buffer slot: its latest reservation, 0 = none
+  // By buffer slot: the id of its current reservation (one per reserve step, in order), or -1
+  // while it is not reserved. A captured node records it (NodeModel::reservation_ids): a buffer
+  // freed and reserved again may have another address, which the node does not follow.
+  std::vector<int> reservation_id_;
+  int reservations_made_ = 0;
+  static constexpr int kGraphMemory = -2;
+  // The reservation ids of `uses` now (AddNode, set_node): -1 for a buffer not reserved now (the
+  // node holds no address of it; a replay refuses it), kGraphMemory for a graph allocation.
+  // `child`: the graph a child_graph node copies, whose nodes hold the ids of their own capture.
+  std::vector<int> ReservationIds(const BufferUses& uses, const GraphModel* child) const;
   std::unordered_map<std::string, int> marks_;  // mark step name -> mark slot, as they come
+  std::vector<uint64_t> mark_held_;             // by mark slot: HeldBytes at the mark
 
   NameTable allocs_, graphs_, execs_;
   std::vector<GraphModel> graph_models_;       // by graph slot
@@ -276,6 +290,15 @@ class PlanBuilder {
   CaptureContext* capture_ = nullptr;  // non-null while a capture body is planned
   // By alloc slot: for an imported allocation, the name of the allocation it came from.
   std::unordered_map<int, std::string> imported_from_;
+  // By alloc slot: the slot of the create that made its memory (itself for a create; the
+  // exporter's memory for an import of this process's export, the mapped memory for a retain), or
+  // -1 for memory this process did not create (an import of the parent's export in a block).
+  std::vector<int> alloc_memory_;
+  // The bytes of device memory on scenario device `device` that the creates of this process hold
+  // now: each created allocation counts while a handle to its memory is live or it is mapped
+  // (a release while mapped frees nothing; a retained handle keeps it). check_memory's subject
+  // `scenario` (docs/scenario-language.md).
+  uint64_t HeldBytes(int device) const;
   struct SharedHandle {  // an exported handle, by name
     int slot = -1;       // Plan::handles
     int alloc = -1;      // the exported allocation's slot
@@ -312,6 +335,7 @@ class PlanBuilder {
     std::vector<int> freed_line;
     std::vector<uint64_t> last_reserved_size;
     std::vector<std::pair<int, int>> peer_access;
+    std::vector<int> reservation_id;
     NameTable allocs, graphs, execs;  // slots stay: a slot made by the step is simply never live
     std::vector<GraphModel> graph_models;
     std::vector<ExecModel> exec_models;

@@ -81,10 +81,10 @@ const char* PlanBuilder::CudaErrorNamed(const Located<std::string>& field, const
 
 PlanBuilder::SimulatedState PlanBuilder::SaveState() const {
   return SimulatedState{
-      plan_.buffers,     reservations_, reserved_by_, freed_line_,    last_reserved_size_,
-      plan_.peer_access, allocs_,       graphs_,      execs_,         graph_models_,
-      exec_models_,      graph_allocs_, event_slots_, graph_devices_, exec_devices_,
-      snapshots_,        handles_};
+      plan_.buffers,     reservations_,   reserved_by_,  freed_line_,  last_reserved_size_,
+      plan_.peer_access, reservation_id_, allocs_,       graphs_,      execs_,
+      graph_models_,     exec_models_,    graph_allocs_, event_slots_, graph_devices_,
+      exec_devices_,     snapshots_,      handles_};
 }
 
 void PlanBuilder::RestoreState(SimulatedState&& saved) {
@@ -94,6 +94,7 @@ void PlanBuilder::RestoreState(SimulatedState&& saved) {
   freed_line_ = std::move(saved.freed_line);
   last_reserved_size_ = std::move(saved.last_reserved_size);
   plan_.peer_access = std::move(saved.peer_access);
+  reservation_id_ = std::move(saved.reservation_id);
   allocs_ = std::move(saved.allocs);
   graphs_ = std::move(saved.graphs);
   execs_ = std::move(saved.execs);

@@ -105,6 +105,8 @@ void PlanBuilder::AddNode(const Step& step, const PlanStep& p, BufferUses uses) 
   // A name that did not resolve (-1) was reported already; the node touches nothing known there.
   std::erase_if(uses, [](const std::pair<int, Access>& u) { return u.first < 0; });
   node.uses = std::move(uses);
+  node.reservation_ids = ReservationIds(
+      node.uses, p.op == Op::kChildGraph && p.graph >= 0 ? &graph_models_[p.graph] : nullptr);
   if (p.op == Op::kMemAlloc) node.alloc = p.buffer;
   if (p.op == Op::kMemFree) node.freed = p.buffer;
   // A memcpy node with a host side: a copy from a host snapshot (device snapshots are device
@@ -343,9 +345,30 @@ void PlanBuilder::ReplayExec(const Step& step, int e) {
   };
   for (size_t i = 0; i < exec.nodes.size(); ++i) {
     if (!exec.enabled[i]) continue;  // a disabled node touches nothing
-    for (const auto& [buffer, need] : exec.nodes[i].uses)
-      if (!allocated_here(Owner(buffer)))
-        Use(buffer, need, actor + " would touch", at, exec_devices_[e]);
+    const NodeModel& node = exec.nodes[i];
+    for (size_t u = 0; u < node.uses.size(); ++u) {
+      const auto& [buffer, need] = node.uses[u];
+      const int owner = Owner(buffer);
+      if (allocated_here(owner)) continue;
+      const int captured = u < node.reservation_ids.size() ? node.reservation_ids[u] : kGraphMemory;
+      if (captured != kGraphMemory && captured != reservation_id_[owner]) {
+        const std::string& name = plan_.buffers[owner].name;
+        Error(at, actor + " would touch '" + plan_.buffers[buffer].name + "' at the address '" +
+                      node.name + "' recorded, but " +
+                      (captured < 0 ? "'" + name +
+                                          "' was not reserved then (the node holds no "
+                                          "address of it)"
+                                    : "'" + name + "' was freed since (line " +
+                                          std::to_string(freed_line_[owner]) + ")" +
+                                          (reservation_id_[owner] >= 0
+                                               ? " and reserved again, maybe elsewhere"
+                                               : "")) +
+                      ": a graph keeps the addresses it captured; capture it after the reserve, "
+                      "or give the node its buffers anew (set_node, update)");
+        continue;
+      }
+      Use(buffer, need, actor + " would touch", at, exec_devices_[e]);
+    }
   }
   for (const NodeModel& node : exec.nodes) {
     if (node.freed >= 0 && !allocated_here(node.freed) && !graph_allocs_[node.freed].live) {
@@ -369,6 +392,34 @@ void PlanBuilder::ReplayExec(const Step& step, int e) {
     graph_allocs_[node.freed].live = false;
     graph_allocs_[node.freed].freed_line = step.loc.line;
   }
+}
+
+}  // namespace vmm
+
+namespace vmm {
+
+std::vector<int> PlanBuilder::ReservationIds(const BufferUses& uses,
+                                             const GraphModel* child) const {
+  std::vector<int> ids;
+  ids.reserve(uses.size());
+  for (const auto& [buffer, need] : uses) {
+    const int owner = Owner(buffer);
+    int id = kGraphMemory;
+    if (child != nullptr) {  // the address the child's own capture took
+      for (const NodeModel& n : child->nodes)
+        for (size_t u = 0; u < n.uses.size() && id == kGraphMemory; ++u)
+          if (Owner(n.uses[u].first) == owner && u < n.reservation_ids.size())
+            id = n.reservation_ids[u];
+    } else if (graph_allocs_[owner].graph < 0) {
+      bool allocated_in_capture = false;
+      if (capture_ != nullptr)
+        for (const NodeModel& n : capture_->model.nodes)
+          allocated_in_capture = allocated_in_capture || n.alloc == owner;
+      if (!allocated_in_capture) id = reservation_id_[owner];  // -1: not reserved now
+    }
+    ids.push_back(id);
+  }
+  return ids;
 }
 
 }  // namespace vmm

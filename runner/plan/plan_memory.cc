@@ -73,6 +73,7 @@ void PlanBuilder::Reserve(const Step& step, PlanStep* p) {
   if (buffer.reservation_size == 0) buffer.reservation_size = p->size;
   AddressHint(step, p);  // before this reservation counts: a hint may name the buffer's last one
   r.Reserve(p->size);
+  reservation_id_[p->buffer] = reservations_made_++;
   reserved_by_[p->buffer] = {p->label, step.loc.line};
   last_reserved_size_[p->buffer] = p->size;
 }
@@ -113,6 +114,7 @@ void PlanBuilder::Free(const Step& step, PlanStep* p) {
             "free_while_mapped");
   }
   r.Free();
+  reservation_id_[p->buffer] = -1;
   freed_line_[p->buffer] = step.loc.line;
 }
 
@@ -137,6 +139,7 @@ void PlanBuilder::Create(const Step& step, PlanStep* p) {
   p->alloc = allocs_.Create(step.alloc.value, step.loc.line, &error);
   if (!error.empty()) return Error(At(step.alloc, step), error);
   plan_.alloc_sizes.push_back(p->size);
+  alloc_memory_.push_back(p->alloc);
   // Visit resolved the step's `device`; memory in host RAM belongs to no device (-1).
   plan_.alloc_devices.push_back(spec.props.location == MemLocation::kDevice ? p->device : -1);
   plan_.alloc_specs.push_back(spec);

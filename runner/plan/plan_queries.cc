@@ -188,6 +188,7 @@ void PlanBuilder::PlanOp<Op::kRetain>(const Step& step, PlanStep* p, BufferUses*
   // The retained handle is the mapped allocation: its size (a whole allocation is mapped).
   const uint64_t size = m != nullptr && m->alloc_slot >= 0 ? plan_.alloc_sizes[m->alloc_slot] : 0;
   plan_.alloc_sizes.push_back(size);
+  alloc_memory_.push_back(m != nullptr && m->alloc_slot >= 0 ? alloc_memory_[m->alloc_slot] : -1);
   AllocSpec spec;
   spec.props.size = size;
   plan_.alloc_specs.push_back(spec);
@@ -277,7 +278,9 @@ template <>
 void PlanBuilder::PlanOp<Op::kMark>(const Step& step, PlanStep* p, BufferUses*) {
   p->query = PlanQuery{};
   p->query->mark = static_cast<int>(plan_.marks.size());
+  p->query->held_at_mark = HeldBytes(p->device);
   plan_.marks.push_back(step.name.value);
+  mark_held_.push_back(p->query->held_at_mark);
   marks_.emplace(step.name.value, p->query->mark);  // names are unique (checked for every step)
 }
 
@@ -289,6 +292,7 @@ void PlanBuilder::PlanOp<Op::kCheckMemory>(const Step& step, PlanStep* p, Buffer
   const Located<std::string>& since = Key(step, "since");
   if (auto it = marks_.find(since.value); it != marks_.end()) {
     q.mark = it->second;
+    q.held_at_mark = mark_held_[q.mark];
   } else if (auto named = step_names_.find(since.value); named != step_names_.end()) {
     Error(since.loc, named->second.op == Op::kMark
                          ? "'since' names mark '" + since.value + "' (line " +
@@ -303,6 +307,15 @@ void PlanBuilder::PlanOp<Op::kCheckMemory>(const Step& step, PlanStep* p, Buffer
                           : names.empty() ? "; add {op: mark, name: ...} before this step"
                                           : std::string()));
   }
+  q.held_now = HeldBytes(p->device);
+  const Located<std::string>& subject = Key(step, "subject");
+  if (subject.set && subject.value != "scenario" && subject.value != "device") {
+    Error(subject.loc,
+          "'subject' must be scenario (the bytes this scenario's creates hold) or "
+          "device (the device's free memory, cuMemGetInfo), got '" +
+              subject.value + "'");
+  }
+  q.device_subject = subject.set && subject.value == "device";
   if (step.freed.set == step.used.set) {
     Error(step.loc, "check_memory needs exactly one of 'freed' or 'used'");
     return;
@@ -312,6 +325,27 @@ void PlanBuilder::PlanOp<Op::kCheckMemory>(const Step& step, PlanStep* p, Buffer
                 &b)) {
     q.bounds.push_back(b);
   }
+}
+
+}  // namespace vmm
+
+namespace vmm {
+
+uint64_t PlanBuilder::HeldBytes(int device) const {
+  std::vector<bool> alive(alloc_memory_.size(), false);
+  for (size_t slot = 0; slot < alloc_memory_.size(); ++slot) {
+    const int memory = alloc_memory_[slot];
+    if (memory >= 0 && allocs_.LiveSlot(plan_.allocs[slot]) == static_cast<int>(slot))
+      alive[memory] = true;
+  }
+  for (const ReservationState& r : reservations_)
+    for (const MappingRecord& m : r.mappings())
+      if (m.alloc_slot >= 0 && alloc_memory_[m.alloc_slot] >= 0)
+        alive[alloc_memory_[m.alloc_slot]] = true;
+  uint64_t held = 0;
+  for (size_t memory = 0; memory < alive.size(); ++memory)
+    if (alive[memory] && plan_.alloc_devices[memory] == device) held += plan_.alloc_sizes[memory];
+  return held;
 }
 
 }  // namespace vmm

@@ -174,6 +174,8 @@ void PlanBuilder::SetNode(const Step& step, PlanStep* p) {
     node.spec = spec;
     node.uses = UsesOf(spec);
     std::erase_if(node.uses, [](const std::pair<int, Access>& u) { return u.first < 0; });
+    // The new parameters hold the buffers' addresses now.
+    node.reservation_ids = ReservationIds(node.uses, nullptr);
     p->body.push_back(std::move(spec));
   }
   if (step.enabled.set) exec.enabled[index] = step.enabled.value;

@@ -61,6 +61,7 @@ void PlanBuilder::Import(const Step& step, PlanStep* p) {
   AllocSpec spec;
   int device = p->device;
   std::string from;
+  int shared_here = -1;  // the exporter's alloc slot when this process exported the handle
   if (!found) {
     std::vector<std::string> names;
     for (const auto& [n, h] : handles_) names.push_back(n);
@@ -95,6 +96,7 @@ void PlanBuilder::Import(const Step& step, PlanStep* p) {
       spec.props = owner->plan_.alloc_specs[shared.alloc].props;
       device = owner->plan_.alloc_devices[shared.alloc];
       from = shared.alloc_name;
+      if (owner == this) shared_here = shared.alloc;
     }
   }
   std::string error;
@@ -104,6 +106,8 @@ void PlanBuilder::Import(const Step& step, PlanStep* p) {
   spec.props.size = size;
   if (!from.empty()) imported_from_[p->alloc] = from;
   plan_.alloc_sizes.push_back(size);
+  // This process's own export is its own memory; a parent's (in a block) is the parent's.
+  alloc_memory_.push_back(shared_here >= 0 ? alloc_memory_[shared_here] : -1);
   plan_.alloc_devices.push_back(device);
   plan_.alloc_specs.push_back(spec);
 }

@@ -245,6 +245,11 @@ class ScenarioDiff {
       if (bc.verdict != nc.verdict) reason += " (" + verdicts + ")";
       Row(fixed ? RowKind::kImprovement : RowKind::kRegression, display, "actual", bc.actual,
           nc.actual, std::move(reason));
+    } else if (bc.verdict != nc.verdict && (bc.device_fact || nc.device_fact) &&
+               config_.ignore_device) {
+      Row(RowKind::kInfo, display, "verdict", VerdictName(bc.verdict), VerdictName(nc.verdict),
+          verdicts + " (expected " + nc.expected + ", got " + nc.actual +
+              "): a device fact, compared only between runs on one machine");
     } else if (bc.verdict != nc.verdict) {
       Row(fixed ? RowKind::kImprovement : RowKind::kRegression, display, "verdict",
           VerdictName(bc.verdict), VerdictName(nc.verdict),

@@ -55,6 +55,10 @@ struct CheckRecord {
   Verdict verdict = Verdict::kFail;
   uint64_t mismatch_count = 0;       // data checks only
   std::vector<Mismatch> mismatches;  // the first few
+  // The verdict judges what only the device can know (check_memory with `subject: device`: free
+  // memory, which the driver's own allocations move): a cross-machine diff (ignore_device) lists
+  // a changed verdict as information, never as a regression. Written only when true.
+  bool device_fact = false;
 };
 
 // Summary statistics of a repeated step (repeat: N), microseconds.

@@ -80,6 +80,7 @@ Json CheckToJson(const CheckRecord& c) {
     mismatches.push_back(std::move(mj));
   }
   j["mismatches"] = std::move(mismatches);
+  if (c.device_fact) j["device_fact"] = true;
   return j;
 }
 

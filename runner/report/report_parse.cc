@@ -69,6 +69,7 @@ CheckRecord ReadCheck(FieldReader& r, const Json& c, const std::string& p) {
   r.String(c, p, "actual", &check.actual);
   r.Enum(c, p, "verdict", &check.verdict, ParseVerdict, "pass, fail");
   r.Integer(c, p, "mismatch_count", &check.mismatch_count);
+  if (c.contains("device_fact")) r.Bool(c, p, "device_fact", &check.device_fact);
   if (const Json* ms = r.Array(c, p, "mismatches", true)) {
     for (size_t i = 0; i < ms->size(); ++i) {
       const std::string mp = p + "/mismatches/" + std::to_string(i);
