@@ -1,6 +1,8 @@
 // AddressSpace's queries (retain, granted properties, ranges, granularity, free memory), its
 // sharing (export / import of a POSIX fd) and its inventory: what reads the twin's state rather
 // than changing its mappings. The VMM calls themselves are in address_space.cc.
+#include <sys/stat.h>
+
 #include <string>
 #include <utility>
 
@@ -38,7 +40,15 @@ Status AddressSpace::SameAllocation(AllocHandle a, AllocHandle b, bool* same) co
       return CudaError("SameAllocation", kInvalidValue,
                        "unknown or released handle " + Hex(h.value));
   }
-  *same = a.value == b.value;  // a handle value names one allocation for the engine's life
+  // The same memory, not only the same handle: an import of this process's own export (or a
+  // retain of its mapping) is a handle of its own over the exporter's memfd, as a GPU's import is
+  // the exporter's physical memory (the CUDA engine proves it by writing through one mapping and
+  // reading through the other). A memfd is one file: compare the files.
+  struct stat x {
+  }, y{};
+  if (fstat(FindHandle(a)->memory->fd, &x) != 0 || fstat(FindHandle(b)->memory->fd, &y) != 0)
+    return CudaError("SameAllocation", kInvalidValue, "cannot fstat a handle's memfd");
+  *same = x.st_dev == y.st_dev && x.st_ino == y.st_ino;
   return Status::Ok();
 }
 

@@ -158,14 +158,14 @@ class CaptureBuilder {
 //                                                    `graph`, error_from_node the dependency.
 //   Then, node by node in `graph`'s creation order:
 //     - the paired node's type differs              -> kErrorNodeTypeChanged;
-//     - a graph memory node (alloc or free)         -> kErrorNotSupported (what the driver is
-//                                                    expected to answer; scenarios/update_results
-//                                                    pins it on the GPU);
-//     - a conditional node (if / while)            -> kErrorNotSupported: a conservative answer,
-//                                                    not measured on a GPU (CUDA documents that a
-//                                                    conditional node's parameters cannot change
-//                                                    and its body follows the rules here; the twin
-//                                                    refuses every update that meets one);
+//     - graph memory nodes (alloc, free) pair like any other node (the H200, driver 580, returned
+//       success for two graphs of one shape with memory nodes; older documentation says not
+//       supported);
+//     - a conditional node (if / while)             -> its body by the same rules, as a child
+//                                                    graph's (the H200 returned success for two
+//                                                    captures of one shape and ran the new body);
+//                                                    an if paired with a while, not measured yet,
+//                                                    -> kErrorParametersChanged;
 //     - a memcpy whose source or destination memory
 //       type changes (host <-> device)              -> kErrorParametersChanged;
 //     - a child graph                               -> the same rules on the children (an error

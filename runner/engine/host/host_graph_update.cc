@@ -86,11 +86,14 @@ Refusal CheckNode(const GraphNode& e, const GraphNode& g) {
   } else if (g.type == NodeType::kMemcpy &&
              (e.src_place != g.src_place || e.dst_place != g.dst_place)) {
     r.code = UpdateCode::kErrorParametersChanged;  // a side's memory type changed
-  } else if (g.type == NodeType::kConditional) {
-    // Not measured on a GPU: CUDA documents that a conditional node's parameters cannot change
-    // (its body following the rules here); the twin refuses every such update (host_graph.h).
-    r.code = UpdateCode::kErrorNotSupported;
-  } else if (g.type == NodeType::kGraph) {
+  } else if (g.type == NodeType::kConditional && e.condition.kind != g.condition.kind) {
+    // An if paired with a while: not seen on a GPU yet; the twin calls it a parameter change.
+    r.code = UpdateCode::kErrorParametersChanged;
+  } else if (g.type == NodeType::kGraph || g.type == NodeType::kConditional) {
+    // A conditional node's body updates like a child graph: on the H200 (driver 580) an update
+    // between two captures with if / while nodes of the same shape returned success and the exec
+    // then ran the new body (docs/backends.md, "Conditional nodes").
+
     std::vector<int> inner;
     r = CheckGraph(*e.child, *g.child, &inner);
     if (r.code == UpdateCode::kErrorTopologyChanged && r.node.empty()) r.node = g.name;

@@ -238,13 +238,14 @@ TEST(HostGraphUpdateRules, ChildGraphsAreComparedNodeByNode) {
 
 // Conditional nodes: an if inside a while (nested bodies), names and structure, the replay's
 // reading of the words at that moment, lanes refused inside a body, one exec at a time, no child
-// graph, and updates refused (conservatively) at the conditional node.
+// graph, and an update from a capture of the same shape accepted, its body run from then on (as
+// the H200 did).
 TEST_F(HostGraphV2Test, ConditionalNodesNestAndRunOnTheWordsOfEachReplay) {
   EXPECT_OK(engine_->Memset(c_, kWords, 0, nullptr));
-  auto capture = [&](GraphHandle* g) {
+  auto capture = [&](GraphHandle* g, uint32_t a_value) {
     EXPECT_OK(engine_->BeginCapture());
     EXPECT_OK(engine_->BeginConditional(ConditionKind::kWhile, c_, c_ + 4, "loop"));
-    Named(engine_->Memset(a_, kWords, 7, nullptr), "set A");
+    Named(engine_->Memset(a_, kWords, a_value, nullptr), "set A");
     EXPECT_OK(engine_->BeginConditional(ConditionKind::kIf, c_ + 8, 0, "maybe"));
     EXPECT_FALSE(engine_->ForkLane(0, 1).ok()) << "a body is one chain";
     Named(engine_->Memset(b_, kWords, 9, nullptr), "set B");
@@ -255,7 +256,7 @@ TEST_F(HostGraphV2Test, ConditionalNodesNestAndRunOnTheWordsOfEachReplay) {
     EXPECT_OK(engine_->EndCapture(g));
   };
   GraphHandle g, g2;
-  capture(&g);
+  capture(&g, 7);
   GraphStructure s;
   EXPECT_OK(engine_->DescribeGraph(g, &s));
   ASSERT_EQ(s.nodes.size(), 2u);
@@ -288,11 +289,14 @@ TEST_F(HostGraphV2Test, ConditionalNodesNestAndRunOnTheWordsOfEachReplay) {
   EXPECT_FALSE(engine_->CaptureChildGraph(g).ok()) << "no child graph with conditional nodes";
   GraphHandle dropped;
   (void)engine_->EndCapture(&dropped);
-  capture(&g2);
+  capture(&g2, 8);
   UpdateResult r;
   EXPECT_OK(engine_->Update(e, g2, &r));
-  EXPECT_EQ(r.code, UpdateCode::kErrorNotSupported);
-  EXPECT_EQ(r.error_node, "loop");
+  EXPECT_EQ(r.code, UpdateCode::kSuccess);
+  EXPECT_EQ(r.error_node, "");
+  EXPECT_OK(engine_->Memset(c_, 1, 1, nullptr));
+  EXPECT_OK(engine_->Replay(e, nullptr));
+  EXPECT_EQ(Word(a_), 8u) << "the updated exec runs the new body";
 }
 
 // A body left open ends the capture with an error; the engine captures again afterwards.
