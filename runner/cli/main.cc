@@ -8,8 +8,10 @@
 
 #include "runner/base/exit_code.h"
 #include "runner/cli/completion_command.h"
+#include "runner/cli/crosscheck_command.h"
 #include "runner/cli/diff_command.h"
 #include "runner/cli/expand_command.h"
+#include "runner/cli/generate_command.h"
 #include "runner/cli/run_command.h"
 #include "runner/cli/steps_command.h"
 #include "runner/cli/timeline_command.h"
@@ -47,12 +49,16 @@ int Main(int argc, char** argv) {
   vmm::ExpandCommandOptions expand;
   vmm::CompletionOptions completion;
   vmm::TimelineOptions timeline;
+  vmm::GenerateOptions generate;
+  vmm::CrosscheckCommandOptions crosscheck;
   vmm::SetupRunCommand(app, run);
   vmm::SetupValidateCommand(app, validate);
   vmm::SetupStepsCommand(app, steps);
   vmm::SetupDiffCommand(app, diff);
   vmm::SetupExpandCommand(app, expand);
   vmm::SetupTimelineCommand(app, timeline);
+  vmm::SetupGenerateCommand(app, generate);
+  vmm::SetupCrosscheckCommand(app, crosscheck);
   vmm::SetupCompletionCommand(app, completion);
 
   std::set<std::string> names;
@@ -77,6 +83,10 @@ int Main(int argc, char** argv) {
   if (app.got_subcommand("expand")) return vmm::RunExpandCommand(expand, std::cout, std::cerr);
   if (app.got_subcommand("timeline"))
     return vmm::RunTimelineCommand(timeline, std::cout, std::cerr);
+  if (app.got_subcommand("generate"))
+    return vmm::RunGenerateCommand(generate, std::cout, std::cerr);
+  if (app.got_subcommand("crosscheck"))
+    return vmm::RunCrosscheckCommand(crosscheck, std::cout, std::cerr);
   if (app.got_subcommand("completion"))
     return vmm::RunCompletionCommand(completion, std::cout, std::cerr);
   return vmm::kExitInputError;

@@ -1,0 +1,224 @@
+// The generator's refusals and isolate blocks. A refusal breaks a row of the VMM rule table that
+// the driver refuses safely (VmmRule::SafeOnDriver) and expects that row's error; the model is left
+// as it was, since a refused call changes nothing. An isolate block runs in a child with an empty
+// state: a short life of its own, some ending in a write through a read-only mapping that must
+// fault with CUDA_ERROR_ILLEGAL_ADDRESS.
+#include "runner/generate/generator_impl.h"
+#include "runner/vocab/vmm_rules.h"
+
+namespace vmm::gen {
+namespace {
+
+std::string ErrorOf(const char* rule) {
+  const VmmRule* row = FindVmmRule(rule);
+  return row != nullptr ? std::string(row->error) : std::string();
+}
+
+}  // namespace
+
+bool Generator::Refusal() {
+  std::vector<std::string> live;
+  for (const auto& [name, a] : model.allocs)
+    if (a.live) live.push_back(name);
+  std::vector<std::pair<std::string, uint64_t>> mapped;  // buffer, mapping offset
+  std::vector<std::pair<std::string, uint64_t>> gaps;    // buffer, free granule
+  for (const auto& [buffer, r] : model.reservations) {
+    if (!r.reserved) continue;
+    for (const auto& [offset, m] : r.maps) mapped.emplace_back(buffer, offset);
+    for (uint64_t offset : model.FreeOffsets(buffer, G())) gaps.emplace_back(buffer, offset);
+  }
+  switch (rng.Below(8)) {
+    case 0: {  // map_over_live_mapping
+      if (live.empty() || mapped.empty()) return false;
+      const auto [buffer, offset] = rng.Pick(mapped);
+      const std::string alloc = rng.Pick(live);
+      if (offset + model.phys[model.allocs[alloc].phys].size > model.reservations[buffer].size)
+        return false;
+      Emit(Op("map")
+               .Add("buffer", buffer)
+               .Add("alloc", alloc)
+               .Size("offset", offset)
+               .Add("expect_error", ErrorOf("map_over_live_mapping"))
+               .Build());
+      return true;
+    }
+    case 1: {  // map_part_of_alloc
+      std::vector<std::string> big;
+      for (const std::string& a : live)
+        if (model.phys[model.allocs[a].phys].size >= 2 * G()) big.push_back(a);
+      if (big.empty() || gaps.empty()) return false;
+      const auto [buffer, offset] = rng.Pick(gaps);
+      Emit(Op("map")
+               .Add("buffer", buffer)
+               .Add("alloc", rng.Pick(big))
+               .Size("offset", offset)
+               .Size("size", G())
+               .Add("expect_error", ErrorOf("map_part_of_alloc"))
+               .Build());
+      return true;
+    }
+    case 2: {  // reserve_size_not_granular, on a buffer not reserved now
+      std::vector<std::string> free;
+      for (const auto& [name, r] : model.reservations)
+        if (!r.reserved) free.push_back(name);
+      if (free.empty()) return false;
+      const std::string buffer = rng.Pick(free);
+      Emit(Op("reserve")
+               .Add("buffer", buffer)
+               .Size("size", model.reservations[buffer].size + G() / 2)
+               .Add("expect_error", ErrorOf("reserve_size_not_granular"))
+               .Build());
+      return true;
+    }
+    case 3:  // create_size_not_granular
+      Emit(Op("create")
+               .Add("alloc", Fresh("bad"))
+               .Size("size", G() / 2 * (1 + 2 * rng.Below(2)))
+               .Add("expect_error", ErrorOf("create_size_not_granular"))
+               .Build());
+      return true;
+    case 4: {  // set_access_unmapped / set_access_part_of_mapping
+      std::vector<std::pair<std::string, uint64_t>> big;
+      for (const auto& [buffer, offset] : mapped)
+        if (model.reservations[buffer].maps[offset].size >= 2 * G())
+          big.emplace_back(buffer, offset);
+      if (!big.empty() && rng.Percent(50)) {
+        const auto [buffer, offset] = rng.Pick(big);
+        Emit(Op("set_access")
+                 .Add("buffer", buffer)
+                 .Size("offset", offset)
+                 .Size("size", G())
+                 .Add("expect_error", ErrorOf("set_access_part_of_mapping"))
+                 .Build());
+        return true;
+      }
+      if (gaps.empty()) return false;
+      const auto [buffer, offset] = rng.Pick(gaps);
+      Emit(Op("set_access")
+               .Add("buffer", buffer)
+               .Size("offset", offset)
+               .Size("size", G())
+               .Add("expect_error", ErrorOf("set_access_unmapped"))
+               .Build());
+      return true;
+    }
+    case 5: {  // unmap_splits_mapping
+      std::vector<std::pair<std::string, uint64_t>> big;
+      for (const auto& [buffer, offset] : mapped)
+        if (model.reservations[buffer].maps[offset].size >= 2 * G())
+          big.emplace_back(buffer, offset);
+      if (big.empty()) return false;
+      const auto [buffer, offset] = rng.Pick(big);
+      Emit(Op("unmap")
+               .Add("buffer", buffer)
+               .Size("offset", offset + G())
+               .Size("size", G())
+               .Add("expect_error", ErrorOf("unmap_splits_mapping"))
+               .Build());
+      return true;
+    }
+    case 6: {  // free_while_mapped, or double_free of a buffer freed before
+      std::vector<std::string> freed;
+      for (const auto& [name, r] : model.reservations)
+        if (!r.reserved && r.ever_freed) freed.push_back(name);
+      if (!freed.empty() && rng.Percent(50)) {
+        Emit(Op("free")
+                 .Add("buffer", rng.Pick(freed))
+                 .Add("expect_error", ErrorOf("double_free"))
+                 .Build());
+        return true;
+      }
+      if (mapped.empty()) return false;
+      Emit(Op("free")
+               .Add("buffer", rng.Pick(mapped).first)
+               .Add("expect_error", ErrorOf("free_while_mapped"))
+               .Build());
+      return true;
+    }
+    default:  // a create beyond any device's memory (and any host's RAM)
+      Emit(Op("create")
+               .Add("alloc", Fresh("huge"))
+               .Size("size", 4ull << 40)
+               .Add("expect_error", "CUDA_ERROR_OUT_OF_MEMORY")
+               .Build());
+      return true;
+  }
+}
+
+bool Generator::IsolateBlock() {
+  // The child starts with nothing live: a model of its own over the same declarations.
+  Model saved_model = model;
+  auto saved_graphs = std::move(graphs);
+  auto saved_execs = std::move(execs);
+  auto saved_marks = std::move(marks);
+  const bool saved_gm = gm_held;
+  model.reservations.clear();
+  for (const auto& [name, t] : saved_model.tensors)
+    if (!t.graph_memory && !t.is_view)
+      model.reservations[name].size = saved_model.reservations.at(name).size;
+  model.allocs.clear();
+  model.snapshots.clear();
+  model.exports.clear();
+  graphs.clear();
+  execs.clear();
+  marks.clear();
+  gm_held = false;
+  std::vector<YamlValue> body;
+  std::vector<YamlValue>* outer = out;
+  out = &body;
+  in_block = true;
+
+  Reserve();
+  Create() && MapAlloc() && SetAccess();
+  bool (Generator::*kBlockActions[])() = {
+      &Generator::Create, &Generator::MapAlloc,     &Generator::SetAccess, &Generator::Fill,
+      &Generator::Memset, &Generator::TakeSnapshot, &Generator::CheckData, &Generator::Copy,
+      &Generator::Unmap,  &Generator::Release,      &Generator::Remap};
+  const int steps = static_cast<int>(rng.Between(3, 8));
+  for (int tries = 0; static_cast<int>(body.size()) < steps && tries < 40; ++tries)
+    (this->*kBlockActions[rng.Below(std::size(kBlockActions))])();
+  // Some blocks end in a fault: read-only access over a mapping, then a write through it.
+  std::string expect = "ok";
+  if (rng.Percent(50)) {
+    for (const auto& [buffer, r] : model.reservations) {
+      if (!r.reserved || r.maps.empty()) continue;
+      const auto& [offset, m] = *r.maps.begin();
+      Emit(Op("set_access")
+               .Add("buffer", buffer)
+               .Size("offset", offset)
+               .Size("size", m.size)
+               .Add("access", "read")
+               .Build());
+      Tensor target;
+      std::string name;
+      for (const auto& [tname, t] : model.tensors)
+        if (!t.graph_memory && t.buffer == buffer && t.offset < offset + m.size &&
+            offset < t.offset + t.Bytes() && name.empty())
+          name = tname;
+      if (name.empty()) break;
+      Emit(Op("fill")
+               .Add("name", Name("the faulting write " + std::to_string(counter++)))
+               .Add("buffer", name)
+               .Num("seed", 1)
+               .Build());
+      expect = "CUDA_ERROR_ILLEGAL_ADDRESS";
+      break;
+    }
+  }
+  in_block = false;
+  out = outer;
+  model = std::move(saved_model);
+  graphs = std::move(saved_graphs);
+  execs = std::move(saved_execs);
+  marks = std::move(saved_marks);
+  gm_held = saved_gm;
+  if (body.empty()) return false;
+  MapBuilder block;
+  block.Add("isolate", MapBuilder().Add("expect", expect).Build());
+  block.Add("name", Name("child " + std::to_string(counter++)));
+  block.Add("steps", List(std::move(body)));
+  Emit(block.Build());
+  return true;
+}
+
+}  // namespace vmm::gen
