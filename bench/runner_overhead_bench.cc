@@ -86,7 +86,8 @@ class NullEngine final : public vmm::Engine {
   }
   vmm::Status Release(vmm::AllocHandle, vmm::SyncNote*) override { return {}; }
   vmm::Status Map(vmm::DevicePtr, uint64_t, uint64_t, vmm::AllocHandle) override { return {}; }
-  vmm::Status SetAccess(vmm::DevicePtr, uint64_t, std::span<const vmm::DeviceAccess>) override {
+  vmm::Status SetAccess(vmm::DevicePtr, uint64_t, std::span<const vmm::DeviceAccess>,
+                        vmm::SyncNote*) override {
     return {};
   }
   vmm::Status Unmap(vmm::DevicePtr, uint64_t, vmm::SyncNote*) override { return {}; }

@@ -57,6 +57,26 @@ class Replay {
     if (step.op == Op::kUnmap) return engine_->Unmap(at, range, &note);
     if (step.op == Op::kFill)
       return engine_->Fill(buffer.va, buffer.elements, step.seed.value, nullptr);
+    if (step.op == Op::kMemset)  // recorded as a node inside a capture
+      return engine_->Memset(buffer.va, buffer.elements, static_cast<uint32_t>(step.value.value),
+                             nullptr);
+    if (step.op == Op::kCapture) {
+      VMM_RETURN_IF_ERROR(engine_->BeginCapture());
+      for (const vmm::Step& inner : step.steps) {
+        Status s = Step(inner);
+        if (s.ok()) s = engine_->NameCapturedNode(inner.op == Op::kMemset ? "memset" : "node");
+        if (!s.ok()) {
+          GraphHandle dropped;
+          (void)engine_->EndCapture(&dropped);
+          return s;
+        }
+      }
+      return engine_->EndCapture(&graphs_[step.graph.value]);
+    }
+    if (step.op == Op::kInstantiate) {
+      ExecHandle exec;
+      return engine_->Instantiate(graphs_[step.graph.value], &exec);
+    }
     return InternalError(std::string("the rule replay does not run '") + OpName(step.op) +
                          "' steps");
   }
@@ -66,6 +86,7 @@ class Replay {
   Engine* engine_;
   std::map<std::string, Buffer> buffers_;
   std::map<std::string, Alloc> allocs_;
+  std::map<std::string, GraphHandle> graphs_;
 };
 
 }  // namespace

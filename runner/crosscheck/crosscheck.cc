@@ -107,7 +107,8 @@ StatusOr<CrosscheckSummary> RunCrosscheck(const CrosscheckOptions& options) {
   Runner runner(options);
   const int count = options.files.empty() ? options.count : static_cast<int>(options.files.size());
   const Clock::time_point start = Clock::now();
-  std::map<std::string, int> shrunk;  // by signature
+  std::map<std::string, int> shrunk;    // by signature
+  std::string previous, previous_text;  // the scenario run before this one
   for (int k = 0; k < count; ++k) {
     if (options.time_limit_s > 0 && Since(start) > options.time_limit_s) {
       s.time_limit_hit = true;
@@ -133,7 +134,20 @@ StatusOr<CrosscheckSummary> RunCrosscheck(const CrosscheckOptions& options) {
     try {
       PairRun pair = runner.RunBoth(name, text, &s);
       for (const ScenarioOutcome* o : {&pair.reference, &pair.model}) {
-        if (o->exit_code == kExitUnavailable) return Unavailable(o->error);
+        if (o->exit_code != kExitUnavailable) continue;
+        if (previous.empty()) return Unavailable(o->error);
+        // It worked for the scenario before: that one left the context unusable (a sticky device
+        // fault, which no later call in this process survives).
+        s.context_lost_after = previous;
+        s.failures.emplace_back(previous, "the device was unusable after it ran: " + o->error);
+        Disagreement d;
+        d.name = previous;
+        d.signature = "context lost";
+        d.text = d.shrunk = previous_text;
+        if (options.found) options.found(d);
+        s.disagreements.push_back(std::move(d));
+        if (options.progress) options.progress(name, "not run: the device is unusable");
+        return s;
       }
       if (pair.reference.exit_code == kExitInputError || pair.model.exit_code == kExitInputError) {
         ++s.invalid;
@@ -179,6 +193,7 @@ StatusOr<CrosscheckSummary> RunCrosscheck(const CrosscheckOptions& options) {
           Runner::Compare(last, &d.rows);
           if (last.reference.report) d.reference = std::move(*last.reference.report);
           if (last.model.report) d.model = std::move(*last.model.report);
+          if (options.found) options.found(d);
           s.disagreements.push_back(std::move(d));
           outcome = "disagree (" + signature + ")";
         }
@@ -189,6 +204,8 @@ StatusOr<CrosscheckSummary> RunCrosscheck(const CrosscheckOptions& options) {
       outcome = "internal error";
     }
     if (options.progress) options.progress(name, outcome);
+    previous = name;
+    previous_text = std::move(text);
   }
   return s;
 }

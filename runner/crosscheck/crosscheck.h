@@ -25,6 +25,16 @@
 
 namespace vmm {
 
+struct Disagreement {
+  std::string name;       // the scenario's name
+  std::string signature;  // what differs, as the shrinker keeps it ("status|ok|failed")
+  std::string text;       // the scenario as run
+  std::string shrunk;     // after shrinking (== text when not shrunk)
+  ShrinkStats shrink;
+  report::Report reference, model;    // the reports of the shrunk scenario
+  std::vector<report::DiffRow> rows;  // their differences
+};
+
 struct CrosscheckOptions {
   gen::GenOptions gen;  // gen.seed is the first seed: scenario k has seed gen.seed + k
   int count = 100;
@@ -43,16 +53,9 @@ struct CrosscheckOptions {
   std::string child_exe = "/proc/self/exe";
   // Called after each scenario with its name and what happened ("agree", "disagree", ...).
   std::function<void(const std::string& name, const std::string& outcome)> progress;
-};
-
-struct Disagreement {
-  std::string name;       // the scenario's name
-  std::string signature;  // what differs, as the shrinker keeps it ("status|ok|failed")
-  std::string text;       // the scenario as run
-  std::string shrunk;     // after shrinking (== text when not shrunk)
-  ShrinkStats shrink;
-  report::Report reference, model;    // the reports of the shrunk scenario
-  std::vector<report::DiffRow> rows;  // their differences
+  // Called with each disagreement as soon as it is shrunk (a run can die later: a scenario that
+  // leaves the GPU's context unusable ends the process's use of the device).
+  std::function<void(const Disagreement&)> found;
 };
 
 struct CrosscheckSummary {
@@ -67,6 +70,10 @@ struct CrosscheckSummary {
   std::map<std::string, uint64_t> results;  // reference reports by summary.result
   double generate_s = 0, reference_s = 0, model_s = 0, shrink_s = 0;
   bool time_limit_hit = false;  // stopped before `count` scenarios (options.time_limit_s)
+  // The reference backend could not be opened again after `context_lost_after` ran: that
+  // scenario (or its last step) left the device unusable, a finding in itself (`failures` has it;
+  // it is also the last disagreement, with its text). The run stops there.
+  std::string context_lost_after;
   std::vector<Disagreement> disagreements;
   std::vector<std::pair<std::string, std::string>> failures;  // invalid/internal: name, why
 };

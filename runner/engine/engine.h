@@ -302,10 +302,14 @@ class Engine {
     props.size = size;
     return Create(props, out);
   }
+  // Several devices, waiting for in-flight work first.
+  Status SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) {
+    return SetAccess(va, size, access, nullptr);
+  }
   // The engine's own device only.
   Status SetAccess(DevicePtr va, uint64_t size, Access access) {
     const DeviceAccess one{-1, access};
-    return SetAccess(va, size, std::span<const DeviceAccess>(&one, 1));
+    return SetAccess(va, size, std::span<const DeviceAccess>(&one, 1), nullptr);
   }
   // cudaGraphInstantiate with no flags.
   Status Instantiate(GraphHandle graph, ExecHandle* out) {

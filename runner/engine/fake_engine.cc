@@ -95,7 +95,8 @@ Status FakeEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
   return Status::Ok();
 }
 
-Status FakeEngine::SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) {
+Status FakeEngine::SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access,
+                             SyncNote*) {
   std::string list;
   if (access.size() == 1 && access[0].device < 0) {
     list = AccessName(access[0].access);

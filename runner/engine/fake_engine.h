@@ -85,7 +85,8 @@ class FakeEngine final : public Engine {
   Status Release(AllocHandle handle, SyncNote* note) override;
   Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) override;
   using Engine::SetAccess;
-  Status SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) override;
+  Status SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access,
+                   SyncNote* note) override;
   Status GetAccess(DevicePtr va, int device, Access* out) override;
   Status SelectDevice(int device) override;
   Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override;

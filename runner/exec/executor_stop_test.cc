@@ -106,8 +106,9 @@ class HookedEngine final : public Engine {
   Status Map(DevicePtr va, uint64_t s, uint64_t o, AllocHandle h) override {
     return fake.Map(va, s, o, h);
   }
-  Status SetAccess(DevicePtr va, uint64_t s, std::span<const DeviceAccess> a) override {
-    return fake.SetAccess(va, s, a);
+  Status SetAccess(DevicePtr va, uint64_t s, std::span<const DeviceAccess> a,
+                   SyncNote* n) override {
+    return fake.SetAccess(va, s, a, n);
   }
   Status Unmap(DevicePtr va, uint64_t s, SyncNote* n) override { return fake.Unmap(va, s, n); }
   Status Fill(DevicePtr d, uint64_t c, uint64_t s, OpTiming* t) override {

@@ -38,7 +38,7 @@ class SlowMapEngine final : public Engine {
     std::this_thread::sleep_for(map_delay);
     return map_fails ? RuntimeError("Map: refused by the test") : Status::Ok();
   }
-  Status SetAccess(DevicePtr, uint64_t, std::span<const DeviceAccess>) override {
+  Status SetAccess(DevicePtr, uint64_t, std::span<const DeviceAccess>, SyncNote*) override {
     return Status::Ok();
   }
   Status Unmap(DevicePtr, uint64_t, SyncNote*) override { return Status::Ok(); }

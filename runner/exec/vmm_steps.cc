@@ -232,20 +232,28 @@ template <>
 struct MemoryOp<Op::kSetAccess> {
   static Status Call(HotVmmStep& s, RunState& state) {
     const DevicePtr va = state.buffer_va[s.buffer] + s.offset;
-    if (s.aux == PackAccess(0, 0, s.access))  // device 0 alone: one entry, the engine's device
-      return state.engine.SetAccess(va, s.size, s.access);
-    // Several devices: one cuMemSetAccess with one descriptor each.
+    SyncNote note;
+    note.wait = s.wait;
     DeviceAccess list[kMaxScenarioDevices];
     size_t n = 0;
-    ForEachPackedAccess(s.aux, [&](int device, Access access) {
-      list[n++] = DeviceAccess{state.device_ordinal[device], access};
-    });
-    return state.engine.SetAccess(va, s.size, std::span<const DeviceAccess>(list, n));
+    if (s.aux == PackAccess(0, 0, s.access)) {  // device 0 alone: one entry, the engine's device
+      list[n++] = DeviceAccess{-1, s.access};
+    } else {  // several devices: one cuMemSetAccess with one descriptor each
+      ForEachPackedAccess(s.aux, [&](int device, Access access) {
+        list[n++] = DeviceAccess{state.device_ordinal[device], access};
+      });
+    }
+    Status status =
+        state.engine.SetAccess(va, s.size, std::span<const DeviceAccess>(list, n), &note);
+    KeepSync(note, s);
+    return status;
   }
-  static void Record(const PlanStep& step, const HotVmmStep&, bool, RunState&, StepRecord& record) {
-    record.details.reserve(2);
+  static void Record(const PlanStep& step, const HotVmmStep& done, bool ok, RunState&,
+                     StepRecord& record) {
+    record.details.reserve(4);
     record.details.emplace_back("access", AccessText(step));
     record.details.emplace_back("size_bytes", static_cast<int64_t>(step.size));
+    if (ok) AddSync(done, record);
   }
   // "read_write" (the one-word form), or "0: read_write, 1: read" (a per-device list).
   static std::string AccessText(const PlanStep& step) {

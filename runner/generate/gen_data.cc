@@ -155,6 +155,12 @@ bool Generator::Matmul() {
   if (device != 0) step.Num("device", static_cast<uint64_t>(device));
   model.Write(c, MatmulContent(a, b, c));
   Emit(step.Build());
+  if (rng.Percent(40) && Readable(a, 0) && Readable(b, 0) && Readable(c, 0)) {
+    MapBuilder check = Op("check_matmul");
+    check.Add("a", "MA").Add("b", "MB").Add("c", "MC");
+    if (rng.Percent(30)) check.Add("verify", "host");
+    Emit(check.Build());
+  }
   return true;
 }
 

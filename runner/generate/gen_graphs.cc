@@ -221,33 +221,82 @@ void KeepNames(const std::vector<Node>& from, std::vector<Node>* to) {
   }
 }
 
+// Whether every copy in `nodes` (bodies and branches included; a child's were captured before)
+// may be captured now: a captured copy's memory is checked then (cudaMemcpyAsync).
+bool CopiesCapturable(const Model& m, const std::vector<Node>& nodes, int device) {
+  for (const Node& n : nodes) {
+    if (n.type == Type::kCopy) {
+      auto from = m.tensors.find(n.from);
+      if (from != m.tensors.end() && !m.Accessible(from->second, device, Perm::kRead)) return false;
+      if (!m.Accessible(m.tensors.at(n.to), device, Perm::kReadWrite)) return false;
+    }
+    if (n.type != Type::kChild && !CopiesCapturable(m, n.body, device)) return false;
+    for (const auto& b : n.branches)
+      if (!CopiesCapturable(m, b, device)) return false;
+  }
+  return true;
+}
+
+// The first memset node (top level, branches and, with `children`, child graphs; not conditional
+// bodies) whose destination `device` cannot write now at the address it holds: what
+// cudaGraphInstantiate refuses. "" when none.
+std::string UnwritableMemset(const Model& m, const std::vector<Node>& nodes, int device,
+                             bool children) {
+  for (const Node& n : nodes) {
+    if (n.type == Type::kMemset && n.tensor != "GM") {
+      const Tensor& t = m.tensors.at(n.tensor);
+      const Reservation& r = m.reservations.at(t.buffer);
+      auto stamp = n.captured.find(t.buffer);
+      const bool current = stamp != n.captured.end() && r.reserved && r.instance == stamp->second;
+      if (!current || !m.Accessible(t, device, Perm::kReadWrite)) return n.name;
+    }
+    if (children && n.type == Type::kChild) {
+      std::string why = UnwritableMemset(m, n.body, device, children);
+      if (!why.empty()) return why;
+    }
+    for (const auto& b : n.branches) {
+      std::string why = UnwritableMemset(m, b, device, children);
+      if (!why.empty()) return why;
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::vector<Node> Generator::MakeBody(int depth, bool conditional_body, int device, bool* memory) {
   std::vector<Node> body;
   const int count = static_cast<int>(rng.Between(1, depth == 0 ? 4 : 2));
-  std::vector<std::string> tensors;
-  for (const auto& [name, t] : model.tensors)
-    if (!t.graph_memory) tensors.push_back(name);
+  std::vector<std::string> tensors, writable;
+  for (const auto& [name, t] : model.tensors) {
+    if (t.graph_memory) continue;
+    tensors.push_back(name);
+    if (model.Accessible(t, device, Perm::kReadWrite)) writable.push_back(name);
+  }
+  // Mostly memory a replay could write now (else the exec waits for a remap to be replayed).
+  auto target = [&] {
+    return !writable.empty() && rng.Percent(80) ? rng.Pick(writable) : rng.Pick(tensors);
+  };
   for (int i = 0; i < count; ++i) {
     Node n;
     const int roll = static_cast<int>(rng.Below(100));
     if (roll < 25) {
       n.type = Type::kFill;
-      n.tensor = rng.Pick(tensors);
+      n.tensor = target();
       n.seed = rng.Below(1000);
     } else if (roll < 40) {
       n.type = Type::kMemset;
-      n.tensor = rng.Pick(tensors);
+      n.tensor = target();
       n.word = rng.Percent(50) ? 0 : static_cast<uint32_t>(rng.Next());
     } else if (roll < 55) {
       n.type = Type::kCopy;
       std::vector<std::pair<std::string, std::string>> pairs;
       for (const std::string& to : tensors) {
         const Tensor& d = model.tensors[to];
+        if (!model.Accessible(d, device, Perm::kReadWrite)) continue;  // checked at capture
         for (const std::string& from : tensors) {
           const Tensor& s = model.tensors[from];
-          if (from != to && s.Bytes() == d.Bytes() &&
+          if (from != to && s.Bytes() == d.Bytes() && model.Accessible(s, device, Perm::kRead) &&
               !(s.buffer == d.buffer && s.offset < d.offset + d.Bytes() &&
                 d.offset < s.offset + s.Bytes()))
             pairs.emplace_back(from, to);
@@ -454,7 +503,7 @@ bool Generator::Capture() {
   bool memory = false;
   const bool gm_before = gm_held;
   std::vector<Node> body = MakeBody(0, false, device, &memory);
-  if (body.empty()) {
+  if (body.empty() || !CopiesCapturable(model, body, device)) {
     gm_held = gm_before;
     return false;
   }
@@ -483,11 +532,21 @@ bool Generator::Instantiate() {
     if (g.live && ((!g.memory && !g.conditional) || g.live_execs == 0)) ready.push_back(name);
   if (ready.empty()) return false;
   const std::string graph = rng.Pick(ready);
+  Graph& g = graphs[graph];
+  if (!UnwritableMemset(model, g.nodes, g.device, true).empty()) {
+    // The driver refuses it (rule memset_node_without_write_access): sometimes say so.
+    if (!options.expect_errors || !rng.Percent(40)) return false;
+    Emit(Op("instantiate")
+             .Add("graph", graph)
+             .Add("exec", Fresh("e"))
+             .Add("expect_error", "CUDA_ERROR_INVALID_VALUE")
+             .Build());
+    return true;
+  }
   const std::string exec = Fresh("e");
   MapBuilder step = Op("instantiate");
   step.Add("graph", graph).Add("exec", exec);
   if (rng.Percent(20)) step.Flag("upload", true);
-  Graph& g = graphs[graph];
   ++g.live_execs;
   execs[exec] = Exec{graph, g.nodes, g.device, true};
   Emit(step.Build());
@@ -565,6 +624,13 @@ bool Generator::Update() {
   rename(variant);
   NameNodes(graph, &variant);
   Stamp(model, variant);
+  if (!CopiesCapturable(model, variant, e.device)) return false;
+  // An update whose memset nodes write where the exec's device may not: the H200 answered
+  // cudaGraphExecUpdateError (tools/twin_fidelity_probe.cc).
+  if (!UnwritableMemset(model, variant, e.device, false).empty()) {
+    if (mode != 0) return false;
+    expect = "error";
+  }
   std::vector<YamlValue> items;
   for (const Node& n : variant) items.push_back(NodeStep(n, e.device));
   Emit(Op("capture").Add("graph", graph).Add("steps", List(std::move(items))).Build());
@@ -593,7 +659,10 @@ bool Generator::SetNode() {
     if (!e.live || !graphs[e.graph].live) continue;
     std::function<void(const std::vector<Node>&)> walk = [&](const std::vector<Node>& ns) {
       for (const Node& n : ns) {
-        if (n.type == Type::kFill || n.type == Type::kMemset) targets.push_back({name, n.name});
+        const bool writable =
+            n.type == Type::kMemset &&
+            model.Accessible(model.tensors.at(n.tensor), e.device, Perm::kReadWrite);
+        if (n.type == Type::kFill || writable) targets.push_back({name, n.name});
         for (const auto& b : n.branches) walk(b);
       }
     };

@@ -244,6 +244,14 @@ class PlanBuilder {
   static void AddUse(BufferUses* uses, int buffer, Access need);
   // Replay of exec `e`: the buffers its enabled nodes touch, then its graph allocations.
   void ReplayExec(const Step& step, int exec);
+  // Why memory nodes of `nodes` (child graphs included) cannot be instantiated on `device` now:
+  // the first memset node whose destination that device cannot write ("" when none). The driver
+  // checks them (cudaGraphInstantiate, rule memset_node_without_write_access); it does not check
+  // what kernels touch.
+  std::string UnwritableMemset(const std::vector<NodeModel>& nodes, int device) const;
+  // Why buffer or view `buffer` cannot be used with `need` by `device` now, as the end of a
+  // sentence about it ("is mapped read-only for device 0"), or "" when it can.
+  std::string AccessProblemText(int buffer, Access need, int device) const;
   void ResolveEvent(const Step& step, PlanStep* p);
   // set_node: the node's new parameters in p->body, checked.
   void SetNode(const Step& step, PlanStep* p);

@@ -149,6 +149,21 @@ uint64_t PlanBuilder::CopySide(const Step& step, const Located<std::string>& ref
     if (*buffer < 0) return 0;
     if (capture_uses != nullptr) {
       AddUse(capture_uses, *buffer, need);
+      // Unlike a kernel's, a copy's memory is checked when it is captured: on the H200
+      // cudaMemcpyAsync refused (cudaErrorInvalidValue) a destination without read_write access
+      // and a source without read access (tools/twin_fidelity_probe.cc).
+      bool graph_memory = false;
+      for (const NodeModel& n : capture_->model.nodes)
+        graph_memory = graph_memory || n.alloc == Owner(*buffer);
+      if (std::string why = graph_memory ? "" : AccessProblemText(*buffer, need, device);
+          !why.empty()) {
+        Error(At(ref, step), std::string("the captured copy ") +
+                                 (need == Access::kRead ? "reads '" : "writes '") + ref.value +
+                                 "', which " + why +
+                                 " at this step: a copy's memory is checked when it is captured "
+                                 "(cudaMemcpyAsync refuses it, CUDA_ERROR_INVALID_VALUE on the "
+                                 "H200); set_access before the capture");
+      }
     } else {
       Use(*buffer, need, need == Access::kRead ? "copy reads" : "copy writes", At(ref, step),
           device);

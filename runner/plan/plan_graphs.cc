@@ -80,6 +80,13 @@ void PlanBuilder::PlanOp<Op::kInstantiate>(const Step& step, PlanStep* p, Buffer
                 "instantiation); destroy exec '" +
                 live + "' first");
     }
+    if (std::string why = UnwritableMemset(g.nodes, graph_devices_[p->graph]); !why.empty()) {
+      Refusal(At(step.graph, step),
+              "instantiate of graph '" + step.graph.value + "' would be refused: " + why +
+                  ": cudaGraphInstantiate checks a memset node's destination "
+                  "(CUDA_ERROR_INVALID_VALUE on the H200); set_access with read_write first",
+              "memset_node_without_write_access");
+    }
     if (p->device_launch) {
       bool work = false;
       for (const NodeModel& node : g.nodes) {
@@ -236,5 +243,58 @@ void PlanBuilder::PlanOp<Op::kDestroyExec>(const Step& step, PlanStep* p, Buffer
 
 template <>
 void PlanBuilder::PlanOp<Op::kSynchronize>(const Step&, PlanStep*, BufferUses*) {}
+
+}  // namespace vmm
+
+namespace vmm {
+
+std::string PlanBuilder::AccessProblemText(int buffer, Access need, int device) const {
+  const PlanBuffer& b = plan_.buffers[buffer];
+  const int owner = b.base >= 0 ? b.base : buffer;
+  if (graph_allocs_[owner].graph >= 0) return "";  // graph memory: read_write while it lives
+  const ReservationState& r = reservations_[owner];
+  if (!r.reserved()) return "is not reserved";
+  const ByteRange range{b.offset, b.offset + b.bytes};
+  if (range.end > r.size()) return "ends past its reservation";
+  const std::string on = ForDevice(device);
+  switch (r.FirstProblem(range, need, device)) {
+    case AccessProblem::kNone:
+      return "";
+    case AccessProblem::kNotMapped:
+      return "is not mapped";
+    case AccessProblem::kPartlyMapped:
+      return "is only partly mapped";
+    case AccessProblem::kNeverSet:
+      return "has no access yet" + on;
+    case AccessProblem::kAccessNone:
+      return "has access 'none'" + on;
+    case AccessProblem::kReadOnly:
+      return "is mapped read-only" + on;
+  }
+  return "";
+}
+
+std::string PlanBuilder::UnwritableMemset(const std::vector<NodeModel>& nodes, int device) const {
+  for (const NodeModel& node : nodes) {
+    if (node.type == NodeType::kGraph && node.spec.graph >= 0) {
+      std::string why = UnwritableMemset(graph_models_[node.spec.graph].nodes, device);
+      if (!why.empty()) return why;
+    }
+    if (node.type != NodeType::kMemset) continue;
+    for (size_t u = 0; u < node.uses.size(); ++u) {
+      const int buffer = node.uses[u].first;
+      const int owner = Owner(buffer);
+      const int captured = u < node.reservation_ids.size() ? node.reservation_ids[u] : kGraphMemory;
+      std::string why = captured != kGraphMemory && captured != reservation_id_[owner]
+                            ? "holds an address of '" + plan_.buffers[owner].name +
+                                  "' that is not its reservation now"
+                            : AccessProblemText(buffer, Access::kReadWrite, device);
+      if (!why.empty())
+        return "memset node '" + node.name + "' writes '" + plan_.buffers[buffer].name +
+               "', which " + why;
+    }
+  }
+  return "";
+}
 
 }  // namespace vmm

@@ -262,6 +262,7 @@ bool PlanBuilder::Range(const Step& step, int buffer, PlanStep* p, ByteRange* ra
 }
 
 void PlanBuilder::SetAccess(const Step& step, PlanStep* p) {
+  NoWaitOnlyInBlocks(step);
   DeviceAccessList(step, p);
   p->buffer = ReservedBuffer(step);
   ByteRange range;

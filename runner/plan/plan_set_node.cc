@@ -169,6 +169,18 @@ void PlanBuilder::SetNode(const Step& step, PlanStep* p) {
   if (op == Op::kCopy && spec.other >= 0 && spec.buffer >= 0 && Overlap(spec.other, spec.buffer)) {
     return Error(step.loc, "set_node: the copy's source and destination would overlap");
   }
+  // As at instantiate: cudaGraphExecMemsetNodeSetParams checks the destination (the H200 refused
+  // one mapped read-only, cudaErrorInvalidValue).
+  if (op == Op::kMemset && changes && spec.buffer >= 0) {
+    if (std::string why =
+            AccessProblemText(spec.buffer, Access::kReadWrite, exec_devices_[p->exec]);
+        !why.empty()) {
+      return Error(step.loc, "set_node: " + what + " would write '" +
+                                 plan_.buffers[spec.buffer].name + "', which " + why +
+                                 " at this step: cudaGraphExecMemsetNodeSetParams refuses that "
+                                 "(CUDA_ERROR_INVALID_VALUE on the H200); set_access first");
+    }
+  }
   if (changes) {
     spec.body.clear();
     node.spec = spec;

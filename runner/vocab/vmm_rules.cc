@@ -10,6 +10,9 @@ namespace {
 // past the end of a reservation was accepted; released-and-never-mapped and unknown handles crashed
 // the driver; a kernel writing through a read-only mapping faulted with CUDA_ERROR_ILLEGAL_ADDRESS
 // (in a child process). For those rows `error` is the documented name, which the host twin returns.
+// memset_node_without_write_access was seen there on 2026-12-01 (tools/twin_fidelity_probe.cc,
+// reports/h200/session9): cudaGraphInstantiate returned cudaErrorInvalidValue for a memset node
+// over memory mapped read-only, with access none or never set, or not mapped at all.
 constexpr VmmRule kRules[] = {
     {
         "map_part_of_alloc",
@@ -211,6 +214,24 @@ constexpr VmmRule kRules[] = {
         "vmm_fill_f32",
         "CUDA_ERROR_ILLEGAL_ADDRESS",
         DriverVerdict::kFaults,
+    },
+    {
+        "memset_node_without_write_access",
+        "a graph's memset nodes write memory the device may write when the graph is "
+        "instantiated",
+        "  - {op: reserve, buffer: A}\n"
+        "  - {op: create, alloc: p, size: 2MiB}\n"
+        "  - {op: map, buffer: A, alloc: p}\n"
+        "  - {op: set_access, buffer: A, access: read}\n"
+        "  - {op: capture, graph: g, steps: [{op: memset, buffer: A, value: 0}]}\n"
+        "  - {op: instantiate, graph: g, exec: e}\n",
+        "10:30",
+        "instantiate of graph 'g' would be refused: memset node 'memset A' writes 'A', which is "
+        "mapped read-only: cudaGraphInstantiate checks a memset node's destination "
+        "(CUDA_ERROR_INVALID_VALUE on the H200); set_access with read_write first",
+        "cuGraphInstantiateWithFlags",
+        "CUDA_ERROR_INVALID_VALUE",
+        DriverVerdict::kRefuses,
     },
 };
 

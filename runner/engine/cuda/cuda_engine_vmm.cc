@@ -94,7 +94,8 @@ Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
   return Status::Ok();
 }
 
-Status CudaEngine::SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) {
+Status CudaEngine::SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access,
+                             SyncNote* note) {
   auto what = [&] {
     std::string list;
     for (const DeviceAccess& a : access) {
@@ -114,6 +115,10 @@ Status CudaEngine::SetAccess(DevicePtr va, uint64_t size, std::span<const Device
                      : access[i].access == Access::kRead ? CU_MEM_ACCESS_FLAGS_PROT_READ
                                                          : CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
   }
+  // cuMemSetAccess does not wait for kernels still using the range: one that writes where the
+  // access drops to read faults (seen on the H200, 2026-12-01), so wait here as Unmap does.
+  VMM_RETURN_IF_ERROR(
+      Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
   return Annotate(CU_CALL(api_, cuMemSetAccess(va, size, descs, access.size())), what);
 }
 

@@ -229,8 +229,14 @@ Status AddressSpace::Create(const AllocProps& props, AllocHandle* out) {
                          FormatBytes(committed_[device]) + " allocated");
   }
   const uint64_t id = ids_->Next();
-  StatusOr<PhysicalMemory> memory = CreatePhysicalMemory(
-      props.size, kMemoryFdPrefix + Hex(id) + "-dev" + std::to_string(device), node);
+  // The name says where the memory is, so that an import (in any process) reads back the
+  // exporter's location as the GPU does: "-dev<N>" for device N's memory, "-numa<K>" for host
+  // memory (granted as host NUMA node K, see below).
+  const std::string where = props.location == MemLocation::kDevice
+                                ? "-dev" + std::to_string(device)
+                                : "-numa" + std::to_string(node < 0 ? 0 : node);
+  StatusOr<PhysicalMemory> memory =
+      CreatePhysicalMemory(props.size, kMemoryFdPrefix + Hex(id) + where, node);
   if (!memory.ok()) {
     const Code code = memory.status().code();
     return CudaError(fn,

@@ -3,6 +3,7 @@
 // than changing its mappings. The VMM calls themselves are in address_space.cc.
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -100,19 +101,26 @@ Status AddressSpace::Export(AllocHandle handle, int* fd) {
 
 Status AddressSpace::Import(int fd, AllocHandle* out) {
   const char* fn = "cuMemImportFromShareableHandle";
-  StatusOr<PhysicalMemory> memory = OpenSharedMemory(fd);
+  std::string name;
+  StatusOr<PhysicalMemory> memory = OpenSharedMemory(fd, &name);
   if (!memory.ok()) return CudaError(fn, kInvalidValue, memory.status().message());
   const std::string what = "the size of fd " + std::to_string(fd);
   if (std::string e = CheckGranular(what.c_str(), memory->get().size, true); !e.empty())
     return CudaError(fn, kInvalidValue, e);
   const uint64_t id = ids_->Next();
-  // The exporter's memory: it counts there (in whichever process), never again here. What the
-  // exporter asked for is not in the fd; the twin reads it back as a device allocation that can
-  // be exported again.
+  // The exporter's memory: it counts there (in whichever process), never again here. Its location
+  // is in the memfd's name ("...-dev<N>" or "...-numa<K>", AddressSpace::Create), read back as the
+  // GPU reads an import's; it can be exported again.
   AllocProps granted;
   granted.size = memory->get().size;
   granted.location_id = 0;
   granted.handle_types = kHandleTypePosixFd;
+  if (const size_t numa = name.rfind("-numa"); numa != std::string::npos) {
+    granted.location = MemLocation::kHostNuma;
+    granted.location_id = std::atoi(name.c_str() + numa + 5);
+  } else if (const size_t dev = name.rfind("-dev"); dev != std::string::npos) {
+    granted.location_id = std::atoi(name.c_str() + dev + 4);
+  }
   AllocationEntry entry{id, 0, std::move(memory).value(), granted};
   entry.imported = true;
   allocations_.emplace(id, std::move(entry));

@@ -90,7 +90,8 @@ Status HostEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
   VMM_RETURN_IF_ERROR(kernels_.Poisoned());
   return space_.Map(va, size, offset, handle);
 }
-Status HostEngine::SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access) {
+Status HostEngine::SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access,
+                             SyncNote* note) {
   DeviceAccess resolved[kMaxScenarioDevices];
   if (access.size() > kMaxScenarioDevices) {
     return CudaError("cuMemSetAccess", kInvalidValue,
@@ -98,6 +99,7 @@ Status HostEngine::SetAccess(DevicePtr va, uint64_t size, std::span<const Device
                          std::to_string(kMaxScenarioDevices) + " devices vmm-run knows");
   }
   VMM_RETURN_IF_ERROR(kernels_.Poisoned());
+  VMM_RETURN_IF_ERROR(kernels_.WaitIfAsked(note));  // as cuda's: a busy kernel finishes first
   for (size_t i = 0; i < access.size(); ++i)
     resolved[i] = DeviceAccess{Ordinal(access[i].device), access[i].access};
   return space_.SetAccess(va, size, std::span<const DeviceAccess>(resolved, access.size()));
@@ -280,6 +282,16 @@ Status HostEngine::Launch(GraphNode node, OpTiming* timing) {
   if (timing != nullptr) timing->gpu_us = -1;
   if (capturing_) {
     VMM_RETURN_IF_ERROR(kernels_.Poisoned());
+    if (node.type == NodeType::kMemcpy) {
+      // The runtime checks a copy's memory when it is captured: on the H200 cudaMemcpyAsync
+      // refused (cudaErrorInvalidValue) a destination without read_write access and a source
+      // without read access (tools/twin_fidelity_probe.cc). Kernels and memsets are not checked.
+      const char* fn = "cudaMemcpyAsync";
+      VMM_RETURN_IF_ERROR(data_.CheckRef(fn, kInvalidValue, "src", {node.src, node.src_place},
+                                         node.count, Access::kRead, current_));
+      VMM_RETURN_IF_ERROR(data_.CheckRef(fn, kInvalidValue, "dst", {node.dst, node.dst_place},
+                                         node.count, Access::kReadWrite, current_));
+    }
     return capture_->Add(std::move(node));
   }
   return RunNow(timing, [&] { return Run(node, nullptr); });

@@ -154,6 +154,30 @@ Status HostEngine::TrimGraphMemory() {
   return Status::Ok();
 }
 
+Status HostEngine::CheckMemsetNodes(const char* function, const HostGraph& graph) const {
+  for (const GraphNode& node : graph.nodes) {
+    if (node.type == NodeType::kMemset && !pool_.Holds(node.dst)) {  // graph memory: the driver's
+      Status s = data_.CheckRef("memset node '" + node.name + "'", kInvalidValue, "dst",
+                                DataRef::Device(node.dst), uint64_t{node.count} * 4,
+                                Access::kReadWrite, current_);
+      // "memset node 'x': CUDA_ERROR_...: why" becomes "<function>: CUDA_ERROR_...: node 'x': why".
+      if (!s.ok()) {
+        const std::string m = s.message();
+        const size_t why = m.find(kInvalidValue);
+        return CudaError(
+            function, kInvalidValue,
+            "memset node '" + node.name + "': " +
+                (why == std::string::npos ? m : m.substr(why + std::strlen(kInvalidValue) + 2)));
+      }
+    }
+    // Child graphs, not conditional bodies: the plan checks the same (a body's memsets at
+    // instantiate were not measured on the GPU).
+    if (node.type == NodeType::kGraph && node.child != nullptr)
+      VMM_RETURN_IF_ERROR(CheckMemsetNodes(function, *node.child));
+  }
+  return Status::Ok();
+}
+
 Status HostEngine::InstantiateWith(GraphHandle graph, const InstantiateOptions& options,
                                    ExecHandle* out, InstantiateInfo* info) {
   const char* fn = "cuGraphInstantiateWithFlags";
@@ -181,6 +205,10 @@ Status HostEngine::InstantiateWith(GraphHandle graph, const InstantiateOptions& 
       }
     }
   }
+  // cudaGraphInstantiate checks every memset node's destination: on the H200 it refused
+  // (cudaErrorInvalidValue) one without read_write access for the device, mapped or not
+  // (tools/twin_fidelity_probe.cc). Child graphs are checked alike.
+  VMM_RETURN_IF_ERROR(CheckMemsetNodes(fn, *g));
   const uint64_t id = ids_.Next();
   // A copy: the exec outlives changes to (and destruction of) the graph.
   // It belongs to the device it was instantiated on: its replays run there.
@@ -226,6 +254,21 @@ Status HostEngine::Update(ExecHandle exec, GraphHandle graph, UpdateResult* resu
   if (it == execs_.end()) return UnknownExec("cuGraphExecUpdate", exec);
   const HostGraph* g = FindGraph(graph);
   if (g == nullptr) return UnknownGraph("cuGraphExecUpdate", graph);
+  // A memset node whose new destination the exec's device may not write: the H200 answered
+  // cudaGraphExecUpdateError (tools/twin_fidelity_probe.cc), the exec unchanged.
+  for (const GraphNode& node : g->nodes) {
+    if (node.type != NodeType::kMemset) continue;
+    if (!data_
+             .CheckRef("cuGraphExecUpdate", kInvalidValue, "dst", DataRef::Device(node.dst),
+                       uint64_t{node.count} * 4, Access::kReadWrite, it->second.device)
+             .ok()) {
+      *result = UpdateResult{};
+      result->code = UpdateCode::kError;
+      result->error_node = node.name;
+      result->api_error = "cudaErrorGraphExecUpdateFailure";
+      return Status::Ok();
+    }
+  }
   *result = UpdateExec(&it->second.graph, *g);
   return Status::Ok();
 }
@@ -255,6 +298,10 @@ Status HostEngine::SetNodeParams(ExecHandle exec, const std::string& name,
       next = MakeMatmulNode(params.matmul);
       break;
     case NodeParams::Kind::kMemset:
+      // As at instantiate: the H200 refused a destination without read_write access.
+      VMM_RETURN_IF_ERROR(data_.CheckRef(fn, kInvalidValue, "dst", DataRef::Device(params.dst),
+                                         uint64_t{params.count} * 4, Access::kReadWrite,
+                                         it->second.device));
       next = MakeMemsetNode(params.dst, params.count, params.pattern);
       break;
     case NodeParams::Kind::kCopy:

@@ -164,8 +164,8 @@ class CaptureBuilder {
 //     - a conditional node (if / while)             -> its body by the same rules, as a child
 //                                                    graph's (the H200 returned success for two
 //                                                    captures of one shape and ran the new body);
-//                                                    an if paired with a while, not measured yet,
-//                                                    -> kErrorParametersChanged;
+//                                                    an if paired with a while
+//                                                    -> kErrorNotSupported (the H200's answer);
 //     - a memcpy whose source or destination memory
 //       type changes (host <-> device)              -> kErrorParametersChanged;
 //     - a child graph                               -> the same rules on the children (an error

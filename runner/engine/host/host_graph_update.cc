@@ -87,8 +87,9 @@ Refusal CheckNode(const GraphNode& e, const GraphNode& g) {
              (e.src_place != g.src_place || e.dst_place != g.dst_place)) {
     r.code = UpdateCode::kErrorParametersChanged;  // a side's memory type changed
   } else if (g.type == NodeType::kConditional && e.condition.kind != g.condition.kind) {
-    // An if paired with a while: not seen on a GPU yet; the twin calls it a parameter change.
-    r.code = UpdateCode::kErrorParametersChanged;
+    // An if paired with a while: the H200 answered cudaGraphExecUpdateErrorNotSupported
+    // (tools/twin_fidelity_probe.cc, reports/h200/session9).
+    r.code = UpdateCode::kErrorNotSupported;
   } else if (g.type == NodeType::kGraph || g.type == NodeType::kConditional) {
     // A conditional node's body updates like a child graph: on the H200 (driver 580) an update
     // between two captures with if / while nodes of the same shape returned success and the exec

@@ -170,7 +170,7 @@ StatusOr<int> DuplicateFd(int fd) {
   return copy;
 }
 
-StatusOr<PhysicalMemory> OpenSharedMemory(int fd) {
+StatusOr<PhysicalMemory> OpenSharedMemory(int fd, std::string* name) {
   const std::string what = "fd " + std::to_string(fd);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0) return RuntimeError(what + " is not open");
@@ -184,6 +184,11 @@ StatusOr<PhysicalMemory> OpenSharedMemory(int fd) {
   }
   StatusOr<int> copy = DuplicateFd(fd);
   if (!copy.ok()) return copy.status();
+  if (name != nullptr) {
+    *name = std::string(target, n).substr(prefix.size());
+    if (const size_t deleted = name->find(" (deleted)"); deleted != std::string::npos)
+      name->erase(deleted);
+  }
   return PhysicalMemory(MemoryFd{*copy, static_cast<uint64_t>(st.st_size)});
 }
 

@@ -88,7 +88,8 @@ StatusOr<int> DuplicateFd(int fd);
 // The memory behind `fd`, an open memfd whose name starts with kMemoryFdPrefix (made by this twin,
 // in this process or another), as a PhysicalMemory of its current size that owns a duplicate of
 // `fd` (the caller keeps `fd`). Fails when `fd` is not open or not such a memfd.
-StatusOr<PhysicalMemory> OpenSharedMemory(int fd);
+// `name`, when given, receives the memfd's name (after kMemoryFdPrefix).
+StatusOr<PhysicalMemory> OpenSharedMemory(int fd, std::string* name = nullptr);
 
 // --- Mapping ---
 
