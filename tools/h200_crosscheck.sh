@@ -3,7 +3,7 @@
 # tools/twin_fidelity_probe.cc (PROBE=0 skips it), then JOBS crosscheck processes at once (the
 # host twin's half of the work is CPU-bound; the GPU's VMM calls serialise in the driver), job j
 # taking seeds SEED + j * COUNT .. + COUNT - 1, each stopping at TIME_LIMIT seconds. Everything
-# lands in $OUT: build and probe logs, crosscheck-<j>.log, crosscheck-<j>/ (the disagreements).
+# lands in $OUT: build and probe logs, crosscheck-<j>.log, disagreements.tgz (job-<j>/<name>/).
 #   OUT=... JOBS=4 COUNT=5000 SEED=1 TIME_LIMIT=300 tools/h200_crosscheck.sh [crosscheck options]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -25,9 +25,11 @@ fi
 jobs=${JOBS:-4} count=${COUNT:-5000} seed=${SEED:-1}
 for ((j = 0; j < jobs; j++)); do
   ./build-gpu/vmm-run crosscheck -q --seed $((seed + j * count)) --count "$count" \
-    --time-limit "${TIME_LIMIT:-300}" --out "$OUT/crosscheck-$j" "$@" >"$OUT/crosscheck-$j.log" 2>&1 &
+    --time-limit "${TIME_LIMIT:-300}" --out "/tmp/crosscheck/job-$j" "$@" >"$OUT/crosscheck-$j.log" 2>&1 &
 done
 wait
+# The disagreements, packed: a device call brings back only so many files.
+[ -d /tmp/crosscheck ] && tar czf "$OUT/disagreements.tgz" -C /tmp crosscheck
 for ((j = 0; j < jobs; j++)); do
   echo "== job $j: $(grep -c '^disagreement' "$OUT/crosscheck-$j.log") disagreements"
   grep -E '^(summary|results|time|stopped)' "$OUT/crosscheck-$j.log"

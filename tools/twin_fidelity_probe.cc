@@ -34,13 +34,13 @@ const char* N(CUresult r) {
 }
 const char* R(cudaError_t e) { return cudaGetErrorName(e); }
 
-#define CK(x)                                           \
-  do {                                                  \
-    CUresult r_ = (x);                                  \
-    if (r_ != CUDA_SUCCESS) {                           \
-      std::printf("FAILED %s: %s\n", #x, N(r_));        \
-      return;                                           \
-    }                                                   \
+#define CK(x)                                    \
+  do {                                           \
+    CUresult r_ = (x);                           \
+    if (r_ != CUDA_SUCCESS) {                    \
+      std::printf("FAILED %s: %s\n", #x, N(r_)); \
+      return;                                    \
+    }                                            \
   } while (0)
 
 long long FreeBytes() {
@@ -74,7 +74,8 @@ struct Ledger {
   void Line(const char* experiment, const char* step) {
     const long long used = start - FreeBytes();
     std::printf("memory %-22s %-44s own %6.0f MiB  device %6.0f MiB  driver %+6.0f MiB\n",
-                experiment, step, own / double(MiB), used / double(MiB), (used - own) / double(MiB));
+                experiment, step, own / double(MiB), used / double(MiB),
+                (used - own) / double(MiB));
   }
 };
 
@@ -204,8 +205,8 @@ void Page(CUdeviceptr va, int state, CUmemGenericAllocationHandle* h) {
   if (state == 3) Access(va, G, CU_MEM_ACCESS_FLAGS_PROT_READ);
   if (state == 4) Access(va, G, CU_MEM_ACCESS_FLAGS_PROT_NONE);
 }
-const char* kStates[] = {"mapped, access never set", "reserved, not mapped", "read_write",
-                         "read", "access none"};
+const char* kStates[] = {"mapped, access never set", "reserved, not mapped", "read_write", "read",
+                         "access none"};
 
 // Captures one memset (kind 0) or memcpy (1: into `dst`, 2: out of `dst`) node over `dst`.
 cudaError_t CaptureNode(int kind, CUdeviceptr dst, CUdeviceptr other, cudaStream_t s,
@@ -379,6 +380,57 @@ void Update() {
   cudaStreamDestroy(s);
 }
 
+// cuMemGetAddressRange over a mapping, before and after access, of a created and a retained
+// handle; cuMemCreate of host memory with a POSIX fd handle type; a second cuMemAddressFree of a
+// range reserved again in between.
+void Queries() {
+  CUmemAllocationProp p = Prop();
+  CUdeviceptr va = 0, vb = 0;
+  CUmemGenericAllocationHandle h, r;
+  cuMemAddressReserve(&va, 2 * G, 0, 0, 0);
+  cuMemCreate(&h, G, &p, 0);
+  cuMemMap(va, G, 0, h, 0);
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  std::printf("queries range: mapped, no access          %s size %zu\n",
+              N(cuMemGetAddressRange(&base, &size, va + 4096)), size);
+  Access(va, G, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+  std::printf("queries range: mapped, read_write         %s size %zu\n",
+              N(cuMemGetAddressRange(&base, &size, va + 4096)), size);
+  cuMemRetainAllocationHandle(&r, reinterpret_cast<void*>(va));
+  cuMemMap(va + G, G, 0, r, 0);
+  size = 0;
+  std::printf("queries range: retained handle, no access %s size %zu\n",
+              N(cuMemGetAddressRange(&base, &size, va + G + 4096)), size);
+  Access(va + G, G, CU_MEM_ACCESS_FLAGS_PROT_READ);
+  size = 0;
+  std::printf("queries range: retained handle, read      %s size %zu\n",
+              N(cuMemGetAddressRange(&base, &size, va + G + 4096)), size);
+  cuMemUnmap(va, 2 * G);
+  cuMemRelease(r);
+  cuMemRelease(h);
+  cuMemAddressFree(va, 2 * G);
+  for (int loc = 0; loc < 3; ++loc) {
+    CUmemAllocationProp q = Prop();
+    q.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    if (loc == 1) q.location.type = CU_MEM_LOCATION_TYPE_HOST, q.location.id = 0;
+    if (loc == 2) q.location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA, q.location.id = 0;
+    CUmemGenericAllocationHandle x = 0;
+    const CUresult c = cuMemCreate(&x, G, &q, 0);
+    const char* where[] = {"device", "host", "host_numa"};
+    std::printf("queries create %-9s with posix_fd: %s\n", where[loc], N(c));
+    if (c == CUDA_SUCCESS) cuMemRelease(x);
+  }
+  cuMemAddressReserve(&va, G, 0, 0, 0);
+  cuMemAddressFree(va, G);
+  cuMemAddressReserve(&vb, G, 0, 0, 0);
+  const CUresult again = cuMemAddressFree(va, G);
+  std::printf("queries free twice, reserved again between: %s (the second range %s the first)\n",
+              N(again), vb == va ? "is at" : "is not at");
+  if (again != CUDA_SUCCESS || vb != va) cuMemAddressFree(vb, G);
+  std::printf("queries free twice, nothing between: %s\n", N(cuMemAddressFree(va, G)));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -388,8 +440,13 @@ int main(int argc, char** argv) {
   int driver = 0;
   cuDriverGetVersion(&driver);
   std::printf("driver API %d\n", driver);
+  if (argc > 1 && std::strcmp(argv[1], "queries") == 0) {
+    Queries();
+    return 0;
+  }
   Memory();
   Nodes();
+  Queries();
   pid_t pid;
   char* child_argv[] = {argv[0], const_cast<char*>("child"), nullptr};
   std::fflush(stdout);

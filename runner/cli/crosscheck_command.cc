@@ -15,9 +15,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Disagreements written to <out>/<name>/ at most (each is five files; a systematic difference can
-// make thousands).
-constexpr int kMaxWritten = 200;
+// Disagreements of one kind written to <out>/<name>/ at most (each is five files; a systematic
+// difference can make thousands, which the summary counts).
+constexpr int kMaxWrittenPerKind = 10;
 
 std::string Seconds(double s) {
   char text[32];
@@ -117,9 +117,9 @@ int RunCrosscheckCommand(const CrosscheckCommandOptions& options, std::ostream& 
     if (!options.quiet || outcome != "agree") out << name << ": " << outcome << "\n";
     out.flush();
   };
-  int written = 0;
+  std::map<std::string, int> written;  // by kind
   run.found = [&](const Disagreement& d) {
-    if (written++ >= kMaxWritten) return;  // the count and kinds are in the summary
+    if (written[d.signature]++ >= kMaxWrittenPerKind) return;  // counted in the summary
     if (Status w = WriteDisagreement(options.out_dir, d, options.reference, options.model); !w.ok())
       err << "error: " << w.message() << "\n";
   };

@@ -66,13 +66,12 @@ constexpr char kRefusals[] =
     "CUDA_ERROR_OUT_OF_MEMORY}\n"
     "  - {op: check_equal, name: same data, buffer: A, snapshot: before, expect: equal}\n"
     "  - {op: unmap, buffer: A, size: 4MiB}\n"
-    "  - {op: free, buffer: A}\n"
-    "  - {op: free, name: again, buffer: A, expect_error: CUDA_ERROR_INVALID_VALUE}\n";
+    "  - {op: free, buffer: A}\n";
 
 TEST(ExpectErrorTest, TheHostTwinRefusesAsTheDriverAndTheStateIsProvenUnchanged) {
   RunOutcome out = RunOnHost(kRefusals);
   EXPECT_EQ(out.summary.exit_code, 0) << out.summary.result;
-  for (const char* name : {"over", "part", "half", "split", "busy", "huge", "again"}) {
+  for (const char* name : {"over", "part", "half", "split", "busy", "huge"}) {
     SCOPED_TRACE(name);
     const report::StepRecord* r = Step(out, name);
     ASSERT_NE(r, nullptr);

@@ -23,6 +23,14 @@ std::string BufferName(const RunState& state, DevicePtr va, uint64_t bytes) {
     const uint64_t size = std::max(buffers[i].reservation_size, buffers[i].bytes);
     if (va >= state.buffer_va[i] && va - state.buffer_va[i] < size) return buffers[i].name;
   }
+  // A snapshot a copy node reads (its memory is the engine's, at a machine-dependent address: the
+  // structure hash names it, so that two machines' graphs compare).
+  for (size_t i = 0; i < state.snapshots.size(); ++i) {
+    const std::optional<Snapshot>& s = state.snapshots[i];
+    if (s && va >= s->storage.addr &&
+        va - s->storage.addr < std::max<uint64_t>(s->storage.bytes, 1))
+      return "snapshot " + state.plan.snapshots[i];
+  }
   return Hex(va);
 }
 

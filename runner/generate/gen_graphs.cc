@@ -211,10 +211,12 @@ void CollectNames(const std::vector<Node>& nodes, std::vector<std::string>* out)
   }
 }
 
-// Gives every node of `to` the name of its counterpart in `from` (same shape).
+// Gives every node of `to` the name and enabled state of its counterpart in `from` (same shape):
+// an updated exec keeps both.
 void KeepNames(const std::vector<Node>& from, std::vector<Node>* to) {
   for (size_t i = 0; i < from.size() && i < to->size(); ++i) {
     (*to)[i].name = from[i].name;
+    (*to)[i].enabled = from[i].enabled;
     KeepNames(from[i].body, &(*to)[i].body);
     for (size_t b = 0; b < from[i].branches.size() && b < (*to)[i].branches.size(); ++b)
       KeepNames(from[i].branches[b], &(*to)[i].branches[b]);
@@ -587,6 +589,7 @@ bool Generator::Update() {
   std::function<void(std::vector<Node>&)> mutate = [&](std::vector<Node>& ns) {
     for (Node& n : ns) {
       n.name.clear();
+      n.enabled = true;  // a fresh capture: every node runs
       if (n.type == Type::kFill && rng.Percent(60)) n.seed = rng.Below(1000);
       if (n.type == Type::kMemset && rng.Percent(60)) n.word = static_cast<uint32_t>(rng.Next());
       if (n.type != Type::kChild) mutate(n.body);
@@ -625,6 +628,8 @@ bool Generator::Update() {
   NameNodes(graph, &variant);
   Stamp(model, variant);
   if (!CopiesCapturable(model, variant, e.device)) return false;
+  for (const Node& n : variant)  // a child graph node copies a graph that must still live
+    if (n.type == Type::kChild && !graphs[n.from].live) return false;
   // An update whose memset nodes write where the exec's device may not: the H200 answered
   // cudaGraphExecUpdateError (tools/twin_fidelity_probe.cc).
   if (!UnwritableMemset(model, variant, e.device, false).empty()) {

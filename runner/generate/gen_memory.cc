@@ -78,7 +78,15 @@ bool Generator::Create() {
     p.device = Device();
     if (p.device != 0 || rng.Percent(10)) step.Num("device", static_cast<uint64_t>(p.device));
   }
-  if (rng.Percent(15)) {
+  if (p.location != Location::kDevice && rng.Percent(30)) {
+    // Host memory with a POSIX fd handle type: the H200 refuses the create.
+    step.Add("handle_types", List({Scalar("posix_fd")}));
+    if (!options.expect_errors) return false;
+    step.Add("expect_error", "CUDA_ERROR_INVALID_VALUE");
+    Emit(step.Build());
+    return true;
+  }
+  if (p.location == Location::kDevice && rng.Percent(15)) {
     p.shareable = true;
     step.Add("handle_types", List({Scalar("posix_fd")}));
     requires_caps.insert("posix_fd");

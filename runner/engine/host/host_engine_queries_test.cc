@@ -148,18 +148,27 @@ TEST_F(HostQueriesTest, GranularityIsTheConfiguredOneForEveryLocation) {
 TEST_F(HostQueriesTest, GrantsLocationsAndPosixFdsButNeverCompressionOrRdma) {
   AllocProps props = Plain(kG);
   props.location = MemLocation::kHost;
-  props.handle_types = kHandleTypePosixFd;
   props.compression = true;
   props.gpudirect_rdma = true;
   AllocHandle h = Create(props);
   AllocProps granted;
   ASSERT_TRUE(engine_->AllocProperties(h, &granted).ok());
   EXPECT_EQ(granted.location, MemLocation::kHostNuma);  // as driver 580 reads HOST back
-  EXPECT_EQ(granted.handle_types, kHandleTypePosixFd);
   EXPECT_FALSE(granted.compression);
   EXPECT_FALSE(granted.gpudirect_rdma);
   ASSERT_TRUE(engine_->Release(h, nullptr).ok());
   EXPECT_FALSE(engine_->AllocProperties(h, &granted).ok()) << "a released handle";
+  // Device memory may ask for a POSIX fd; host memory may not (the H200 refused it).
+  AllocProps shared = Plain(kG);
+  shared.handle_types = kHandleTypePosixFd;
+  h = Create(shared);
+  ASSERT_TRUE(engine_->AllocProperties(h, &granted).ok());
+  EXPECT_EQ(granted.handle_types, kHandleTypePosixFd);
+  ASSERT_TRUE(engine_->Release(h, nullptr).ok());
+  props.handle_types = kHandleTypePosixFd;
+  AllocHandle refused;
+  EXPECT_EQ(engine_->Create(props, &refused).message(),
+            "cuMemCreate: CUDA_ERROR_INVALID_VALUE: host memory cannot be exported as a POSIX fd");
 }
 
 TEST_F(HostQueriesTest, DeviceMemoryCountsAgainstTheDeviceItLivesOn) {
