@@ -73,6 +73,11 @@ class Replay {
       }
       return engine_->EndCapture(&graphs_[step.graph.value]);
     }
+    if (step.op == Op::kCheckRange) {
+      DevicePtr base = 0;
+      uint64_t size = 0;
+      return engine_->AddressRange(at, &base, &size);
+    }
     if (step.op == Op::kInstantiate) {
       ExecHandle exec;
       return engine_->Instantiate(graphs_[step.graph.value], &exec);

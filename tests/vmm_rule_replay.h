@@ -7,7 +7,7 @@
 // follow the plan builder: reserve = the buffer's bytes rounded up to the granularity; map = the
 // whole alloc from alloc_offset; set_access and unmap = the rest of the reservation from offset;
 // fill = the whole buffer. Supported ops: reserve, free, create, release, map, set_access, unmap,
-// fill, capture (of memsets), instantiate.
+// fill, capture (of memsets), instantiate, check_range (the address asked about only).
 #pragma once
 
 #include "runner/base/status.h"

@@ -78,15 +78,15 @@ bool Generator::Create() {
     p.device = Device();
     if (p.device != 0 || rng.Percent(10)) step.Num("device", static_cast<uint64_t>(p.device));
   }
-  if (p.location != Location::kDevice && rng.Percent(30)) {
-    // Host memory with a POSIX fd handle type: the H200 refuses the create.
+  if (p.location == Location::kHost && rng.Percent(30)) {
+    // Host memory (not host NUMA) with a POSIX fd handle type: the H200 refuses the create.
     step.Add("handle_types", List({Scalar("posix_fd")}));
     if (!options.expect_errors) return false;
     step.Add("expect_error", "CUDA_ERROR_INVALID_VALUE");
     Emit(step.Build());
     return true;
   }
-  if (p.location == Location::kDevice && rng.Percent(15)) {
+  if (p.location != Location::kHost && rng.Percent(15)) {
     p.shareable = true;
     step.Add("handle_types", List({Scalar("posix_fd")}));
     requires_caps.insert("posix_fd");
@@ -332,6 +332,17 @@ bool Generator::Query() {
       const auto [buffer, start] = rng.Pick(mapped);
       const uint64_t size = model.reservations[buffer].maps[start].size;
       const uint64_t at = start + rng.Below(size / 4096) * 4096;
+      if (model.reservations[buffer].maps[start].access[0] == Perm::kNone) {
+        // cuMemGetAddressRange does not find a mapping device 0 has no access to (the H200).
+        if (!options.expect_errors || !rng.Percent(30)) return false;
+        Emit(Op("check_range")
+                 .Add("buffer", buffer)
+                 .Size("offset", at)
+                 .Add("expect", MapBuilder().Size("size", size).Build())
+                 .Add("expect_error", "CUDA_ERROR_NOT_FOUND")
+                 .Build());
+        return true;
+      }
       MapBuilder expect;
       expect.Add("base", buffer);
       if (start != 0 || rng.Percent(30)) expect.Size("base_offset", start);

@@ -234,7 +234,23 @@ void PlanBuilder::PlanOp<Op::kCheckRange>(const Step& step, PlanStep* p, BufferU
   p->buffer = ResolveBuffer(step.buffer, step);
   p->offset = step.offset.value;
   uint64_t at = 0;
-  if (p->buffer >= 0) MappedAt(p->buffer, p->offset, step, &at);
+  const MappingRecord* m = p->buffer >= 0 ? MappedAt(p->buffer, p->offset, step, &at) : nullptr;
+  if (m != nullptr) {
+    // cuMemGetAddressRange finds a mapping only once the device has access to it.
+    const int owner = Owner(p->buffer);
+    const AccessProblem problem =
+        reservations_[owner].FirstProblem(ByteRange{at, at + 1}, Access::kRead, 0);
+    if (problem == AccessProblem::kNeverSet || problem == AccessProblem::kAccessNone) {
+      Refusal(
+          At(step.buffer, step),
+          "check_range at " + FormatBytes(p->offset) + " into '" + step.buffer.value +
+              "': the mapping there " +
+              (problem == AccessProblem::kNeverSet ? "has no access yet" : "has access 'none'") +
+              ", and cuMemGetAddressRange finds a mapping only once the device has access to "
+              "it (CUDA_ERROR_NOT_FOUND on the H200); set_access first",
+          "range_without_access");
+    }
+  }
   const StepMapEntry* base = step.expect_map.Find("base");
   const StepMapEntry* base_offset = step.expect_map.Find("base_offset");
   const StepMapEntry* size = step.expect_map.Find("size");

@@ -10,9 +10,10 @@ namespace {
 // past the end of a reservation was accepted; released-and-never-mapped and unknown handles crashed
 // the driver; a kernel writing through a read-only mapping faulted with CUDA_ERROR_ILLEGAL_ADDRESS
 // (in a child process). For those rows `error` is the documented name, which the host twin returns.
-// memset_node_without_write_access was seen there on 2026-12-01 (tools/twin_fidelity_probe.cc,
-// reports/h200/session9): cudaGraphInstantiate returned cudaErrorInvalidValue for a memset node
-// over memory mapped read-only, with access none or never set, or not mapped at all.
+// range_without_access and memset_node_without_write_access were seen there on 2026-12-01
+// (tools/twin_fidelity_probe.cc, reports/h200/session9): cudaGraphInstantiate returned
+// cudaErrorInvalidValue for a memset node over memory mapped read-only, with access none or never
+// set, or not mapped at all.
 constexpr VmmRule kRules[] = {
     {
         "map_part_of_alloc",
@@ -218,6 +219,21 @@ constexpr VmmRule kRules[] = {
         "vmm_fill_f32",
         "CUDA_ERROR_ILLEGAL_ADDRESS",
         DriverVerdict::kFaults,
+    },
+    {
+        "range_without_access",
+        "cuMemGetAddressRange finds a mapping only once the device has access to it",
+        "  - {op: reserve, buffer: A}\n"
+        "  - {op: create, alloc: p, size: 2MiB}\n"
+        "  - {op: map, buffer: A, alloc: p}\n"
+        "  - {op: check_range, buffer: A, expect: {size: 2MiB}}\n",
+        "8:31",
+        "check_range at 0 B into 'A': the mapping there has no access yet, and "
+        "cuMemGetAddressRange finds a mapping only once the device has access to it "
+        "(CUDA_ERROR_NOT_FOUND on the H200); set_access first",
+        "cuMemGetAddressRange",
+        "CUDA_ERROR_NOT_FOUND",
+        DriverVerdict::kRefuses,
     },
     {
         "memset_node_without_write_access",

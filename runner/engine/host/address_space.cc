@@ -212,9 +212,9 @@ Status AddressSpace::Create(const AllocProps& props, AllocHandle* out) {
     return CudaError(fn, kInvalidValue, e);
   const char* error = nullptr;
   if (std::string e = CheckProps(props, true, &error); !e.empty()) return CudaError(fn, error, e);
-  // The H200 (driver 580) refused host memory that asks for a POSIX fd handle type
-  // (CUDA_ERROR_INVALID_VALUE; `vmm-run crosscheck`, reports/h200/session9).
-  if (props.location != MemLocation::kDevice && (props.handle_types & kHandleTypePosixFd) != 0)
+  // The H200 (driver 580) refused host memory (location HOST, not HOST_NUMA) that asks for a POSIX
+  // fd handle type (CUDA_ERROR_INVALID_VALUE; tools/twin_fidelity_probe.cc, reports/h200/session9).
+  if (props.location == MemLocation::kHost && (props.handle_types & kHandleTypePosixFd) != 0)
     return CudaError(fn, kInvalidValue, "host memory cannot be exported as a POSIX fd");
   const int node = props.location != MemLocation::kHostNuma ? -1
                    : props.location_id < 0                  ? 0

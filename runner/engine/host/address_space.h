@@ -134,7 +134,8 @@ class AddressSpace {
   Status Retain(DevicePtr va, AllocHandle* out);
   Status AllocProperties(AllocHandle handle, AllocProps* granted) const;
   Status SameAllocation(AllocHandle a, AllocHandle b, bool* same) const;
-  Status RangeOf(DevicePtr va, DevicePtr* base, uint64_t* size) const;  // cuMemGetAddressRange
+  Status RangeOf(DevicePtr va, int device, DevicePtr* base,
+                 uint64_t* size) const;  // cuMemGetAddressRange
   Status Granularity(const AllocProps& props, GranularityKind kind, uint64_t* bytes) const;
   // free = total_memory - bytes of device `device`'s allocations still alive (by a handle or a
   // mapping).

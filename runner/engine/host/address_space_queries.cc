@@ -53,11 +53,19 @@ Status AddressSpace::SameAllocation(AllocHandle a, AllocHandle b, bool* same) co
   return Status::Ok();
 }
 
-Status AddressSpace::RangeOf(DevicePtr va, DevicePtr* base, uint64_t* size) const {
+Status AddressSpace::RangeOf(DevicePtr va, int device, DevicePtr* base, uint64_t* size) const {
   auto m = FindMapping(va);
   if (m == mappings_.end()) {
     return CudaError("cuMemGetAddressRange", "CUDA_ERROR_NOT_FOUND",
                      Hex(va) + " is not in a mapped range");
+  }
+  // The H200 (driver 580) answers CUDA_ERROR_NOT_FOUND for a mapping the asking device has no
+  // access to yet, created or retained, and finds it once access is read or read_write
+  // (tools/twin_fidelity_probe.cc, reports/h200/session9).
+  if (m->second.access[device] == Access::kNone) {
+    return CudaError(
+        "cuMemGetAddressRange", "CUDA_ERROR_NOT_FOUND",
+        Hex(va) + " is mapped, but device " + std::to_string(device) + " has no access to it");
   }
   *base = m->first;
   *size = m->second.range->size;

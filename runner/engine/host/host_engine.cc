@@ -270,7 +270,7 @@ Status HostEngine::SameAllocation(AllocHandle a, AllocHandle b, bool* same) {
   return space_.SameAllocation(a, b, same);
 }
 Status HostEngine::AddressRange(DevicePtr va, DevicePtr* base, uint64_t* size) {
-  return space_.RangeOf(va, base, size);
+  return space_.RangeOf(va, current_, base, size);
 }
 // No device attributes: the trial alone decides (memfd handles are POSIX fds; host and NUMA node 0
 // memory exist where the kernel has them; compression, RDMA and fabric never).

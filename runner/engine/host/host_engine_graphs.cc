@@ -254,22 +254,14 @@ Status HostEngine::Update(ExecHandle exec, GraphHandle graph, UpdateResult* resu
   if (it == execs_.end()) return UnknownExec("cuGraphExecUpdate", exec);
   const HostGraph* g = FindGraph(graph);
   if (g == nullptr) return UnknownGraph("cuGraphExecUpdate", graph);
-  // A memset node whose new destination the exec's device may not write: the H200 answered
-  // cudaGraphExecUpdateError (tools/twin_fidelity_probe.cc), the exec unchanged.
-  for (const GraphNode& node : g->nodes) {
-    if (node.type != NodeType::kMemset) continue;
-    if (!data_
-             .CheckRef("cuGraphExecUpdate", kInvalidValue, "dst", DataRef::Device(node.dst),
-                       uint64_t{node.count} * 4, Access::kReadWrite, it->second.device)
-             .ok()) {
-      *result = UpdateResult{};
-      result->code = UpdateCode::kError;
-      result->error_node = node.name;
-      result->api_error = "cudaErrorGraphExecUpdateFailure";
-      return Status::Ok();
-    }
-  }
-  *result = UpdateExec(&it->second.graph, *g);
+  const int device = it->second.device;
+  *result = UpdateExec(&it->second.graph, *g, [&](const GraphNode& node) {
+    return pool_.Holds(node.dst) ||
+           data_
+               .CheckRef("cuGraphExecUpdate", kInvalidValue, "dst", DataRef::Device(node.dst),
+                         uint64_t{node.count} * 4, Access::kReadWrite, device)
+               .ok();
+  });
   return Status::Ok();
 }
 

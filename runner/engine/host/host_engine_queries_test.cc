@@ -117,6 +117,10 @@ TEST_F(HostQueriesTest, TheRangeOfAnAddressIsItsMapping) {
   ASSERT_TRUE(engine_->Map(va + kG, 2 * kG, 0, b).ok());
   DevicePtr base = 0;
   uint64_t size = 0;
+  // As on the H200: a mapping is found once the device has access to it.
+  EXPECT_EQ(engine_->AddressRange(va + kG + 12345, &base, &size).message().substr(0, 42),
+            "cuMemGetAddressRange: CUDA_ERROR_NOT_FOUND");
+  ASSERT_TRUE(engine_->SetAccess(va, 3 * kG, Access::kRead).ok());
   ASSERT_TRUE(engine_->AddressRange(va + kG + 12345, &base, &size).ok());
   EXPECT_EQ(base, va + kG);
   EXPECT_EQ(size, 2 * kG);

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -177,6 +178,9 @@ class CaptureBuilder {
 // unchanged and sets api_error to "cudaErrorGraphExecUpdateFailure". An accepted one gives every
 // node of `exec` its pair's parameters; the exec's nodes keep their names (the nodes of the graph
 // they were instantiated from) and their enabled state.
-UpdateResult UpdateExec(HostGraph* exec, const HostGraph& graph);
+// `writable` (may be empty): whether the exec's device may write a memset node's destination; a
+// paired memset node whose parameters change to one it may not write -> kError at that node.
+using MemsetCheck = std::function<bool(const GraphNode&)>;
+UpdateResult UpdateExec(HostGraph* exec, const HostGraph& graph, const MemsetCheck& writable = {});
 
 }  // namespace vmm::host

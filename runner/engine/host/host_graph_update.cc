@@ -71,18 +71,26 @@ Refusal Pair(const HostGraph& exec, const HostGraph& graph, std::vector<int>* pa
   return r;
 }
 
-Refusal CheckGraph(const HostGraph& exec, const HostGraph& graph, std::vector<int>* pair);
+Refusal CheckGraph(const HostGraph& exec, const HostGraph& graph, std::vector<int>* pair,
+                   const MemsetCheck& writable);
 
 // The rules for one pair of nodes of the same position. Graph memory nodes (mem_alloc, mem_free)
 // pair like any other node: on the H200 (driver 580, CUDA 13) an update between two graphs of the
 // same shape with memory nodes returned success and the exec then ran the new graph's work
 // (reports/h200/merge-all, docs/backends.md). Older documentation says such updates are not
 // supported; the twin follows the GPU.
-Refusal CheckNode(const GraphNode& e, const GraphNode& g) {
+Refusal CheckNode(const GraphNode& e, const GraphNode& g, const MemsetCheck& writable) {
   Refusal r;
   r.node = g.name;
   if (e.type != g.type) {
     r.code = UpdateCode::kErrorNodeTypeChanged;
+  } else if (g.type == NodeType::kMemset &&
+             (e.dst != g.dst || e.pattern != g.pattern || e.count != g.count) && writable &&
+             !writable(g)) {
+    // A memset whose parameters change is checked again, as at instantiate: the H200 answered
+    // cudaGraphExecUpdateError for one over memory the device may not write, and success for an
+    // unchanged one (tools/twin_fidelity_probe.cc, `vmm-run crosscheck`; reports/h200/session9).
+    r.code = UpdateCode::kError;
   } else if (g.type == NodeType::kMemcpy &&
              (e.src_place != g.src_place || e.dst_place != g.dst_place)) {
     r.code = UpdateCode::kErrorParametersChanged;  // a side's memory type changed
@@ -96,18 +104,19 @@ Refusal CheckNode(const GraphNode& e, const GraphNode& g) {
     // then ran the new body (docs/backends.md, "Conditional nodes").
 
     std::vector<int> inner;
-    r = CheckGraph(*e.child, *g.child, &inner);
+    r = CheckGraph(*e.child, *g.child, &inner, writable);
     if (r.code == UpdateCode::kErrorTopologyChanged && r.node.empty()) r.node = g.name;
   }
   if (r.code == UpdateCode::kSuccess) r.node.clear();
   return r;
 }
 
-Refusal CheckGraph(const HostGraph& exec, const HostGraph& graph, std::vector<int>* pair) {
+Refusal CheckGraph(const HostGraph& exec, const HostGraph& graph, std::vector<int>* pair,
+                   const MemsetCheck& writable) {
   Refusal r = Pair(exec, graph, pair);
   if (r.code != UpdateCode::kSuccess) return r;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    r = CheckNode(exec.nodes[(*pair)[i]], graph.nodes[i]);
+    r = CheckNode(exec.nodes[(*pair)[i]], graph.nodes[i], writable);
     if (r.code != UpdateCode::kSuccess) return r;
   }
   return r;
@@ -115,10 +124,10 @@ Refusal CheckGraph(const HostGraph& exec, const HostGraph& graph, std::vector<in
 
 }  // namespace
 
-UpdateResult UpdateExec(HostGraph* exec, const HostGraph& graph) {
+UpdateResult UpdateExec(HostGraph* exec, const HostGraph& graph, const MemsetCheck& writable) {
   UpdateResult result;
   std::vector<int> pair;
-  const Refusal r = CheckGraph(*exec, graph, &pair);
+  const Refusal r = CheckGraph(*exec, graph, &pair, writable);
   if (r.code != UpdateCode::kSuccess) {
     result.code = r.code;
     result.error_node = r.node;
