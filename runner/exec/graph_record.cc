@@ -51,12 +51,15 @@ report::GraphNodeRecord NodeRecord(const GraphNodeInfo& n, int index, const RunS
   return r;
 }
 
-// One line per node (children indented): what the structure hash covers.
+// One line per node (children indented): what the structure hash covers. An address no buffer or
+// snapshot holds (a node kept the address of a reservation freed since) counts as "address": its
+// value differs between machines, and the hash compares machines.
 void StructureText(const std::vector<report::GraphNodeRecord>& nodes, const std::string& indent,
                    std::string* out) {
   for (const report::GraphNodeRecord& n : nodes) {
     *out += indent + std::to_string(n.index) + "|" + n.name + "|" + n.type + "|" + n.detail + "|";
-    for (const auto& [name, access] : n.buffers) *out += name + ":" + access + ",";
+    for (const auto& [name, access] : n.buffers)
+      *out += (name.rfind("0x", 0) == 0 ? std::string("address") : name) + ":" + access + ",";
     *out += "|";
     for (int d : n.dependencies) *out += std::to_string(d) + ",";
     *out += "\n";

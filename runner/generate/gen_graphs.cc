@@ -239,7 +239,7 @@ bool CopiesCapturable(const Model& m, const std::vector<Node>& nodes, int device
   return true;
 }
 
-// The first memset node (top level, branches and, with `children`, child graphs; not conditional
+// The first memset node (top level, branches and, with `children`, child graphs and conditional
 // bodies) whose destination `device` cannot write now at the address it holds: what
 // cudaGraphInstantiate refuses. "" when none.
 std::string UnwritableMemset(const Model& m, const std::vector<Node>& nodes, int device,
@@ -252,7 +252,7 @@ std::string UnwritableMemset(const Model& m, const std::vector<Node>& nodes, int
       const bool current = stamp != n.captured.end() && r.reserved && r.instance == stamp->second;
       if (!current || !m.Accessible(t, device, Perm::kReadWrite)) return n.name;
     }
-    if (children && n.type == Type::kChild) {
+    if (children && (n.type == Type::kChild || n.type == Type::kIf || n.type == Type::kWhile)) {
       std::string why = UnwritableMemset(m, n.body, device, children);
       if (!why.empty()) return why;
     }

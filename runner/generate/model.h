@@ -38,6 +38,7 @@ struct Tensor {
 struct Mapping {
   uint64_t size = 0;
   int phys = -1;
+  int handle = -1;  // Alloc::handle of the allocation mapped
   std::array<Perm, kMaxDevices> access{Perm::kNone, Perm::kNone};
   std::string step;  // the map step's name ("" when unnamed)
 };
@@ -67,6 +68,9 @@ struct Alloc {
   int phys = -1;
   bool live = false;
   bool imported = false;  // by import or retain: cannot be exported
+  // Which allocation the handle names: one per create and per import (an import of this
+  // process's export is an allocation of its own on the H200); a retain names the mapped one.
+  int handle = -1;
 };
 
 struct Snapshot {
@@ -94,6 +98,7 @@ class Model {
   std::map<std::string, Snapshot> snapshots;
   std::map<std::string, int> exports;  // handle name -> phys
   int reservation_instances = 0;
+  int handles = 0;  // Alloc::handle values given so far
 
   // Every byte of `t` is reserved and mapped, with at least `need` for `device`.
   bool Accessible(const Tensor& t, int device, Perm need) const;

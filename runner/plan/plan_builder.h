@@ -49,6 +49,9 @@ class PlanBuilder {
     // By use: the reservation (PlanBuilder::reservation_id_) whose address the node holds for
     // that buffer; kGraphMemory for a graph allocation. A graph keeps the addresses it captured.
     std::vector<int> reservation_ids;
+    // if / while: the memset and child graph nodes of its body, nested bodies included (the body's
+    // own model is discarded; cudaGraphInstantiate checks these memsets too).
+    std::vector<NodeModel> body_memsets;
     int alloc = -1;            // mem_alloc: the buffer it allocates
     int freed = -1;            // mem_free: the buffer it frees
     bool host_source = false;  // memcpy from a snapshot (host memory)
@@ -81,6 +84,8 @@ class PlanBuilder {
     // name and label (for messages). `model` and `lane_deps` are then the body's.
     int bodies = 0;
     std::string body_kind, body_label;
+    // Set by Conditional for the if / while node AddNode makes next (NodeModel::body_memsets).
+    std::vector<NodeModel> pending_body_memsets;
   };
   // A graph allocation (mem_alloc) by buffer slot.
   struct GraphAllocation {

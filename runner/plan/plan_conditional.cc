@@ -96,6 +96,12 @@ void PlanBuilder::Conditional(const Step& step, PlanStep* p, BufferUses* uses) {
   c.lane_deps = std::move(outer_deps);
   c.lane = lane;
 
+  c.pending_body_memsets.clear();
+  for (const NodeModel& node : body.nodes) {
+    if (node.type == NodeType::kMemset || node.type == NodeType::kGraph)
+      c.pending_body_memsets.push_back(node);
+    for (const NodeModel& nested : node.body_memsets) c.pending_body_memsets.push_back(nested);
+  }
   for (size_t i = 0; i < body.nodes.size(); ++i) {
     const NodeModel& node = body.nodes[i];
     const Step& inner = node.spec.src != nullptr ? *node.spec.src : step;

@@ -107,6 +107,8 @@ void PlanBuilder::AddNode(const Step& step, const PlanStep& p, BufferUses uses) 
   node.uses = std::move(uses);
   node.reservation_ids = ReservationIds(
       node.uses, p.op == Op::kChildGraph && p.graph >= 0 ? &graph_models_[p.graph] : nullptr);
+  if (p.op == Op::kIf || p.op == Op::kWhile)
+    node.body_memsets = std::move(capture_->pending_body_memsets);
   if (p.op == Op::kMemAlloc) node.alloc = p.buffer;
   if (p.op == Op::kMemFree) node.freed = p.buffer;
   // A memcpy node with a host side: a copy from a host snapshot (device snapshots are device

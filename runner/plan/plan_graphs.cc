@@ -280,6 +280,7 @@ std::string PlanBuilder::UnwritableMemset(const std::vector<NodeModel>& nodes, i
       std::string why = UnwritableMemset(graph_models_[node.spec.graph].nodes, device);
       if (!why.empty()) return why;
     }
+    if (std::string why = UnwritableMemset(node.body_memsets, device); !why.empty()) return why;
     if (node.type != NodeType::kMemset) continue;
     for (size_t u = 0; u < node.uses.size(); ++u) {
       const int buffer = node.uses[u].first;

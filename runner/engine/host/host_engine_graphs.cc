@@ -170,10 +170,8 @@ Status HostEngine::CheckMemsetNodes(const char* function, const HostGraph& graph
                 (why == std::string::npos ? m : m.substr(why + std::strlen(kInvalidValue) + 2)));
       }
     }
-    // Child graphs, not conditional bodies: the plan checks the same (a body's memsets at
-    // instantiate were not measured on the GPU).
-    if (node.type == NodeType::kGraph && node.child != nullptr)
-      VMM_RETURN_IF_ERROR(CheckMemsetNodes(function, *node.child));
+    // Child graphs and conditional bodies alike (the H200 refused a while body's memset).
+    if (node.child != nullptr) VMM_RETURN_IF_ERROR(CheckMemsetNodes(function, *node.child));
   }
   return Status::Ok();
 }
@@ -207,7 +205,7 @@ Status HostEngine::InstantiateWith(GraphHandle graph, const InstantiateOptions& 
   }
   // cudaGraphInstantiate checks every memset node's destination: on the H200 it refused
   // (cudaErrorInvalidValue) one without read_write access for the device, mapped or not
-  // (tools/twin_fidelity_probe.cc). Child graphs are checked alike.
+  // (tools/twin_fidelity_probe.cc). Child graphs and conditional bodies are checked alike.
   VMM_RETURN_IF_ERROR(CheckMemsetNodes(fn, *g));
   const uint64_t id = ids_.Next();
   // A copy: the exec outlives changes to (and destruction of) the graph.

@@ -90,7 +90,7 @@ class HostEngine final : public Engine {
   Status SyncPoint(const char* function);
   // Capture-only calls outside a capture.
   Status NeedCapture(const char* function) const;
-  // Every memset node of `graph` (child graphs included, not conditional bodies) writes memory the
+  // Every memset node of `graph` (child graphs and conditional bodies included) writes memory the
   // selected device may write (the check cudaGraphInstantiate and cudaGraphExecMemsetNodeSetParams
   // make), else `function`'s CUDA_ERROR_INVALID_VALUE.
   Status CheckMemsetNodes(const char* function, const HostGraph& graph) const;

@@ -115,11 +115,18 @@ Refusal CheckGraph(const HostGraph& exec, const HostGraph& graph, std::vector<in
                    const MemsetCheck& writable) {
   Refusal r = Pair(exec, graph, pair);
   if (r.code != UpdateCode::kSuccess) return r;
+  // The H200 names the last memset it refuses (in creation order) but stops at the first other
+  // refusal (crosscheck, reports/h200/session9).
+  Refusal memset;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     r = CheckNode(exec.nodes[(*pair)[i]], graph.nodes[i], writable);
+    if (r.code == UpdateCode::kError && graph.nodes[i].type == NodeType::kMemset) {
+      memset = r;
+      continue;
+    }
     if (r.code != UpdateCode::kSuccess) return r;
   }
-  return r;
+  return memset.code == UpdateCode::kError ? memset : r;
 }
 
 }  // namespace
