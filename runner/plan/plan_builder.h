@@ -253,7 +253,8 @@ class PlanBuilder {
   // the first memset node whose destination that device cannot write ("" when none). The driver
   // checks them (cudaGraphInstantiate, rule memset_node_without_write_access); it does not check
   // what kernels touch.
-  std::string UnwritableMemset(const std::vector<NodeModel>& nodes, int device) const;
+  // *stale: the problem is an address of a reservation freed since the capture.
+  std::string UnwritableMemset(const std::vector<NodeModel>& nodes, int device, bool* stale) const;
   // Why buffer or view `buffer` cannot be used with `need` by `device` now, as the end of a
   // sentence about it ("is mapped read-only for device 0"), or "" when it can.
   std::string AccessProblemText(int buffer, Access need, int device) const;

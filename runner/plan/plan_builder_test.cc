@@ -177,9 +177,28 @@ TEST(BuildPlanTest, DestroyingAGraphKeepsItsExecAndUpdateSwitchesBuffers) {
 }
 
 TEST(BuildPlanTest, CaptureChecksBuffersAtReplayNotAtCapture) {
-  EXPECT_EQ(PlanErrors("  - {op: capture, graph: g, steps: [{op: matmul, a: A, b: B, c: C}]}\n"
+  // Reserved, so the nodes hold their addresses; mapped and accessible only by the replay.
+  EXPECT_EQ(PlanErrors("  - {op: reserve, buffer: A}\n"
+                       "  - {op: reserve, buffer: B}\n"
+                       "  - {op: reserve, buffer: C}\n"
+                       "  - {op: capture, graph: g, steps: [{op: matmul, a: A, b: B, c: C}]}\n"
                        "  - {op: instantiate, graph: g, exec: e}\n"),
             "");
+}
+
+TEST(BuildPlanTest, ACapturedNodeNeedsTheAddressesOfReservedBuffers) {
+  EXPECT_EQ(PlanErrors("  - {op: reserve, buffer: A}\n"
+                       "  - {op: capture, graph: g, steps: [{op: fill, buffer: B, seed: 1}]}\n"
+                       "  - {op: capture, graph: h, steps: [{op: fill, buffer: A, seed: 1}]}\n"
+                       "  - {op: free, buffer: A}\n"
+                       "  - {op: reserve, buffer: A}\n"
+                       "  - {op: capture, graph: k, steps: [{op: child_graph, graph: h}]}\n"),
+            "t.yaml:8:37: error: 'fill B' records the address of 'B', but 'B' is not reserved at "
+            "this step: a graph node keeps the address a buffer has when it is captured; reserve "
+            "'B' first\n"
+            "t.yaml:12:37: error: 'child_graph h' records the address of 'A', but 'A' was freed "
+            "since graph 'h' was captured: a graph node keeps the address a buffer has when it is "
+            "captured; capture that graph again\n");
 }
 
 TEST(BuildPlanTest, ProgrammaticScenarioChecksWhatTheSchemaWouldHave) {
@@ -227,14 +246,15 @@ TEST(BuildPlanTest, UpdateExpectationsCoverEveryUpdateCode) {
   for (int c = 0; c <= static_cast<int>(UpdateCode::kErrorAttributesChanged); ++c) {
     const std::string name = UpdateCodeName(static_cast<UpdateCode>(c));
     Plan plan;
-    EXPECT_EQ(PlanErrors("  - {op: capture, graph: g, steps: [{op: fill, buffer: A, seed: 1}]}\n"
+    EXPECT_EQ(PlanErrors("  - {op: reserve, buffer: A}\n"
+                         "  - {op: capture, graph: g, steps: [{op: fill, buffer: A, seed: 1}]}\n"
                          "  - {op: instantiate, graph: g, exec: e}\n"
                          "  - {op: update, exec: e, graph: g, expect: " +
                              name + "}\n",
                          &plan),
               "")
         << name;
-    EXPECT_EQ(plan.steps[2].expect_update, static_cast<UpdateCode>(c));
+    EXPECT_EQ(plan.steps[3].expect_update, static_cast<UpdateCode>(c));
   }
 }
 

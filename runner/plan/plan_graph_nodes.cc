@@ -107,6 +107,23 @@ void PlanBuilder::AddNode(const Step& step, const PlanStep& p, BufferUses uses) 
   node.uses = std::move(uses);
   node.reservation_ids = ReservationIds(
       node.uses, p.op == Op::kChildGraph && p.graph >= 0 ? &graph_models_[p.graph] : nullptr);
+  // A node records the addresses its buffers have now: each must be reserved now (a child graph's
+  // copy: still the reservation its own capture saw). An address of nothing, or of memory the
+  // driver may since have given to something else, makes a graph no scenario can reason about
+  // (on the H200 a freed range came back as a snapshot's memory).
+  for (size_t u = 0; u < node.uses.size(); ++u) {
+    const int id = node.reservation_ids[u];
+    const int owner = Owner(node.uses[u].first);
+    if (id == kGraphMemory || (id >= 0 && id == reservation_id_[owner])) continue;
+    const std::string& name = plan_.buffers[owner].name;
+    Error(step.loc,
+          "'" + node.name + "' records the address of '" + plan_.buffers[node.uses[u].first].name +
+              "', but '" + name + "' " +
+              (id < 0 ? std::string("is not reserved at this step")
+                      : "was freed since graph '" + plan_.graphs[p.graph] + "' was captured") +
+              ": a graph node keeps the address a buffer has when it is captured; " +
+              (id < 0 ? "reserve '" + name + "' first" : "capture that graph again"));
+  }
   if (p.op == Op::kIf || p.op == Op::kWhile)
     node.body_memsets = std::move(capture_->pending_body_memsets);
   if (p.op == Op::kMemAlloc) node.alloc = p.buffer;

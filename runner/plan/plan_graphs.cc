@@ -80,7 +80,14 @@ void PlanBuilder::PlanOp<Op::kInstantiate>(const Step& step, PlanStep* p, Buffer
                 "instantiation); destroy exec '" +
                 live + "' first");
     }
-    if (std::string why = UnwritableMemset(g.nodes, graph_devices_[p->graph]); !why.empty()) {
+    bool stale = false;
+    if (std::string why = UnwritableMemset(g.nodes, graph_devices_[p->graph], &stale); stale) {
+      // Whether the driver refuses depends on what its VA allocator put at the old address since
+      // (on the H200 a reservation landed there and the instantiate succeeded): never sent.
+      Error(At(step.graph, step), "instantiate of graph '" + step.graph.value + "': " + why +
+                                      ": the node would write wherever that address points now; "
+                                      "capture the graph again after the reserve");
+    } else if (!why.empty()) {
       Refusal(At(step.graph, step),
               "instantiate of graph '" + step.graph.value + "' would be refused: " + why +
                   ": cudaGraphInstantiate checks a memset node's destination "
@@ -274,22 +281,24 @@ std::string PlanBuilder::AccessProblemText(int buffer, Access need, int device) 
   return "";
 }
 
-std::string PlanBuilder::UnwritableMemset(const std::vector<NodeModel>& nodes, int device) const {
+std::string PlanBuilder::UnwritableMemset(const std::vector<NodeModel>& nodes, int device,
+                                          bool* stale) const {
   for (const NodeModel& node : nodes) {
     if (node.type == NodeType::kGraph && node.spec.graph >= 0) {
-      std::string why = UnwritableMemset(graph_models_[node.spec.graph].nodes, device);
+      std::string why = UnwritableMemset(graph_models_[node.spec.graph].nodes, device, stale);
       if (!why.empty()) return why;
     }
-    if (std::string why = UnwritableMemset(node.body_memsets, device); !why.empty()) return why;
+    if (std::string why = UnwritableMemset(node.body_memsets, device, stale); !why.empty())
+      return why;
     if (node.type != NodeType::kMemset) continue;
     for (size_t u = 0; u < node.uses.size(); ++u) {
       const int buffer = node.uses[u].first;
       const int owner = Owner(buffer);
       const int captured = u < node.reservation_ids.size() ? node.reservation_ids[u] : kGraphMemory;
-      std::string why = captured != kGraphMemory && captured != reservation_id_[owner]
-                            ? "holds an address of '" + plan_.buffers[owner].name +
-                                  "' that is not its reservation now"
-                            : AccessProblemText(buffer, Access::kReadWrite, device);
+      *stale = captured != kGraphMemory && captured != reservation_id_[owner];
+      std::string why = *stale ? "holds an address of '" + plan_.buffers[owner].name +
+                                     "' from a reservation freed since"
+                               : AccessProblemText(buffer, Access::kReadWrite, device);
       if (!why.empty())
         return "memset node '" + node.name + "' writes '" + plan_.buffers[buffer].name +
                "', which " + why;

@@ -286,12 +286,13 @@ Status HostEngine::Launch(GraphNode node, OpTiming* timing) {
       // The runtime checks a copy's memory when it is captured: on the H200 cudaMemcpyAsync
       // refused (cudaErrorInvalidValue) a destination without read_write access and a source
       // without read access (tools/twin_fidelity_probe.cc). Kernels and memsets are not checked.
-      // Graph memory (an alloc node's range) is the graph's: mapped when a replay reaches it.
+      // The graph's own memory (an alloc node's range) is mapped when a replay reaches it; an
+      // address of anything else is checked, as the runtime checks it.
       const char* fn = "cudaMemcpyAsync";
-      if (!pool_.Holds(node.src))
+      if (!capture_->graph().Allocates(node.src))
         VMM_RETURN_IF_ERROR(data_.CheckRef(fn, kInvalidValue, "src", {node.src, node.src_place},
                                            node.count, Access::kRead, current_));
-      if (!pool_.Holds(node.dst))
+      if (!capture_->graph().Allocates(node.dst))
         VMM_RETURN_IF_ERROR(data_.CheckRef(fn, kInvalidValue, "dst", {node.dst, node.dst_place},
                                            node.count, Access::kReadWrite, current_));
     }

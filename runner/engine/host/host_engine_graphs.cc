@@ -156,7 +156,9 @@ Status HostEngine::TrimGraphMemory() {
 
 Status HostEngine::CheckMemsetNodes(const char* function, const HostGraph& graph) const {
   for (const GraphNode& node : graph.nodes) {
-    if (node.type == NodeType::kMemset && !pool_.Holds(node.dst)) {  // graph memory: the driver's
+    // The graph's own memory exists when a replay reaches its alloc node (the driver's business);
+    // an address that lies in another graph's memory, or in nothing, is checked.
+    if (node.type == NodeType::kMemset && !graph.Allocates(node.dst)) {
       Status s = data_.CheckRef("memset node '" + node.name + "'", kInvalidValue, "dst",
                                 DataRef::Device(node.dst), uint64_t{node.count} * 4,
                                 Access::kReadWrite, current_);
@@ -254,7 +256,7 @@ Status HostEngine::Update(ExecHandle exec, GraphHandle graph, UpdateResult* resu
   if (g == nullptr) return UnknownGraph("cuGraphExecUpdate", graph);
   const int device = it->second.device;
   *result = UpdateExec(&it->second.graph, *g, [&](const GraphNode& node) {
-    return pool_.Holds(node.dst) ||
+    return g->Allocates(node.dst) ||
            data_
                .CheckRef("cuGraphExecUpdate", kInvalidValue, "dst", DataRef::Device(node.dst),
                          uint64_t{node.count} * 4, Access::kReadWrite, device)

@@ -94,6 +94,12 @@ bool HostGraph::HasMemoryNodes() const {
                      [](const GraphNode& n) { return IsMemoryNode(n.type); });
 }
 
+bool HostGraph::Allocates(DevicePtr p) const {
+  return std::any_of(nodes.begin(), nodes.end(), [&](const GraphNode& n) {
+    return n.type == NodeType::kMemAlloc && p >= n.ptr && p - n.ptr < n.count;
+  });
+}
+
 bool HostGraph::HasConditionalNodes() const {
   return std::any_of(nodes.begin(), nodes.end(),
                      [](const GraphNode& n) { return n.type == NodeType::kConditional; });

@@ -98,6 +98,9 @@ struct HostGraph {
   bool HasMemoryNodes() const;
   // Whether a node is a conditional node.
   bool HasConditionalNodes() const;
+  // Whether an alloc node of this graph (not of its children) allocates the byte at `p`: graph
+  // memory of its own, which exists when a replay reaches the node.
+  bool Allocates(DevicePtr p) const;
   // The structure as every backend reports it (names, types, details, edges, operands).
   GraphStructure Describe() const;
 };
@@ -121,6 +124,8 @@ class CaptureBuilder {
   Status EndBody();
   // The innermost open body's condition and name (BeginBody's), or nullptr when none is open.
   const ConditionArgs* OpenCondition(std::string* name) const;
+  // The graph captured so far (open bodies not included).
+  const HostGraph& graph() const { return graph_; }
   // Ends the capture: the graph, or CUDA_ERROR_STREAM_CAPTURE_UNJOINED (a fork never joined) or
   // CUDA_ERROR_ILLEGAL_STATE (a conditional body never ended).
   Status Finish(HostGraph* out);

@@ -46,13 +46,6 @@ class GraphMemoryPool {
   Status Allocate(DevicePtr ptr, bool auto_free);
   // A free node or GraphFree (`function` names the call in errors).
   Status Free(DevicePtr ptr, const char* function);
-  // Whether `ptr` lies in a range a graph's alloc node reserved (live or not).
-  bool Holds(DevicePtr ptr) const {
-    auto it = ranges_.upper_bound(ptr);
-    if (it == ranges_.begin()) return false;
-    --it;
-    return ptr < it->first + it->second.size;
-  }
   // Gives device `device`'s cache back (cudaDeviceGraphMemTrim).
   void Trim(int device);
   GraphMemoryUsage Usage(int device) const;

@@ -105,7 +105,10 @@ Refusal CheckNode(const GraphNode& e, const GraphNode& g, const MemsetCheck& wri
 
     std::vector<int> inner;
     r = CheckGraph(*e.child, *g.child, &inner, writable);
-    if (r.code == UpdateCode::kErrorTopologyChanged && r.node.empty()) r.node = g.name;
+    // A child graph's changed node count names the child node; a conditional body's names none
+    // (the H200, scenarios/conditional_update.yaml).
+    if (r.code == UpdateCode::kErrorTopologyChanged && r.node.empty() && g.type == NodeType::kGraph)
+      r.node = g.name;
   }
   if (r.code == UpdateCode::kSuccess) r.node.clear();
   return r;
