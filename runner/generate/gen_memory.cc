@@ -1,5 +1,7 @@
 // The generator's VMM actions: reserve, create, map, set_access, unmap, release, free, remap,
 // retain, export/import, the queries and memory accounting, and the teardown.
+#include <tuple>
+
 #include "runner/generate/generator_impl.h"
 
 namespace vmm::gen {
@@ -131,17 +133,24 @@ bool Generator::MapAlloc() {
   return true;
 }
 
-bool Generator::SetAccess() {
+std::optional<Generator::RunStep> Generator::StartRunStep(const char* op) {
   const std::vector<std::string> buffers = ReservedBuffers(model, true);
-  if (buffers.empty()) return false;
-  const std::string buffer = rng.Pick(buffers);
+  if (buffers.empty()) return std::nullopt;
+  RunStep s{Op(op), rng.Pick(buffers), 0, 0};
+  const Reservation& r = model.reservations[s.buffer];
+  std::tie(s.offset, s.size) = PickRun(r, rng);
+  s.step.Add("buffer", s.buffer);
+  if (s.offset != 0 || rng.Percent(20)) s.step.Size("offset", s.offset);
+  // The size may be left out where the run reaches the reservation's end (its default).
+  if (s.offset + s.size != r.size || rng.Percent(50)) s.step.Size("size", s.size);
+  return s;
+}
+
+bool Generator::SetAccess() {
+  std::optional<RunStep> run = StartRunStep("set_access");
+  if (!run) return false;
+  auto& [step, buffer, offset, size] = *run;
   Reservation& r = model.reservations[buffer];
-  const auto [offset, size] = PickRun(r, rng);
-  MapBuilder step = Op("set_access");
-  step.Add("buffer", buffer);
-  if (offset != 0 || rng.Percent(20)) step.Size("offset", offset);
-  const bool to_end = offset + size == r.size;
-  if (!to_end || rng.Percent(50)) step.Size("size", size);
   auto pick = [&] {
     const int roll = static_cast<int>(rng.Below(100));
     return roll < 70 ? Perm::kReadWrite : roll < 90 ? Perm::kRead : Perm::kNone;
@@ -167,15 +176,10 @@ bool Generator::SetAccess() {
 }
 
 bool Generator::Unmap() {
-  const std::vector<std::string> buffers = ReservedBuffers(model, true);
-  if (buffers.empty()) return false;
-  const std::string buffer = rng.Pick(buffers);
+  std::optional<RunStep> run = StartRunStep("unmap");
+  if (!run) return false;
+  auto& [step, buffer, offset, size] = *run;
   Reservation& r = model.reservations[buffer];
-  const auto [offset, size] = PickRun(r, rng);
-  MapBuilder step = Op("unmap");
-  step.Add("buffer", buffer);
-  if (offset != 0 || rng.Percent(20)) step.Size("offset", offset);
-  if (offset + size != r.size || rng.Percent(50)) step.Size("size", size);
   for (auto it = r.maps.find(offset); it != r.maps.end() && it->first < offset + size;) {
     --model.phys[it->second.phys].mappings;
     it = r.maps.erase(it);

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -111,6 +112,15 @@ class Generator {
     return Uniform(t.Bytes(), PieceKind::kSeed, seed);
   }
   Content MatmulContent(const Tensor& a, const Tensor& b, const Tensor& c) const;
+
+  // A set_access or unmap over a run of whole mappings of a reserved buffer: its step with the
+  // buffer, offset and size written, or nullopt when nothing is mapped anywhere.
+  struct RunStep {
+    MapBuilder step;
+    std::string buffer;
+    uint64_t offset, size;
+  };
+  std::optional<RunStep> StartRunStep(const char* op);
 
   // --- actions (gen_memory.cc, gen_data.cc, gen_graphs.cc, gen_blocks.cc) ---
   bool Reserve();
