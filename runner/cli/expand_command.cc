@@ -23,16 +23,25 @@ bool ParseSetOptions(const std::vector<std::string>& args, ExpandOptions* option
   return true;
 }
 
+void AddIncludeRootOption(CLI::App* command, std::vector<std::string>& roots) {
+  command
+      ->add_option("--include-root", roots,
+                   "A folder besides the scenario's own that 'include:' may read files from")
+      ->check(CLI::ExistingDirectory);
+}
+
 void SetupExpandCommand(CLI::App& app, ExpandCommandOptions& options) {
   CLI::App* expand = app.add_subcommand(
       "expand", "Print a scenario after variables, loops and includes, exactly as it will run");
   expand->add_option("file", options.file, "Scenario file (YAML)")->required();
   expand->add_option("--set", options.set, "Override a variable of 'vars:' (NAME=VALUE)");
+  AddIncludeRootOption(expand, options.include_roots);
 }
 
 int RunExpandCommand(const ExpandCommandOptions& options, std::ostream& out, std::ostream& err) {
   ExpandOptions expand;
   if (!ParseSetOptions(options.set, &expand, err)) return 2;
+  expand.include_roots = options.include_roots;
   std::vector<Diagnostic> diagnostics;
   Expansion expansion;
   std::optional<Scenario> scenario =

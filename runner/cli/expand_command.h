@@ -17,7 +17,8 @@ namespace vmm {
 
 struct ExpandCommandOptions {
   std::string file;
-  std::vector<std::string> set;  // NAME=VALUE
+  std::vector<std::string> set;            // NAME=VALUE
+  std::vector<std::string> include_roots;  // --include-root
 };
 
 void SetupExpandCommand(CLI::App& app, ExpandCommandOptions& options);
@@ -28,5 +29,8 @@ int RunExpandCommand(const ExpandCommandOptions& options, std::ostream& out, std
 struct ExpandOptions;
 bool ParseSetOptions(const std::vector<std::string>& args, ExpandOptions* options,
                      std::ostream& err);
+// `--include-root DIR` for run, validate and expand: a folder outside the scenario's own that
+// `include:` may read from (docs/limits-and-safety.md).
+void AddIncludeRootOption(CLI::App* command, std::vector<std::string>& roots);
 
 }  // namespace vmm

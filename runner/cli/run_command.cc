@@ -214,6 +214,7 @@ void SetupRunCommand(CLI::App& app, RunOptions& options) {
   run->add_option("--junit", options.junit, "Also write JUnit XML (one testcase per check)");
   run->add_flag("-q,--quiet", options.quiet, "Print only the summary line per scenario");
   run->add_option("--set", options.set, "Override a variable of 'vars:' (NAME=VALUE)");
+  AddIncludeRootOption(run, options.include_roots);
 }
 
 int RunRunCommand(const RunOptions& options, std::ostream& out, std::ostream& err) {
@@ -230,6 +231,7 @@ int RunRunCommand(const RunOptions& options, std::ostream& out, std::ostream& er
   }
   ExpandOptions expand;
   if (!ParseSetOptions(options.set, &expand, err)) return kExitInputError;
+  expand.include_roots = options.include_roots;
   InstallStopHandlers();
   int worst = kExitPass;
   std::vector<report::Report> reports;

@@ -31,6 +31,7 @@ struct RunOptions {
   bool quiet = false;                      // no per-step log
   std::vector<std::string> argv;           // the whole command line, for provenance
   std::vector<std::string> set;            // --set NAME=VALUE: overrides of the scenarios' vars
+  std::vector<std::string> include_roots;  // --include-root
 };
 
 void SetupRunCommand(CLI::App& app, RunOptions& options);

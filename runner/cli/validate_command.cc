@@ -22,6 +22,7 @@ void SetupValidateCommand(CLI::App& app, ValidateOptions& options) {
   validate->add_flag("--valijson", options.valijson,
                      "Cross-check the schema part with valijson (slower; reports agreement)");
   validate->add_option("--set", options.set, "Override a variable of 'vars:' (NAME=VALUE)");
+  AddIncludeRootOption(validate, options.include_roots);
 }
 
 namespace {
@@ -83,6 +84,7 @@ int RunValidateCommand(const ValidateOptions& options, std::ostream& out, std::o
   }
   ExpandOptions expand;
   if (!ParseSetOptions(options.set, &expand, err)) return kExitInputError;
+  expand.include_roots = options.include_roots;
   int code = 0;
   for (const std::string& file : options.files) {
     // Read once (a regular file within the size limit), then parse, cross-check and sweep it.

@@ -19,7 +19,8 @@ struct ValidateOptions {
   // Also validate each file with valijson (a reference JSON Schema implementation) and report
   // whether it agrees. Off by default: valijson costs ~13 us per step over yaml-cpp.
   bool valijson = false;
-  std::vector<std::string> set;  // --set NAME=VALUE: overrides of the scenarios' vars
+  std::vector<std::string> set;            // --set NAME=VALUE: overrides of the scenarios' vars
+  std::vector<std::string> include_roots;  // --include-root
 };
 
 void SetupValidateCommand(CLI::App& app, ValidateOptions& options);

@@ -297,6 +297,7 @@ StatusOr<std::unique_ptr<RunningChild>> StartChild(const ChildBlockOptions& opti
   request.scenario_path = options.scenario_path;
   request.scenario_text = options.scenario_text;
   request.set = options.set;
+  request.include_roots = options.include_roots;
   request.block = block_index;
   request.member = member;
   request.backend = options.backend;

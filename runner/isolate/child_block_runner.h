@@ -33,6 +33,7 @@ struct ChildBlockOptions {
   std::string scenario_path;           // as the parent read it: the child parses the same text
   std::string scenario_text;
   std::vector<std::pair<std::string, std::string>> set;  // --set values, sweep point included
+  std::vector<std::string> include_roots;                // --include-root folders
   std::string backend;                                   // the parent's backend: "host" or "cuda"
   int device = 0;
   // What the children's times (ChildRecord's started_ms, ready_ms, ended_ms) count from: the run's

@@ -50,6 +50,7 @@ const IsolatedBlock* BlockOf(const Plan& plan, const report::BlockRequest& r) {
 StatusOr<Plan> BlockPlan(const report::BlockRequest& r, Scenario* scenario) {
   ExpandOptions expand;
   for (const auto& [name, value] : r.set) expand.set.push_back(VarOverride{name, value});
+  expand.include_roots = r.include_roots;
   std::vector<Diagnostic> diagnostics;
   std::optional<Scenario> parsed =
       ParseScenario(r.scenario_text, r.scenario_path, expand, &diagnostics);

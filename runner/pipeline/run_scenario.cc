@@ -66,6 +66,7 @@ report::Report ExecuteRun(PreparedRun& run, StepObserver* observer) {
   block_options.scenario_text = run.request.text;
   for (const VarOverride& v : run.request.expand.set)
     block_options.set.emplace_back(v.name, v.value);
+  block_options.include_roots = run.request.expand.include_roots;
   block_options.backend = info.backend;
   block_options.device = run.request.device;
   isolate::ChildBlockRunner blocks(std::move(block_options));

@@ -46,6 +46,7 @@ std::string EncodeBlockRequest(const BlockRequest& r) {
   Json set = Json::array();
   for (const auto& [name, value] : r.set) set.push_back(Json::array({name, value}));
   j["set"] = std::move(set);
+  j["include_roots"] = r.include_roots;
   j["block"] = r.block;
   j["member"] = r.member;
   j["backend"] = r.backend;
@@ -74,6 +75,8 @@ StatusOr<BlockRequest> DecodeBlockRequest(const std::string& text) {
     }
     r.set.emplace_back(pair[0], pair[1]);
   }
+  if (j.contains("include_roots"))
+    r.include_roots = Get<std::vector<std::string>>(j, "include_roots", &error);
   r.block = Get<int>(j, "block", &error);
   r.member = Get<int>(j, "member", &error);
   r.backend = Get<std::string>(j, "backend", &error);

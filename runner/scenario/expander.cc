@@ -38,7 +38,7 @@ class Expander {
         options_(options),
         out_(out),
         diagnostics_(diagnostics),
-        loader_(options.read_file, diagnostics) {}
+        loader_(options.read_file, options.include_roots, diagnostics) {}
 
   bool Run(const YamlValue& doc) {
     const size_t errors = diagnostics_->size();

@@ -55,9 +55,17 @@ bool ParseVarOverride(const std::string& arg, VarOverride* out, std::string* err
 using IncludeReader =
     std::function<bool(const std::string& path, std::string* text, std::string* error)>;
 
+// Most fragment files one expansion reads, and how deep includes nest (docs/limits-and-safety.md).
+inline constexpr size_t kMaxIncludeFiles = 256;
+inline constexpr size_t kMaxIncludeDepth = 32;
+
 struct ExpandOptions {
   std::vector<VarOverride> set;
-  IncludeReader read_file;  // empty: read from disk
+  // Empty: read from disk, each file as ReadInputFile reads a scenario (a regular file of at most
+  // kMaxInputFileBytes, UTF-8), and only inside the scenario's own folder or one of
+  // `include_roots` (real paths: a symlink that leads out is refused). Tests give a reader.
+  IncludeReader read_file;
+  std::vector<std::string> include_roots;  // --include-root: folders includes may also read
   size_t max_steps = kMaxExpandedSteps;
 };
 

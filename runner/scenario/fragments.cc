@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "runner/base/input_file.h"
+#include "runner/base/utf8.h"
 #include "runner/yaml/yaml_loader.h"
 
 namespace vmm {
@@ -18,24 +20,6 @@ std::string Join(const std::vector<std::string>& parts, const char* separator) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : separator) + parts[i];
   return out;
-}
-
-bool ReadWholeFile(const std::string& path, std::string* text, std::string* error) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    *error = "it is a directory";
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = std::strerror(errno);
-    return false;
-  }
-  std::ostringstream out;
-  out << in.rdbuf();
-  *text = out.str();
-  if (in.bad()) *error = "read error";
-  return !in.bad();
 }
 
 }  // namespace
@@ -57,14 +41,31 @@ FragmentTable FragmentLoader::Load(const YamlValue& include, const std::string& 
           "'include' must be a list of fragment files, got " + DescribeYamlValue(include));
     return table;
   }
-  const std::filesystem::path dir = std::filesystem::path(file).parent_path();
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(file).parent_path();
+  if (real_roots_.empty()) {  // the top-level scenario's folder, then the --include-root ones
+    std::error_code ec;
+    real_roots_.push_back(fs::weakly_canonical(dir.empty() ? fs::path(".") : dir, ec).string());
+    for (const std::string& r : roots_) real_roots_.push_back(fs::weakly_canonical(r, ec).string());
+  }
+  if (chain_.size() >= kMaxIncludeDepth) {
+    Error(file, include,
+          "includes nest deeper than " + std::to_string(kMaxIncludeDepth) +
+              " files (docs/limits-and-safety.md): " + Join(chain_, " -> "));
+    return table;
+  }
   chain_.push_back(file);
   for (const YamlValue& entry : include.items) {
     if (!entry.IsScalar() || entry.scalar.empty()) {
       Error(file, entry, "an include entry must be a file path, got " + DescribeYamlValue(entry));
       continue;
     }
-    const std::string path = (dir / entry.scalar).lexically_normal().string();
+    std::string path = (dir / entry.scalar).lexically_normal().string();
+    if (!reader_) {  // one file has one name however it is reached (symlinks, "./")
+      std::error_code ec;
+      const fs::path real = fs::weakly_canonical(path, ec);
+      if (!ec) path = real.string();
+    }
     if (std::find(chain_.begin(), chain_.end(), path) != chain_.end()) {
       std::vector<std::string> cycle(std::find(chain_.begin(), chain_.end(), path), chain_.end());
       cycle.push_back(path);
@@ -90,11 +91,44 @@ FragmentTable FragmentLoader::Load(const YamlValue& include, const std::string& 
   return table;
 }
 
+bool FragmentLoader::ReadFromDisk(const std::string& path, std::string* text, std::string* error) {
+  bool inside = false;
+  for (const std::string& root : real_roots_) {
+    const std::string prefix = root.empty() || root.back() == '/' ? root : root + "/";
+    inside = inside || path.rfind(prefix, 0) == 0;
+  }
+  if (!inside) {
+    *error = "it lies outside the scenario's folder '" + real_roots_.front() +
+             "'; a scenario reads only files in its own folder (give another with --include-root)";
+    return false;
+  }
+  StatusOr<std::string> read = ReadInputFile(path, kMaxInputFileBytes);
+  if (!read.ok()) {
+    *error = read.status().message();
+    return false;
+  }
+  if (std::optional<size_t> bad = FirstInvalidUtf8(*read)) {
+    const TextPosition at = PositionOfOffset(*read, *bad);
+    *error = "it is not valid UTF-8 (line " + std::to_string(at.line) + ", column " +
+             std::to_string(at.column) + ")";
+    return false;
+  }
+  *text = std::move(read).value();
+  return true;
+}
+
 const Fragment* FragmentLoader::LoadOne(const YamlValue& entry, const std::string& path) {
   const std::string& from = chain_.back();
+  if (fragments_.size() >= kMaxIncludeFiles) {
+    Error(from, entry,
+          "more than " + std::to_string(kMaxIncludeFiles) +
+              " fragment files in one scenario (docs/limits-and-safety.md)");
+    return nullptr;
+  }
   std::string text, reason;
-  const bool read = reader_ ? reader_(path, &text, &reason) : ReadWholeFile(path, &text, &reason);
+  const bool read = reader_ ? reader_(path, &text, &reason) : ReadFromDisk(path, &text, &reason);
   if (!read) {
+    // The reason only: nothing of a file's contents reaches a message.
     Error(from, entry,
           "cannot read included file '" + entry.scalar + "' (" + path + "): " + reason);
     return nullptr;

@@ -41,8 +41,10 @@ const Fragment* FindFragment(const FragmentTable& table, const std::string& name
 // Owns every fragment loaded for one expansion. Not copyable (fragments point into themselves).
 class FragmentLoader {
  public:
-  FragmentLoader(const IncludeReader& reader, std::vector<Diagnostic>* diagnostics)
-      : reader_(reader), diagnostics_(diagnostics) {}
+  // `roots`: folders besides the scenario's own that includes read from disk may lie in.
+  FragmentLoader(const IncludeReader& reader, const std::vector<std::string>& roots,
+                 std::vector<Diagnostic>* diagnostics)
+      : reader_(reader), roots_(roots), diagnostics_(diagnostics) {}
   FragmentLoader(const FragmentLoader&) = delete;
   FragmentLoader& operator=(const FragmentLoader&) = delete;
 
@@ -53,9 +55,14 @@ class FragmentLoader {
 
  private:
   const Fragment* LoadOne(const YamlValue& entry, const std::string& path);
+  // Reads an included file from disk: inside an allowed folder (real path), guarded as
+  // ReadInputFile reads a scenario, UTF-8. False with *error otherwise.
+  bool ReadFromDisk(const std::string& path, std::string* text, std::string* error);
   void Error(const std::string& file, const YamlValue& at, std::string message);
 
   const IncludeReader& reader_;
+  const std::vector<std::string>& roots_;
+  std::vector<std::string> real_roots_;  // the scenario's folder first; made on the first Load
   std::vector<Diagnostic>* diagnostics_;
   std::deque<Fragment> fragments_;  // stable addresses
   std::map<std::string, const Fragment*> by_path_;
