@@ -31,10 +31,14 @@ BlockExpectation PlanBuilder::DecodeBlockExpectation(const Step& step) {
     const char* name = CudaErrorNamed(spec.expect, "expect");
     e.error = name != nullptr ? name : spec.expect.value;
   }
-  if (e.limit_ns == 0) {
+  // The parent's clock adds these to steady_clock's now: far beyond a day they would overflow it
+  // (a child killed at once, or a timeout that passes at once). A day bounds any block.
+  constexpr uint64_t kMaxBlockTimeNs = 24ull * 3600 * 1000000000;
+  if (e.limit_ns == 0 || e.limit_ns > kMaxBlockTimeNs) {
     const SourceLoc& at = spec.timeout.set ? spec.timeout.loc : spec.kill_after.loc;
-    Error(at,
-          std::string(spec.timeout.set ? "'timeout'" : "'kill_after'") + " must be greater than 0");
+    Error(at, std::string(spec.timeout.set ? "'timeout'" : "'kill_after'") +
+                  " must be greater than 0 and at most 1440min (a day), got " +
+                  std::to_string(e.limit_ns / 1000000000) + " s");
   }
   return e;
 }

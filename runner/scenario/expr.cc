@@ -1,6 +1,8 @@
 #include "runner/scenario/expr.h"
 
+#include <algorithm>
 #include <cctype>
+#include <string_view>
 
 #include "runner/base/diagnostic.h"
 #include "runner/scenario/size.h"
@@ -52,12 +54,25 @@ class Parser {
     return at_ < text_.size() && text_[at_] == c;
   }
 
-  // Arithmetic needs numbers: reports `v` (named `what`) when it is text.
+  // Arithmetic needs numbers: reports `v` (named `what`) when it is text, and says why when the
+  // text is a number too large for 64 bits.
   int64_t Num(const ExprValue& v) {
-    if (v.is_text && error_.empty())
-      Fail(last_name_.empty()
-               ? "text cannot be used in arithmetic"
-               : "'" + last_name_ + "' is text ('" + v.text + "'); arithmetic needs numbers");
+    if (v.is_text && error_.empty()) {
+      // Digits (after a sign) up to an optional unit: a number LiteralValue could not hold.
+      const std::string_view t = std::string_view(v.text).substr(v.text.rfind('-', 0) == 0);
+      const size_t end = t.find_first_not_of("0123456789");
+      const std::string_view unit = end == std::string_view::npos ? "" : t.substr(end);
+      const bool digits = end != 0 && !t.empty() &&
+                          (unit.empty() || unit == "B" || unit == "KiB" || unit == "MiB" ||
+                           unit == "GiB" || unit == "TiB");
+      const std::string shown = v.text.size() > 40 ? v.text.substr(0, 37) + "..." : v.text;
+      Fail(last_name_.empty() ? "text cannot be used in arithmetic"
+           : digits           ? "'" + last_name_ + "' is '" + shown +
+                          "', a number past 64 bits (the largest is 9223372036854775807)"
+                    : "'" + last_name_ + "' is text ('" + shown +
+                          "'); arithmetic needs integers or sizes such as 2MiB, with + - * / % "
+                          "and parentheses");
+    }
     return v.number;
   }
 
@@ -99,18 +114,19 @@ class Parser {
     return left;
   }
 
+  // Signs nest like parentheses and share their bound (each one recurses once).
   ExprValue Unary() {
-    if (Peek('-')) {
-      ++at_;
-      const int64_t v = Num(Unary());
-      if (v == INT64_MIN) Fail("integer overflow: the result does not fit in 64 bits");
-      return ExprValue::Number(-v);
+    const bool minus = Peek('-');
+    if (!minus && !Peek('+')) return Primary();
+    if (++depth_ > kMaxDepth) {
+      Fail("signs and parentheses are nested deeper than " + std::to_string(kMaxDepth) + " levels");
+      return {};
     }
-    if (Peek('+')) {
-      ++at_;
-      return ExprValue::Number(Num(Unary()));
-    }
-    return Primary();
+    ++at_;
+    const int64_t v = Num(Unary());
+    --depth_;
+    if (minus && v == INT64_MIN) Fail("integer overflow: the result does not fit in 64 bits");
+    return ExprValue::Number(minus && error_.empty() ? -v : v);
   }
 
   ExprValue Primary() {
@@ -122,7 +138,8 @@ class Parser {
     const char c = text_[at_];
     if (c == '(') {
       if (++depth_ > kMaxDepth) {
-        Fail("parentheses are nested deeper than " + std::to_string(kMaxDepth) + " levels");
+        Fail("signs and parentheses are nested deeper than " + std::to_string(kMaxDepth) +
+             " levels");
         return {};
       }
       ++at_;

@@ -36,7 +36,9 @@ TEST(Expr, ErrorsSayWhatToChange) {
   const Scope s = Vars();
   EXPECT_EQ(Eval("pagess * 2", s), "error: unknown variable 'pagess', did you mean 'pages'?");
   EXPECT_EQ(Eval("x", s), "error: unknown variable 'x'; defined here: 'page', 'pages', 'buf'");
-  EXPECT_EQ(Eval("buf + 1", s), "error: 'buf' is text ('A'); arithmetic needs numbers");
+  EXPECT_EQ(Eval("buf + 1", s),
+            "error: 'buf' is text ('A'); arithmetic needs integers or sizes such as 2MiB, with "
+            "+ - * / % and parentheses");
   EXPECT_EQ(Eval("1 / (pages - 512)", s), "error: division by zero");
   EXPECT_EQ(Eval("2MB", s), "error: '2MB' is not a number or a size, did you mean '2MiB'?");
   EXPECT_EQ(Eval("9223372036854775807 + 1", s),
@@ -53,6 +55,35 @@ std::string Sub(const std::string& scalar, const Scope& scope) {
   std::string error;
   if (!SubstituteScalar(scalar, scope, &v, &error)) return "error: " + error;
   return (v.is_text ? "text " : "number ") + v.ToString();
+}
+
+TEST(Expr, AVariableTooLargeFor64BitsSaysSo) {
+  // `--set page=...` gives text when the number does not fit; the message says which it is.
+  Scope s;
+  s.Push("big", LiteralValue("100000000000000000000000"));
+  s.Push("huge", LiteralValue("99999999999999TiB"));
+  s.Push("power", LiteralValue("10^30"));
+  EXPECT_EQ(Eval("big * 2", s),
+            "error: 'big' is '100000000000000000000000', a number past 64 bits (the largest is "
+            "9223372036854775807)");
+  EXPECT_EQ(Eval("huge / 4", s),
+            "error: 'huge' is '99999999999999TiB', a number past 64 bits (the largest is "
+            "9223372036854775807)");
+  EXPECT_EQ(Eval("power + 1", s),
+            "error: 'power' is text ('10^30'); arithmetic needs integers or sizes such as 2MiB, "
+            "with + - * / % and parentheses");
+}
+
+TEST(Expr, SignsAndParenthesesAreBoundedTogether) {
+  Scope s;
+  EXPECT_EQ(Eval("- - -3", s), "-3");
+  EXPECT_EQ(Eval("+-(-(2))", s), "2");
+  EXPECT_EQ(Eval(std::string(64, '-') + "1", s), "1");
+  // 200,000 signs once overflowed the stack; now they stop at the bound, as parentheses do.
+  EXPECT_EQ(Eval(std::string(200000, '-') + "1", s),
+            "error: signs and parentheses are nested deeper than 64 levels");
+  EXPECT_EQ(Eval(std::string(40, '-') + std::string(40, '(') + "1" + std::string(40, ')'), s),
+            "error: signs and parentheses are nested deeper than 64 levels");
 }
 
 TEST(Expr, WholeScalarKeepsTheValueEmbeddedMakesText) {
