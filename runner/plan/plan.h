@@ -52,6 +52,11 @@ enum class Expectation {
   kAnswers,     // the queries: see PlanQuery (every stated answer holds)
 };
 
+// Children a together group starts at once, and the exported handles one child receives (one
+// message: runner/isolate/frame_channel.h kMaxFdsPerFrame). docs/limits-and-safety.md.
+inline constexpr size_t kMaxTogetherBlocks = 64;
+inline constexpr size_t kMaxChildHandles = 64;
+
 // A bound on a byte count a query measures: check_memory's freed/used, check_granularity's
 // minimum/recommended, check_range's size.
 struct Bound {

@@ -51,6 +51,12 @@ void PlanBuilder::PlanOp<Op::kIsolate>(const Step& step, PlanStep* p, BufferUses
           "process; move this block after the one it is in");
     return;
   }
+  // The child gets every handle exported so far, in one message of at most kMaxChildHandles.
+  if (handles_.size() > kMaxChildHandles) {
+    Error(step.loc, "this isolate block's child would receive " + std::to_string(handles_.size()) +
+                        " exported handles; a child takes at most " +
+                        std::to_string(kMaxChildHandles) + " (docs/limits-and-safety.md)");
+  }
   auto block = std::make_shared<IsolatedBlock>();
   block->expect = DecodeBlockExpectation(step);
   if (step.steps.empty()) Error(step.loc, "the isolate block has no steps; add some");
@@ -67,6 +73,12 @@ void PlanBuilder::PlanOp<Op::kTogether>(const Step& step, PlanStep* p, BufferUse
     return;
   }
   if (step.steps.empty()) Error(step.loc, "the together group has no blocks; add isolate blocks");
+  if (step.steps.size() > kMaxTogetherBlocks) {
+    // Each block is a process started at once: a loop could start thousands (120 took 1.5 GB).
+    return Error(step.loc, "the together group has " + std::to_string(step.steps.size()) +
+                               " blocks; at most " + std::to_string(kMaxTogetherBlocks) +
+                               " children run at once (docs/limits-and-safety.md)");
+  }
   p->body.reserve(step.steps.size());
   for (size_t i = 0; i < step.steps.size(); ++i) {
     const Step& block = step.steps[i];
