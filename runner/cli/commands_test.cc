@@ -103,6 +103,21 @@ TEST_F(CommandsTest, ValidateAndSteps) {
   EXPECT_NE(doc.str().find("map"), std::string::npos);
 }
 
+TEST_F(CommandsTest, ValidatingASweepIsBoundedBeforeAnyPointIsBuilt) {
+  // 10,000 points x 4,000 steps: refused at once (it would have planned for minutes).
+  ValidateOptions validate;
+  validate.files = {Write("sweep.yaml",
+                          "name: sw\nvars: {x: 0}\nsweep: {x: {range: [0, 10000]}}\n"
+                          "buffers: {A: {shape: [1024]}}\nsteps:\n  - for: i\n"
+                          "    in: {range: [0, 2000]}\n"
+                          "    steps: [{op: reserve, buffer: A}, {op: free, buffer: A}]\n")};
+  EXPECT_EQ(RunValidateCommand(validate, out_, err_), kExitInputError);
+  EXPECT_NE(err_.str().find("error: validating the sweep's 10000 points would plan 10000 x 4000 "
+                            "steps, past 10000000"),
+            std::string::npos)
+      << err_.str();
+}
+
 TEST_F(CommandsTest, DiffOfAReportWithItselfIsClean) {
   ASSERT_EQ(Run({Write("pass.yaml", kPassing)}), kExitPass) << err_.str();
   DiffOptions diff;

@@ -27,6 +27,9 @@ void SetupValidateCommand(CLI::App& app, ValidateOptions& options) {
 
 namespace {
 
+// Steps (every point's, added up) one `validate` plans at most across a sweep's points.
+constexpr size_t kMaxSweepValidateSteps = 10000000;
+
 // Runs valijson over `text`, the contents of `file`; prints its verdict and returns false when it
 // rejects the file.
 bool CrossCheck(const ValijsonOracle& oracle, const std::string& text, const std::string& file,
@@ -46,12 +49,19 @@ bool CrossCheck(const ValijsonOracle& oracle, const std::string& text, const std
 // there); prints the errors of each bad point under its name. Returns the number of points (0
 // without a sweep), or -1 when some point is invalid.
 int ValidateSweepPoints(const std::string& text, const std::string& file,
-                        const ExpandOptions& expand, std::ostream& err) {
+                        const ExpandOptions& expand, size_t steps, std::ostream& err) {
   std::vector<Diagnostic> diagnostics;
   std::optional<std::vector<SweepPoint>> points =
       ReadSweepPoints(text, file, expand.set, &diagnostics);
   if (!points) {
     err << FormatDiagnostics(diagnostics);
+    return -1;
+  }
+  // Counted before any point is built: every point expands about as the vars' values do.
+  if (points->size() > 1 && steps > kMaxSweepValidateSteps / points->size()) {
+    err << file << ": error: validating the sweep's " << points->size() << " points would plan "
+        << points->size() << " x " << steps << " steps, past " << kMaxSweepValidateSteps
+        << " (docs/limits-and-safety.md); validate some points with --set, or sweep fewer\n";
     return -1;
   }
   bool valid = true;
@@ -106,7 +116,7 @@ int RunValidateCommand(const ValidateOptions& options, std::ostream& out, std::o
       code = kExitInputError;
       continue;
     }
-    const int points = ValidateSweepPoints(*text, file, expand, err);
+    const int points = ValidateSweepPoints(*text, file, expand, plan.steps.size(), err);
     if (points < 0) {
       code = kExitInputError;
       continue;
