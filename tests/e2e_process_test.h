@@ -25,10 +25,10 @@ class E2EProcessTest : public ::testing::Test {
     return scratch_.Write(name, text);
   }
   // Runs `vmm-run <args>` to the end, its output in log.txt of the scratch directory.
-  Finished Run(const std::string& args) const {
+  Finished Run(const std::string& args, const std::string& shell = "") const {
     const std::string log = Path("log.txt");
     const auto start = Clock::now();
-    return Wait(Spawn(args, log), start, log);
+    return Wait(Spawn(args, log, shell), start, log);
   }
   // The report at `name` (a failed read fails the test and yields an empty report).
   report::Report Read(const std::string& name) const {

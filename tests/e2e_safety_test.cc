@@ -83,6 +83,33 @@ TEST_F(E2ESafety, TwoScenariosWithOneReportPathAreAnError) {
   EXPECT_EQ(first->scenario_path, a);  // the first report was not overwritten
 }
 
+TEST_F(E2ESafety, TheJUnitFileIsNeverAReportsPath) {
+  // --junit once replaced the report it named at the end of the run.
+  const std::string a = Write("a.yaml", Scenario("junit"));
+  Finished f = Run(a + " -q --backend host --report-dir " + Path("out") + " --junit " +
+                   Path("out/junit.host.json"));
+  EXPECT_EQ(f.exit_code, 2) << f.out;
+  EXPECT_NE(
+      f.out.find(a + ": error: the report of scenario 'junit' would be written to '" + Path("out") +
+                 "/junit.host.json', the --junit file, which the run writes "
+                 "at its end; give them different paths\n"),
+      std::string::npos)
+      << f.out;
+}
+
+TEST_F(E2ESafety, AFileSizeLimitIsAClearErrorAndLeavesNoTempFile) {
+  // Under `ulimit -f` a write past the limit raised SIGXFSZ, which ended the run without a word
+  // and left the report's temporary file behind.
+  const std::string scenario = Write("s.yaml", Scenario("small"));
+  fs::create_directories(dir_ / "out");
+  const Finished f =
+      Run("run " + scenario + " -q --backend host --report " + Path("out/r.json"), "ulimit -f 4; ");
+  EXPECT_EQ(f.exit_code, 4) << f.out;
+  EXPECT_NE(f.out.find("cannot write the report"), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("File too large"), std::string::npos) << f.out;
+  EXPECT_EQ(Entries("out"), std::vector<std::string>{}) << "no report, no temporary file";
+}
+
 TEST_F(E2ESafety, AReportTargetThatIsNotARegularFileIsRefusedBeforeTheRun) {
   const std::string a = Write("a.yaml", Scenario("a"));
   ASSERT_EQ(::mkfifo(Path("fifo.json").c_str(), 0600), 0);

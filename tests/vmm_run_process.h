@@ -19,8 +19,9 @@ namespace vmm {
 
 using Clock = std::chrono::steady_clock;
 
-// A child vmm-run started from the source directory, stdout and stderr to `log`.
-inline pid_t Spawn(const std::string& args, const std::string& log) {
+// A child vmm-run started from the source directory, stdout and stderr to `log`. `shell` runs in
+// the same shell first (e.g. "ulimit -f 8; ").
+inline pid_t Spawn(const std::string& args, const std::string& log, const std::string& shell = "") {
   const pid_t pid = fork();
   if (pid != 0) return pid;
   if (chdir(VMMRUN_SOURCE_DIR) != 0) _exit(125);
@@ -28,7 +29,7 @@ inline pid_t Spawn(const std::string& args, const std::string& log) {
   if (fd < 0) _exit(125);
   dup2(fd, 1);
   dup2(fd, 2);
-  const std::string command = "exec '" VMMRUN_BINARY "' " + args;
+  const std::string command = shell + "exec '" VMMRUN_BINARY "' " + args;
   execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
   _exit(127);
 }

@@ -1,5 +1,6 @@
 // vmm-run entry point: wires the subcommands (one file each) and is the one error boundary.
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <exception>
 #include <iostream>
 #include <set>
@@ -95,6 +96,9 @@ int Main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG, which every writer reports (and
+  // the atomic writer cleans up after), instead of SIGXFSZ ending the process without a word.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     // The child of an isolate block (runner/isolate/child_main.h): not a subcommand for people,
     // so it is not in --help.

@@ -52,6 +52,13 @@ bool PrepareReportPath(const RunOptions& options, const std::string& scenario_pa
   const std::string path =
       options.report.empty() ? DefaultReportPath(options, report, point) : options.report;
   const std::string key = fs::path(path).lexically_normal().string();
+  // The JUnit file is written at the end: a report there would be replaced by it.
+  if (!options.junit.empty() && fs::path(options.junit).lexically_normal().string() == key) {
+    err << scenario_path << ": error: the report of scenario '" << report.scenario_name
+        << "' would be written to '" << path
+        << "', the --junit file, which the run writes at its end; give them different paths\n";
+    return false;
+  }
   if (auto it = claimed->find(key); it != claimed->end()) {
     err << scenario_path << ": error: the report of scenario '" << report.scenario_name
         << "' would be written to '" << path << "', where '" << it->second
