@@ -357,6 +357,19 @@ TEST_F(E2E, SweepRunsEveryPointAndWritesItsTable) {
             "points; use --report-dir instead\n");
 }
 
+TEST_F(E2E, ASweepRemovesItsEarlierReportsBeforeItsFirstPointRuns) {
+  // An earlier run left a report for the point that no longer validates: it must not survive
+  // looking current next to this run's reports.
+  std::filesystem::create_directories(Path("s"));
+  const std::string stale = Path("s/bs.page=3MiB.host.json");
+  std::ofstream(stale) << "{}";
+  Result r =
+      RunTool("run tests/data/expand/bad_sweep.yaml --backend host -q --report-dir " + Path("s"));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(stale)) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(Path("s/bs.page=2MiB.host.json"))) << r.out;
+}
+
 TEST_F(E2E, PagesScenarioExpandsTo1543Steps) {
   Result r = RunTool("validate scenarios/pages_1gib.yaml");
   EXPECT_EQ(r.exit_code, 0) << r.out;

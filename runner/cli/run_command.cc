@@ -83,11 +83,41 @@ bool PrepareReportPath(const RunOptions& options, const std::string& scenario_pa
   return true;
 }
 
+// The sweep table's CSV path; its Markdown twin replaces ".csv" with ".md" (sweep_summary.h).
+std::string SweepTablePath(const RunOptions& options, const report::Report& report) {
+  return (fs::path(options.report_dir) /
+          (report.scenario_name + ".sweep." + report.backend + ".csv"))
+      .string();
+}
+
+// A sweep's outputs from an earlier run are removed once, when the first point is ready to run
+// (only then are the scenario's name and backend known): a point that fails to validate, or is
+// not reached because the run was stopped, never leaves an older report looking current.
+struct StaleSweepOutputs {
+  const std::vector<SweepPoint>* points = nullptr;
+  bool removed = false;
+};
+
+void RemoveStaleSweepOutputs(const RunOptions& options, const report::Report& report,
+                             const ClaimedPaths& claimed, StaleSweepOutputs* stale) {
+  if (stale == nullptr || stale->removed || !options.report.empty()) return;
+  stale->removed = true;
+  auto remove = [&](const std::string& path) {
+    // A path another scenario of this run already claimed holds that scenario's new report.
+    if (claimed.count(fs::path(path).lexically_normal().string()) == 0) ::unlink(path.c_str());
+  };
+  for (const SweepPoint& point : *stale->points) remove(DefaultReportPath(options, report, &point));
+  const std::string csv = SweepTablePath(options, report);
+  remove(csv);
+  remove(csv.substr(0, csv.size() - 4) + ".md");
+}
+
 // Validates, runs and reports one scenario (`text`, the contents of `path`) through the pipeline
 // (pipeline/run_scenario.h); returns its exit code and appends its report.
 int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::string& path,
-           const std::string& text, const SweepPoint* point, ClaimedPaths* claimed,
-           std::vector<report::Report>* reports, std::ostream& out, std::ostream& err) {
+           const std::string& text, const SweepPoint* point, StaleSweepOutputs* stale,
+           ClaimedPaths* claimed, std::vector<report::Report>* reports, std::ostream& out,
+           std::ostream& err) {
   RunRequest request;
   request.path = path;
   request.text = text;
@@ -110,6 +140,7 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
   }
   PreparedRun& run = *prepared.run;
 
+  RemoveStaleSweepOutputs(options, run.report, *claimed, stale);
   std::string report_path;
   if (!PrepareReportPath(options, path, run.report, point, claimed, &report_path, err))
     return kExitInputError;
@@ -169,22 +200,22 @@ int RunFile(const RunOptions& options, const ExpandOptions& expand, const std::s
     return kExitInputError;
   }
   if (!points || points->empty())
-    return RunOne(options, expand, path, *text, nullptr, claimed, reports, out, err);
+    return RunOne(options, expand, path, *text, nullptr, nullptr, claimed, reports, out, err);
   int worst = 0;
+  StaleSweepOutputs stale{&*points};
   const size_t first = reports->size();
   for (const SweepPoint& point : *points) {
     if (StopRequested()) break;  // the points not started are not run
     ExpandOptions at = expand;
     at.set.insert(at.set.end(), point.begin(), point.end());
-    worst = WorseExit(worst, RunOne(options, at, path, *text, &point, claimed, reports, out, err));
+    worst = WorseExit(worst,
+                      RunOne(options, at, path, *text, &point, &stale, claimed, reports, out, err));
     if (!options.quiet) out << "\n";
   }
   std::vector<const report::Report*> ran;
   for (size_t i = first; i < reports->size(); ++i) ran.push_back(&(*reports)[i]);
   if (ran.empty()) return worst;
-  const std::string csv = (std::filesystem::path(options.report_dir) /
-                           (ran.front()->scenario_name + ".sweep." + ran.front()->backend + ".csv"))
-                              .string();
+  const std::string csv = SweepTablePath(options, *ran.front());
   Status written = WriteSweepSummary(ran, csv, out);
   if (!written.ok()) {
     err << csv << ": error: cannot write the sweep table: " << written.message() << "\n";
