@@ -330,8 +330,16 @@ std::string ReportToJson(const Report& r) {
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-Status WriteReport(const Report& report, const std::string& path) {
-  return WriteFileAtomically(path, ReportToJson(report));
+Status WriteReport(const Report& report, const std::string& path, size_t max_bytes) {
+  std::string json = ReportToJson(report);
+  if (json.size() > max_bytes)
+    return Status(Code::kRuntime,
+                  "the report of '" + report.scenario_name + "' would be " +
+                      std::to_string(json.size()) + " bytes, past the " +
+                      std::to_string(max_bytes >> 20) +
+                      " MiB that vmm-run reads back (diff, merge); run fewer steps per scenario "
+                      "(split it, or shorten its loops)");
+  return WriteFileAtomically(path, json);
 }
 
 StatusOr<Report> ReadReport(const std::string& path) {

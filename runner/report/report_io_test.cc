@@ -402,6 +402,19 @@ TEST(ReportIoTest, FailedWriteLeavesNoTempFile) {
   EXPECT_EQ(s.message(), "cannot write '" + dir + "/missing/r.json': No such file or directory");
 }
 
+TEST(ReportIoTest, AReportPastTheReadLimitIsNotWritten) {
+  const std::string dir = TempDir("limit");
+  const std::string json = ReportToJson(SampleReport());
+  // At the limit it is written; one byte under, refused and nothing appears.
+  EXPECT_TRUE(WriteReport(SampleReport(), dir + "/at.json", json.size()).ok());
+  Status s = WriteReport(SampleReport(), dir + "/over.json", json.size() - 1);
+  EXPECT_EQ(s.code(), Code::kRuntime);
+  EXPECT_NE(s.message().find("would be " + std::to_string(json.size()) + " bytes"),
+            std::string::npos)
+      << s.message();
+  EXPECT_FALSE(std::filesystem::exists(dir + "/over.json"));
+}
+
 TEST(ReportIoTest, ReadReportNamesTheFile) {
   const std::string dir = TempDir("read");
   StatusOr<Report> r = ReadReport(dir + "/none.json");
