@@ -274,6 +274,36 @@ TEST_F(E2E, ErrorsInALoopPointAtTheTemplateAndTheIteration) {
   EXPECT_EQ(e.out, r.out);
 }
 
+TEST_F(E2E, ExpandingTheExpandedScenarioGivesItBack) {
+  // A literal "${" (written "$${") and a var whose value holds a line break: the output must be
+  // a scenario whose own expansion is itself, and the header comment must stay one line.
+  std::ofstream(Path("esc.yaml"))
+      << "name: esc\n"
+         "vars: {note: \"a\\nname: injected\"}\n"
+         "description: \"costs $${price}, $$${x}\"\n"
+         "buffers: {W: {shape: [1024]}}\n"
+         "steps:\n"
+         "  - {op: reserve, buffer: W, size: 2MiB, name: \"lit $${x}\"}\n"
+         "  - {op: free, buffer: W}\n";
+  Result once = RunTool("expand " + Path("esc.yaml") + " > " + Path("once.yaml"));
+  ASSERT_EQ(once.exit_code, 0) << once.out;
+  Result twice = RunTool("expand " + Path("once.yaml") + " > " + Path("twice.yaml"));
+  ASSERT_EQ(twice.exit_code, 0) << twice.out;
+  auto body = [](const std::string& path) {
+    std::ifstream in(path);
+    std::string header, rest, line;
+    std::getline(in, header);
+    while (std::getline(in, line)) rest += line + "\n";
+    return std::make_pair(header, rest);
+  };
+  const auto [once_header, once_body] = body(Path("once.yaml"));
+  EXPECT_NE(once_header.find("vars: note=a\\nname: injected"), std::string::npos) << once_header;
+  EXPECT_EQ(once_body.find("name: injected"), std::string::npos) << once_body;
+  EXPECT_NE(once_body.find("description: \"costs $${price}, $$${x}\""), std::string::npos)
+      << once_body;
+  EXPECT_EQ(body(Path("twice.yaml")).second, once_body);
+}
+
 TEST_F(E2E, SetOverridesVarsAndTheReportRecordsThem) {
   Result r = RunTool("run tests/data/expand/paged.yaml --backend host -q --set n=1 --report " +
                      Path("p.json"));

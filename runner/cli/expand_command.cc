@@ -38,6 +38,31 @@ void SetupExpandCommand(CLI::App& app, ExpandCommandOptions& options) {
   AddIncludeRootOption(expand, options.include_roots);
 }
 
+namespace {
+
+// The expanded document is a scenario too: expanding it again must give it back. Every "${" that
+// expansion left in a value (written "$${" in the source) is written "$${" again, so a second
+// expansion reads it as text, not as an expression. (Keys are never expanded.)
+void EscapeForExpansion(YamlValue* value) {
+  if (value->IsScalar()) {
+    std::string& text = value->scalar;
+    for (size_t at = text.find("${"); at != std::string::npos; at = text.find("${", at + 3))
+      text.insert(at, 1, '$');
+  }
+  for (YamlValue& item : value->items) EscapeForExpansion(&item);
+  for (YamlMember& member : value->members) EscapeForExpansion(&member.value);
+}
+
+// A value as one line of the header comment: a line break in it would end the comment and start
+// YAML of its own.
+std::string OneLine(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '\n' ? std::string("\\n") : std::string(1, c);
+  return out;
+}
+
+}  // namespace
+
 int RunExpandCommand(const ExpandCommandOptions& options, std::ostream& out, std::ostream& err) {
   ExpandOptions expand;
   if (!ParseSetOptions(options.set, &expand, err)) return 2;
@@ -56,7 +81,8 @@ int RunExpandCommand(const ExpandCommandOptions& options, std::ostream& out, std
       << " top-level steps";
   for (size_t i = 0; i < scenario->vars.size(); ++i)
     out << (i == 0 ? "; vars: " : ", ") << scenario->vars[i].first << "="
-        << scenario->vars[i].second;
+        << OneLine(scenario->vars[i].second);
+  EscapeForExpansion(&expansion.document);
   out << "\n" << WriteYaml(expansion.document);
   return 0;
 }

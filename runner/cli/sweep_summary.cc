@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ostream>
 
+#include "runner/base/markdown_cell.h"
 #include "runner/report/atomic_file.h"
 
 namespace vmm {
@@ -48,7 +49,8 @@ std::vector<std::vector<std::string>> SweepTable(const std::vector<const report:
     for (const std::string& op : ops) {
       std::vector<double> times;
       for (const report::StepRecord& s : r->steps)
-        if (s.op == op) times.push_back(s.wall_stats ? s.wall_stats->median_us : s.wall_us);
+        if (s.op == op && s.status != report::StepStatus::kSkipped)
+          times.push_back(s.wall_stats ? s.wall_stats->median_us : s.wall_us);
       row.push_back(times.empty() ? "" : Micros(Median(std::move(times))));
     }
     rows.push_back(std::move(row));
@@ -56,7 +58,10 @@ std::vector<std::vector<std::string>> SweepTable(const std::vector<const report:
   return rows;
 }
 
-std::string FormatSweepTable(const std::vector<std::vector<std::string>>& rows) {
+std::string FormatSweepTable(const std::vector<std::vector<std::string>>& rows_given) {
+  std::vector<std::vector<std::string>> rows = rows_given;
+  for (auto& row : rows)
+    for (std::string& cell : row) std::replace(cell.begin(), cell.end(), '\n', ' ');
   std::vector<size_t> width;
   for (const auto& row : rows)
     for (size_t i = 0; i < row.size(); ++i) {
@@ -82,7 +87,7 @@ std::string SweepTableCsv(const std::vector<std::vector<std::string>>& rows) {
     for (size_t i = 0; i < row.size(); ++i) {
       if (i > 0) out += ',';
       const std::string& cell = row[i];
-      if (cell.find_first_of(",\"\n") == std::string::npos) {
+      if (cell.find_first_of(",\"\n\r") == std::string::npos) {
         out += cell;
         continue;
       }
@@ -101,8 +106,7 @@ std::string SweepTableMarkdown(const std::vector<std::vector<std::string>>& rows
     out += "|";
     for (const std::string& cell : rows[r]) {
       out += ' ';
-      for (char c : cell) out += c == '|' ? std::string("\\|") : std::string(1, c);
-      out += " |";
+      out += MarkdownCell(cell) + " |";
     }
     out += "\n";
     if (r == 0) {

@@ -1,6 +1,8 @@
 // The summary of one sweep (`sweep:` in a scenario): one row per point with its axis values, the
-// result, and the median wall time of each op over that point's steps (`<op>_us`; a repeated
-// step counts with its median). Printed after the sweep ran and written as CSV beside its reports.
+// result, and the median wall time of each op over that point's steps that ran (`<op>_us`; a
+// repeated step counts with its median; a skipped step has no time and is left out, so a point
+// that stopped early is not made to look fast; an op none of whose steps ran has an empty cell).
+// Printed after the sweep ran and written as CSV and Markdown beside its reports.
 #pragma once
 
 #include <iosfwd>
@@ -15,8 +17,8 @@ namespace vmm {
 // Rows of the table (the first is the header), one per report, in the order given.
 std::vector<std::vector<std::string>> SweepTable(const std::vector<const report::Report*>& points);
 
-// The table as aligned text (for the console), as CSV (RFC 4180 quoting) and as a Markdown table
-// (GitHub's pipe tables; a '|' in a cell is escaped as '\|').
+// The table as aligned text (for the console; a line break in a cell is shown as a space), as CSV
+// (RFC 4180 quoting) and as a Markdown table (GitHub's pipe tables; cells as base/markdown_cell.h).
 std::string FormatSweepTable(const std::vector<std::vector<std::string>>& rows);
 std::string SweepTableCsv(const std::vector<std::vector<std::string>>& rows);
 std::string SweepTableMarkdown(const std::vector<std::vector<std::string>>& rows);

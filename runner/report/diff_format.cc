@@ -4,6 +4,8 @@
 #include <array>
 #include <nlohmann/json.hpp>
 
+#include "runner/base/markdown_cell.h"
+
 namespace vmm::report {
 namespace {
 
@@ -68,20 +70,6 @@ std::array<std::string, 6> Cells(const DiffRow& row) {
           row.field,
           row.base.value_or(kAbsent),
           row.now.value_or(kAbsent)};
-}
-
-std::string MarkdownCell(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
 }
 
 Json ThresholdJson(const TimingThreshold& t) {

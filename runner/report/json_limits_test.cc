@@ -30,6 +30,33 @@ TEST(JsonLimitsTest, RefusesNumbersOutOfRange) {
   EXPECT_TRUE(CheckJsonLimits("[1e-400, 1.7e308]", "r.json").ok());  // underflow reads as 0
 }
 
+TEST(JsonLimitsTest, RefusesControlCharactersInStrings) {
+  Status esc = CheckJsonLimits("{\n  \"name\": \"ok \\u001b[2J\"\n}", "r.json");
+  ASSERT_FALSE(esc.ok());
+  EXPECT_EQ(esc.message(),
+            "r.json:2:15: invalid JSON: a string holds the control character U+001B (ESC) "
+            "(reports hold no control characters other than tab and newline: they would reach "
+            "terminals)");
+  EXPECT_FALSE(CheckJsonLimits(R"(["a\rb"])", "r.json").ok());
+  EXPECT_FALSE(CheckJsonLimits("[\"a\x7f\"]", "r.json").ok());
+  EXPECT_FALSE(CheckJsonLimits("[\"a\xc2\x9b\"]", "r.json").ok());
+  // Text: newline and tab escapes, an escaped backslash before an r, a non-control escape.
+  EXPECT_TRUE(CheckJsonLimits(R"(["a\nb\tc", "\\r", "\u00e9\u00a0", "\""])", "r.json").ok());
+}
+
+TEST(JsonLimitsTest, TheWriterReplacesWhatTheReaderRefuses) {
+  EXPECT_EQ(ReplaceControlCharacters(R"({"a\u001bb": "x\ry\\r\n"})"),
+            R"({"a\ufffdb": "x\ufffdy\\r\n"})");
+  EXPECT_EQ(ReplaceControlCharacters("[\"\xc2\x85\x7f\"]"), R"(["\ufffd\ufffd"])");
+  // A report whose scenario name holds ESC and CR is written readable.
+  Report r;
+  r.schema_version = "1.0";
+  r.scenario_name = "evil\x1b]52;c;AAAA\x07\r";
+  StatusOr<Report> back = ParseReportJson(ReportToJson(r), "r.json");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->scenario_name, "evil\xef\xbf\xbd]52;c;AAAA\xef\xbf\xbd\xef\xbf\xbd");
+}
+
 // The reader refuses both as bad input (exit 2), never crashing or throwing: a 200 KB `[[[[...`
 // used to overflow the stack, and 6e906 escaped as an internal error.
 TEST(JsonLimitsTest, ReportReaderRefusesHostileDocuments) {

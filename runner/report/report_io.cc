@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "runner/report/atomic_file.h"
+#include "runner/report/json_limits.h"
 #include "runner/report/record_json.h"
 #include "runner/report/scalar_json.h"
 
@@ -326,8 +327,9 @@ std::string ReportToJson(const Report& r) {
     j["graphs"] = std::move(graphs);
   }
   j["summary"] = json::SummaryToJson(r.summary);
-  // `replace` turns bytes that are not UTF-8 into U+FFFD instead of throwing.
-  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  // `replace` turns bytes that are not UTF-8 into U+FFFD instead of throwing; control characters
+  // become U+FFFD too (json_limits.h), so that the reader accepts what was written.
+  return ReplaceControlCharacters(j.dump(2, ' ', false, Json::error_handler_t::replace)) + "\n";
 }
 
 Status WriteReport(const Report& report, const std::string& path, size_t max_bytes) {

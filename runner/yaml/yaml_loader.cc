@@ -6,8 +6,11 @@
 #include <yaml-cpp/parser.h>
 
 #include <exception>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
+
+#include "runner/base/control_chars.h"
 
 namespace vmm {
 namespace {
@@ -59,6 +62,15 @@ class TreeBuilder : public YAML::EventHandler {
     YamlValue* v = Place(mark);
     if (v == nullptr) return;
     v->kind = YamlValue::Kind::kScalar;
+    const bool is_key = !frames_.empty() && v == &frames_.back().key;
+    if (std::optional<ControlCharacter> c = FirstControlCharacter(value, !is_key)) {
+      Report(v->line, v->column,
+             std::string(is_key ? "the key" : "the value") + " holds the control character " +
+                 DescribeControlCharacter(c->code_point) + " (scenario text may hold tabs" +
+                 (is_key ? "" : " and line breaks") +
+                 " but no other control characters: they would reach terminals and reports); "
+                 "remove it");
+    }
     v->scalar = value;
     v->quoted = tag != "?";  // "?" is a plain scalar; "!" a quoted one; others explicit tags
     Anchor(anchor, *v, 1);

@@ -62,6 +62,25 @@ TEST(LoadYamlTest, DuplicateKeysInLargeMaps) {
             "f.yaml:42:1: error: duplicate key 'k39' (first at line 40, column 1)\n");
 }
 
+TEST(LoadYamlTest, ControlCharactersAreRefusedWhereTheyAre) {
+  // An escape sequence written as a YAML escape, a carriage return, a C1 control, a line break in
+  // a key; a line break in a value (a block scalar) and a tab are text.
+  EXPECT_EQ(Errors("name: \"x\\e[2J\"\nb: \"a\\rb\"\nc: \"\\x9b\"\n\"k\\nk\": 1\n"),
+            "f.yaml:1:7: error: the value holds the control character U+001B (ESC) (scenario text "
+            "may hold tabs and line breaks but no other control characters: they would reach "
+            "terminals and reports); remove it\n"
+            "f.yaml:2:4: error: the value holds the control character U+000D (CR) (scenario text "
+            "may hold tabs and line breaks but no other control characters: they would reach "
+            "terminals and reports); remove it\n"
+            "f.yaml:3:4: error: the value holds the control character U+009B (scenario text may "
+            "hold tabs and line breaks but no other control characters: they would reach "
+            "terminals and reports); remove it\n"
+            "f.yaml:4:1: error: the key holds the control character U+000A (LF) (scenario text "
+            "may hold tabs but no other control characters: they would reach terminals and "
+            "reports); remove it\n");
+  EXPECT_EQ(Errors("description: |\n  two\n  lines\nt: \"a\\tb\"\n"), "");
+}
+
 TEST(LoadYamlTest, NonScalarKeysAndSeveralDocuments) {
   EXPECT_EQ(Errors("? [a, b]\n: 1\n"),
             "f.yaml:1:3: error: map keys must be plain names, got a list\n");
