@@ -110,6 +110,22 @@ TEST_F(E2ESafety, AFileSizeLimitIsAClearErrorAndLeavesNoTempFile) {
   EXPECT_EQ(Entries("out"), std::vector<std::string>{}) << "no report, no temporary file";
 }
 
+TEST_F(E2ESafety, RunningOutOfMemoryOnTheInputIsAnInputErrorNotACrash) {
+  // 660,000 steps fit the expansion bound but not 400 MB of address space: the expansion's
+  // std::bad_alloc used to end as "internal error" (exit 70).
+  const std::string scenario = Write("big.yaml",
+                                     "name: big\nbuffers: {W: {shape: [1024]}}\nsteps:\n"
+                                     "  - for: i\n    in: {range: [0, 330000]}\n    steps:\n"
+                                     "      - {op: reserve, buffer: W, size: 2MiB}\n"
+                                     "      - {op: free, buffer: W}\n");
+  const Finished f = Run("validate " + scenario, "ulimit -v 400000; ");
+  EXPECT_EQ(f.exit_code, 2) << f.out;
+  EXPECT_NE(f.out.find("vmm-run: error: out of memory while reading, expanding or checking the "
+                       "input; make it smaller"),
+            std::string::npos)
+      << f.out;
+}
+
 TEST_F(E2ESafety, AReportTargetThatIsNotARegularFileIsRefusedBeforeTheRun) {
   const std::string a = Write("a.yaml", Scenario("a"));
   ASSERT_EQ(::mkfifo(Path("fifo.json").c_str(), 0600), 0);

@@ -3,6 +3,7 @@
 #include <csignal>
 #include <exception>
 #include <iostream>
+#include <new>
 #include <set>
 #include <string>
 #include <vector>
@@ -105,6 +106,13 @@ int main(int argc, char** argv) {
     if (argc >= 2 && std::string(argv[1]) == "__child")
       return vmm::isolate::RunIsolateChild(argc, argv);
     return Main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    // Out of memory outside a step (a step's own is a step failure, reported in its report): the
+    // input is larger than this process may hold, which is the input's to change, not a bug.
+    std::cerr << "vmm-run: error: out of memory while reading, expanding or checking the input; "
+                 "make it smaller (docs/limits-and-safety.md says what each bound costs) or run "
+                 "where more memory is allowed\n";
+    return vmm::kExitInputError;
   } catch (const std::exception& e) {
     std::cerr << "vmm-run: internal error: " << e.what() << "\n";
   } catch (...) {

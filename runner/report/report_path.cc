@@ -1,5 +1,7 @@
 #include "runner/report/report_path.h"
 
+#include "runner/base/sha256.h"
+
 namespace vmm::report {
 namespace {
 
@@ -11,10 +13,13 @@ bool IsSafe(char c) {
 }  // namespace
 
 std::string SafeFileName(const std::string& name) {
-  std::string out = name.substr(0, kMaxReportNameBytes);
+  constexpr size_t kHashDigits = 8;
+  const bool cut = name.size() > kMaxReportNameBytes;
+  std::string out = name.substr(0, cut ? kMaxReportNameBytes - kHashDigits - 1 : name.size());
   for (char& c : out) {
     if (!IsSafe(c)) c = '_';
   }
+  if (cut) out += "~" + Sha256Hex(name).substr(0, kHashDigits);
   if (out.empty()) return "_";
   if (out[0] == '.') out[0] = '_';
   return out;

@@ -6,7 +6,10 @@
 //   spaces and every byte of a
 //     non-ASCII character: "a/../b" -> "a_.._b", "café" -> "caf__");
 //   - a leading '.' becomes '_' (no hidden files, never "." or "..");
-//   - at most kMaxReportNameBytes bytes are kept; an empty name becomes "_".
+//   - a name longer than kMaxReportNameBytes keeps its first 91 bytes and ends in '~' and the first
+//     8 hex digits of the SHA-256 of the whole name, so names that differ only past the cut (sweep
+//     points with long values) still get different files ('~' is never kept from a name, so a
+//     cut name never equals an uncut one); an empty name becomes "_".
 // Different names can map to the same file ("a b" and "a_b"); the run command refuses the second
 // scenario of a run whose report would land on a path already used in that run.
 #pragma once

@@ -22,7 +22,14 @@ TEST(ReportPathTest, NamesCannotLeaveTheDirectory) {
 }
 
 TEST(ReportPathTest, LongNamesAreCut) {
-  EXPECT_EQ(SafeFileName(std::string(5000, 'a')), std::string(kMaxReportNameBytes, 'a'));
+  const std::string cut = SafeFileName(std::string(5000, 'a'));
+  EXPECT_EQ(cut.size(), kMaxReportNameBytes);
+  EXPECT_EQ(cut.substr(0, 92), std::string(91, 'a') + "~");
+  // Names equal in their first 100 bytes (sweep points with long values) still differ.
+  const std::string point = "s.label=" + std::string(120, 'x');
+  EXPECT_NE(SafeFileName(point + "1"), SafeFileName(point + "2"));
+  EXPECT_EQ(SafeFileName(point + "1"), SafeFileName(point + "1"));
+  EXPECT_EQ(SafeFileName(std::string(100, 'b')), std::string(100, 'b'));  // at the bound: kept
 }
 
 TEST(ReportPathTest, DefaultFileName) {
