@@ -126,6 +126,38 @@ TEST_F(E2ESafety, RunningOutOfMemoryOnTheInputIsAnInputErrorNotACrash) {
       << f.out;
 }
 
+TEST_F(E2ESafety, ALimitRaisedOnTheCommandLineHoldsInIsolateChildrenToo) {
+  // 70 nested parentheses pass the default expression depth (64) only with --limit, and the
+  // isolate block's child, which reads the scenario again, must read it under the same bound.
+  const std::string deep = std::string(70, '(') + "2" + std::string(70, ')');
+  const std::string scenario = Write("deep.yaml",
+                                     "name: deep\nbuffers: {A: {shape: [64]}}\nsteps:\n"
+                                     "  - isolate: {expect: ok}\n    steps:\n"
+                                     "      - {op: reserve, buffer: A, size: \"${" +
+                                         deep +
+                                         " * 1MiB}\"}\n"
+                                         "      - {op: free, buffer: A}\n");
+  const Finished refused = Run("validate " + scenario);
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_NE(refused.out.find("nested deeper than 64 levels (raise it with --limit "
+                             "expression_depth=N; docs/limits-and-safety.md)"),
+            std::string::npos)
+      << refused.out;
+  const Finished ran = Run("run " + scenario +
+                           " -q --backend host --limit expression_depth=80 "
+                           "--report " +
+                           Path("deep.json"));
+  EXPECT_EQ(ran.exit_code, 0) << ran.out;
+  StatusOr<report::Report> report = report::ReadReport(Path("deep.json"));
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->summary.result, "pass");
+  const Finished bad = Run("validate " + scenario + " --limit expression_depth=lots");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out,
+            "error: --limit expression_depth: expected a whole number greater than 0, got "
+            "'lots'\n");
+}
+
 TEST_F(E2ESafety, AReportTargetThatIsNotARegularFileIsRefusedBeforeTheRun) {
   const std::string a = Write("a.yaml", Scenario("a"));
   ASSERT_EQ(::mkfifo(Path("fifo.json").c_str(), 0600), 0);
@@ -188,9 +220,13 @@ TEST_F(E2ESafety, OversizedFilesAreRefusedBeforeTheyAreRead) {
   Finished f = Run("validate " + Path("big.yaml"));
   EXPECT_EQ(f.exit_code, 2) << f.out;
   EXPECT_EQ(f.out, Path("big.yaml") +
-                       ": error: the file is 16777227 bytes; the limit is 16 MiB (see "
-                       "docs/limits-and-safety.md)\n");
+                       ": error: the file is 16777227 bytes; the limit is 16 MiB (raise it "
+                       "with --limit input_bytes=N; docs/limits-and-safety.md)\n");
   EXPECT_LT(f.max_rss_kib, 64 * 1024);
+  // Raised, the size passes and the file is read: its NUL bytes are then what is wrong.
+  Finished raised = Run("validate " + Path("big.yaml") + " --limit input_bytes=32MiB");
+  EXPECT_EQ(raised.exit_code, 2) << raised.out;
+  EXPECT_EQ(raised.out.find("the limit is"), std::string::npos) << raised.out;
 }
 
 // A 9-level "billion laughs": ~10^9 values if expanded. Refused at the node limit, in well under a

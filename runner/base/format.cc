@@ -37,4 +37,11 @@ std::string FormatShape(const std::vector<uint64_t>& shape) {
   return out + "]";
 }
 
+std::string Excerpt(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  size_t cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(text.substr(0, cut)) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
 }  // namespace vmm

@@ -15,9 +15,12 @@ namespace {
 
 Status CannotRead(const std::string& why) { return InvalidInput("cannot read the file: " + why); }
 
-std::string SizeLimitText(size_t max_bytes) {
-  return "the limit is " + FormatBytes(max_bytes) + " (see docs/limits-and-safety.md)";
+std::string SizeLimitText(size_t max_bytes, const std::string& hint) {
+  return "the limit is " + FormatBytes(max_bytes) + hint;
 }
+
+StatusOr<std::string> ReadBounded(const std::string& path, size_t max_bytes,
+                                  const std::string& hint);
 
 }  // namespace
 
@@ -33,6 +36,17 @@ std::string DescribeFileType(unsigned mode) {
 }
 
 StatusOr<std::string> ReadInputFile(const std::string& path, size_t max_bytes) {
+  return ReadBounded(path, max_bytes, " (see docs/limits-and-safety.md)");
+}
+
+StatusOr<std::string> ReadInputFile(const std::string& path, Limit limit) {
+  return ReadBounded(path, LimitValue(limit), RaiseHint(limit));
+}
+
+namespace {
+
+StatusOr<std::string> ReadBounded(const std::string& path, size_t max_bytes,
+                                  const std::string& hint) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return CannotRead(std::strerror(errno));
   struct stat st {};
@@ -48,7 +62,7 @@ StatusOr<std::string> ReadInputFile(const std::string& path, size_t max_bytes) {
   if (static_cast<unsigned long long>(st.st_size) > max_bytes) {
     ::close(fd);
     return InvalidInput("the file is " + std::to_string(st.st_size) + " bytes; " +
-                        SizeLimitText(max_bytes));
+                        SizeLimitText(max_bytes, hint));
   }
   std::string text(static_cast<size_t>(st.st_size), '\0');
   size_t have = 0;
@@ -70,10 +84,11 @@ StatusOr<std::string> ReadInputFile(const std::string& path, size_t max_bytes) {
   ::close(fd);
   if (have > max_bytes) {
     return InvalidInput("the file grew past " + FormatBytes(max_bytes) + " while it was read; " +
-                        SizeLimitText(max_bytes));
+                        SizeLimitText(max_bytes, hint));
   }
   text.resize(have);
   return text;
 }
 
+}  // namespace
 }  // namespace vmm

@@ -13,18 +13,16 @@
 #include <cstddef>
 #include <string>
 
+#include "runner/base/limits.h"
 #include "runner/base/status.h"
 
 namespace vmm {
 
-// Scenario and diff-config files (YAML).
-inline constexpr size_t kMaxInputFileBytes = size_t{16} << 20;
-// Reports (JSON), which grow with the steps run: about 370 bytes a step, so a scenario at the
-// expansion limit (1,000,000 steps) writes about 400 MB. WriteReport refuses a report past this
-// bound, so every report vmm-run writes reads back.
-inline constexpr size_t kMaxReportFileBytes = size_t{1} << 30;
-
 StatusOr<std::string> ReadInputFile(const std::string& path, size_t max_bytes);
+// The same with the bound in force for `limit` (base/limits.h): Limit::kInputBytes for scenarios,
+// fragments and diff configs, Limit::kReportBytes for reports. A file past it is refused with
+// how to raise the bound.
+StatusOr<std::string> ReadInputFile(const std::string& path, Limit limit);
 
 // "a FIFO (named pipe)", "a directory", "a character device", ... for a st_mode's file type.
 std::string DescribeFileType(unsigned mode);

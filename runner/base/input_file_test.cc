@@ -37,7 +37,7 @@ TEST_F(InputFileTest, RefusesAFifoAtOnce) {
   const std::string fifo = (dir_ / "pipe").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const auto start = std::chrono::steady_clock::now();
-  StatusOr<std::string> text = ReadInputFile(fifo, kMaxInputFileBytes);
+  StatusOr<std::string> text = ReadInputFile(fifo, Limit::kInputBytes);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
   ASSERT_FALSE(text.ok());
   EXPECT_EQ(text.status().code(), Code::kInvalidInput);
@@ -46,11 +46,11 @@ TEST_F(InputFileTest, RefusesAFifoAtOnce) {
 }
 
 TEST_F(InputFileTest, RefusesADirectoryAndADevice) {
-  StatusOr<std::string> dir = ReadInputFile(dir_.string(), kMaxInputFileBytes);
+  StatusOr<std::string> dir = ReadInputFile(dir_.string(), Limit::kInputBytes);
   ASSERT_FALSE(dir.ok());
   EXPECT_EQ(dir.status().message(),
             "cannot read the file: it is a directory; expected a regular file");
-  StatusOr<std::string> zero = ReadInputFile("/dev/zero", kMaxInputFileBytes);
+  StatusOr<std::string> zero = ReadInputFile("/dev/zero", Limit::kInputBytes);
   ASSERT_FALSE(zero.ok());
   EXPECT_EQ(zero.status().message(),
             "cannot read the file: it is a character device; expected a regular file");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runner/base/exit_code.h"
+#include "runner/base/limits.h"
 #include "runner/cli/completion_command.h"
 #include "runner/cli/crosscheck_command.h"
 #include "runner/cli/diff_command.h"
@@ -63,6 +64,16 @@ int Main(int argc, char** argv) {
   vmm::SetupCrosscheckCommand(app, crosscheck);
   vmm::SetupCompletionCommand(app, completion);
 
+  // --limit on every subcommand: the bounds are the process's (base/limits.h).
+  std::vector<std::string> limits;
+  std::string limit_names;
+  for (const vmm::LimitInfo& info : vmm::AllLimits())
+    limit_names += std::string(limit_names.empty() ? "" : ", ") + info.name;
+  for (CLI::App* sub : app.get_subcommands({}))
+    sub->add_option("--limit", limits,
+                    "Change a bound of docs/limits-and-safety.md for this run (NAME=VALUE; " +
+                        limit_names + ")");
+
   std::set<std::string> names;
   for (const CLI::App* sub : app.get_subcommands({})) names.insert(sub->get_name());
   std::vector<std::string> args =
@@ -76,6 +87,12 @@ int Main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);  // prints help/version (code 0) or the usage error
     return code == 0 ? vmm::kExitPass : vmm::kExitInputError;
+  }
+  for (const std::string& limit : limits) {
+    if (vmm::Status set = vmm::SetLimit(limit); !set.ok()) {
+      std::cerr << "error: " << set.message() << "\n";
+      return vmm::kExitInputError;
+    }
   }
   if (app.got_subcommand("run")) return vmm::RunRunCommand(run, std::cout, std::cerr);
   if (app.got_subcommand("validate"))

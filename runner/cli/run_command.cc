@@ -184,7 +184,7 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
 int RunFile(const RunOptions& options, const ExpandOptions& expand, const std::string& path,
             ClaimedPaths* claimed, std::vector<report::Report>* reports, std::ostream& out,
             std::ostream& err) {
-  StatusOr<std::string> text = ReadInputFile(path, kMaxInputFileBytes);
+  StatusOr<std::string> text = ReadInputFile(path, Limit::kInputBytes);
   if (!text.ok()) {
     err << path << ": error: " << text.status().message() << "\n";
     return kExitInputError;

@@ -7,6 +7,7 @@
 #include "runner/base/exit_code.h"
 #include "runner/base/format.h"
 #include "runner/base/input_file.h"
+#include "runner/base/limits.h"
 #include "runner/cli/expand_command.h"
 #include "runner/plan/plan.h"
 #include "runner/scenario/parse.h"
@@ -26,9 +27,6 @@ void SetupValidateCommand(CLI::App& app, ValidateOptions& options) {
 }
 
 namespace {
-
-// Steps (every point's, added up) one `validate` plans at most across a sweep's points.
-constexpr size_t kMaxSweepValidateSteps = 10000000;
 
 // Runs valijson over `text`, the contents of `file`; prints its verdict and returns false when it
 // rejects the file.
@@ -58,10 +56,13 @@ int ValidateSweepPoints(const std::string& text, const std::string& file,
     return -1;
   }
   // Counted before any point is built: every point expands about as the vars' values do.
-  if (points->size() > 1 && steps > kMaxSweepValidateSteps / points->size()) {
+  // Steps (every point's, added up) one `validate` plans at most across a sweep's points.
+  const uint64_t max_steps = LimitValue(Limit::kSweepValidateSteps);
+  if (points->size() > 1 && steps > max_steps / points->size()) {
     err << file << ": error: validating the sweep's " << points->size() << " points would plan "
-        << points->size() << " x " << steps << " steps, past " << kMaxSweepValidateSteps
-        << " (docs/limits-and-safety.md); validate some points with --set, or sweep fewer\n";
+        << points->size() << " x " << steps << " steps, past " << max_steps
+        << "; validate some points with --set, or sweep fewer"
+        << RaiseHint(Limit::kSweepValidateSteps) << "\n";
     return -1;
   }
   bool valid = true;
@@ -98,7 +99,7 @@ int RunValidateCommand(const ValidateOptions& options, std::ostream& out, std::o
   int code = 0;
   for (const std::string& file : options.files) {
     // Read once (a regular file within the size limit), then parse, cross-check and sweep it.
-    StatusOr<std::string> text = ReadInputFile(file, kMaxInputFileBytes);
+    StatusOr<std::string> text = ReadInputFile(file, Limit::kInputBytes);
     if (!text.ok()) {
       err << FormatDiagnostic(Diagnostic{SourceLoc{file, 0, 0}, text.status().message()}) << "\n";
       code = kExitInputError;

@@ -138,7 +138,7 @@ StatusOr<CrosscheckSummary> RunCrosscheck(const CrosscheckOptions& options) {
       text = std::move(made.text);
     } else {
       name = options.files[k];
-      StatusOr<std::string> read = ReadInputFile(name, kMaxInputFileBytes);
+      StatusOr<std::string> read = ReadInputFile(name, Limit::kInputBytes);
       if (!read.ok()) return read.status();
       text = std::move(read).value();
     }

@@ -14,6 +14,7 @@
 #include <optional>
 #include <thread>
 
+#include "runner/base/limits.h"
 #include "runner/base/stop_signal.h"
 #include "runner/isolate/block_outcome.h"
 #include "runner/isolate/child_process.h"
@@ -298,6 +299,7 @@ StatusOr<std::unique_ptr<RunningChild>> StartChild(const ChildBlockOptions& opti
   request.scenario_text = options.scenario_text;
   request.set = options.set;
   request.include_roots = options.include_roots;
+  request.limits = ChangedLimits();  // the child reads the scenario under the parent's bounds
   request.block = block_index;
   request.member = member;
   request.backend = options.backend;

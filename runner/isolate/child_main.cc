@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "runner/base/exit_code.h"
+#include "runner/base/limits.h"
 #include "runner/engine/select/engine_select.h"
 #include "runner/exec/executor.h"
 #include "runner/isolate/child_process.h"
@@ -48,6 +49,8 @@ const IsolatedBlock* BlockOf(const Plan& plan, const report::BlockRequest& r) {
 
 // The plan of the block the request names in the scenario it carries, or why there is none.
 StatusOr<Plan> BlockPlan(const report::BlockRequest& r, Scenario* scenario) {
+  for (const std::string& limit : r.limits)
+    if (Status set = SetLimit(limit); !set.ok()) return set;
   ExpandOptions expand;
   for (const auto& [name, value] : r.set) expand.set.push_back(VarOverride{name, value});
   expand.include_roots = r.include_roots;

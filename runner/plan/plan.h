@@ -52,9 +52,9 @@ enum class Expectation {
   kAnswers,     // the queries: see PlanQuery (every stated answer holds)
 };
 
-// Children a together group starts at once, and the exported handles one child receives (one
-// message: runner/isolate/frame_channel.h kMaxFdsPerFrame). docs/limits-and-safety.md.
-inline constexpr size_t kMaxTogetherBlocks = 64;
+// The exported handles one child receives: one message carries them all
+// (runner/isolate/frame_channel.h kMaxFdsPerFrame), so this bound is fixed. The children a
+// together group starts at once are the together_blocks limit (base/limits.h).
 inline constexpr size_t kMaxChildHandles = 64;
 
 // A bound on a byte count a query measures: check_memory's freed/used, check_granularity's

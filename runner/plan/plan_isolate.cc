@@ -3,6 +3,7 @@
 // nothing live (the child process sees only what it creates). A `together` group's blocks are
 // planned the same way, each on its own: its body holds one isolate PlanStep per block.
 #include "runner/base/format.h"
+#include "runner/base/limits.h"
 #include "runner/plan/plan_builder.h"
 
 namespace vmm {
@@ -31,14 +32,18 @@ BlockExpectation PlanBuilder::DecodeBlockExpectation(const Step& step) {
     const char* name = CudaErrorNamed(spec.expect, "expect");
     e.error = name != nullptr ? name : spec.expect.value;
   }
-  // The parent's clock adds these to steady_clock's now: far beyond a day they would overflow it
-  // (a child killed at once, or a timeout that passes at once). A day bounds any block.
-  constexpr uint64_t kMaxBlockTimeNs = 24ull * 3600 * 1000000000;
-  if (e.limit_ns == 0 || e.limit_ns > kMaxBlockTimeNs) {
+  // The parent's clock adds these to steady_clock's now: far beyond its range (~292 years) they
+  // would overflow it (a child killed at once, or a timeout that passes at once). The
+  // block_minutes limit (a day; at most a year) bounds any block far from that.
+  const uint64_t max_minutes = LimitValue(Limit::kBlockMinutes);
+  const uint64_t max_ns = max_minutes * 60 * 1000000000ull;
+  if (e.limit_ns == 0 || e.limit_ns > max_ns) {
     const SourceLoc& at = spec.timeout.set ? spec.timeout.loc : spec.kill_after.loc;
     Error(at, std::string(spec.timeout.set ? "'timeout'" : "'kill_after'") +
-                  " must be greater than 0 and at most 1440min (a day), got " +
-                  std::to_string(e.limit_ns / 1000000000) + " s");
+                  " must be greater than 0 and at most " + std::to_string(max_minutes) + "min" +
+                  (max_minutes == 1440 ? " (a day)" : "") + ", got " +
+                  std::to_string(e.limit_ns / 1000000000) + " s" +
+                  (e.limit_ns > max_ns ? RaiseHint(Limit::kBlockMinutes) : ""));
   }
   return e;
 }
@@ -73,11 +78,12 @@ void PlanBuilder::PlanOp<Op::kTogether>(const Step& step, PlanStep* p, BufferUse
     return;
   }
   if (step.steps.empty()) Error(step.loc, "the together group has no blocks; add isolate blocks");
-  if (step.steps.size() > kMaxTogetherBlocks) {
+  if (step.steps.size() > LimitValue(Limit::kTogetherBlocks)) {
     // Each block is a process started at once: a loop could start thousands (120 took 1.5 GB).
     return Error(step.loc, "the together group has " + std::to_string(step.steps.size()) +
-                               " blocks; at most " + std::to_string(kMaxTogetherBlocks) +
-                               " children run at once (docs/limits-and-safety.md)");
+                               " blocks; at most " +
+                               std::to_string(LimitValue(Limit::kTogetherBlocks)) +
+                               " children run at once" + RaiseHint(Limit::kTogetherBlocks));
   }
   p->body.reserve(step.steps.size());
   for (size_t i = 0; i < step.steps.size(); ++i) {

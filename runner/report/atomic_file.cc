@@ -93,7 +93,7 @@ Status WriteFileAtomically(const std::string& path, const std::string& contents)
 }
 
 StatusOr<std::string> ReadFileToString(const std::string& path) {
-  StatusOr<std::string> text = ReadInputFile(path, kMaxReportFileBytes);
+  StatusOr<std::string> text = ReadInputFile(path, Limit::kReportBytes);
   if (!text.ok()) return InvalidInput(path + ": " + text.status().message());
   return text;
 }

@@ -28,8 +28,9 @@ Status CheckReplaceableTarget(const std::string& path);
 Status WriteFileAtomically(const std::string& path, const std::string& contents);
 
 // Reads the whole file with ReadInputFile (base/input_file.h): a regular file of at most
-// kMaxReportFileBytes. Fails with kInvalidInput naming the file ("x.json: cannot read the file: No
-// such file or directory", "d: cannot read the file: it is a directory; expected a regular file").
+// the report_bytes limit (base/limits.h). Fails with kInvalidInput naming the file ("x.json: cannot
+// read the file: No such file or directory", "d: cannot read the file: it is a directory; expected
+// a regular file").
 StatusOr<std::string> ReadFileToString(const std::string& path);
 
 }  // namespace vmm::report

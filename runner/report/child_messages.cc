@@ -47,6 +47,7 @@ std::string EncodeBlockRequest(const BlockRequest& r) {
   for (const auto& [name, value] : r.set) set.push_back(Json::array({name, value}));
   j["set"] = std::move(set);
   j["include_roots"] = r.include_roots;
+  j["limits"] = r.limits;
   j["block"] = r.block;
   j["member"] = r.member;
   j["backend"] = r.backend;
@@ -77,6 +78,7 @@ StatusOr<BlockRequest> DecodeBlockRequest(const std::string& text) {
   }
   if (j.contains("include_roots"))
     r.include_roots = Get<std::vector<std::string>>(j, "include_roots", &error);
+  if (j.contains("limits")) r.limits = Get<std::vector<std::string>>(j, "limits", &error);
   r.block = Get<int>(j, "block", &error);
   r.member = Get<int>(j, "member", &error);
   r.backend = Get<std::string>(j, "backend", &error);

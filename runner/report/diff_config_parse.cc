@@ -65,7 +65,7 @@ std::optional<report::DiffConfig> ParseDiffConfig(const std::string& text, const
 
 std::optional<report::DiffConfig> LoadDiffConfigFile(const std::string& path,
                                                      std::vector<Diagnostic>* diagnostics) {
-  StatusOr<std::string> text = ReadInputFile(path, kMaxInputFileBytes);
+  StatusOr<std::string> text = ReadInputFile(path, Limit::kInputBytes);
   if (!text.ok()) {
     diagnostics->push_back(Diagnostic{SourceLoc{path, 0, 0}, text.status().message()});
     return std::nullopt;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "runner/base/limits.h"
 #include "runner/report/atomic_file.h"
 #include "runner/report/json_limits.h"
 #include "runner/report/record_json.h"
@@ -333,14 +334,16 @@ std::string ReportToJson(const Report& r) {
 }
 
 Status WriteReport(const Report& report, const std::string& path, size_t max_bytes) {
+  if (max_bytes == 0) max_bytes = LimitValue(Limit::kReportBytes);
   std::string json = ReportToJson(report);
   if (json.size() > max_bytes)
     return Status(Code::kRuntime,
                   "the report of '" + report.scenario_name + "' would be " +
                       std::to_string(json.size()) + " bytes, past the " +
                       std::to_string(max_bytes >> 20) +
-                      " MiB that vmm-run reads back (diff, merge); run fewer steps per scenario "
-                      "(split it, or shorten its loops)");
+                      " MiB that vmm-run reads back (diff, timeline); run fewer steps per scenario "
+                      "(split it, or shorten its loops)" +
+                      RaiseHint(Limit::kReportBytes));
   return WriteFileAtomically(path, json);
 }
 

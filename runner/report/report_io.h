@@ -17,7 +17,6 @@
 
 #include <string>
 
-#include "runner/base/input_file.h"
 #include "runner/base/status.h"
 #include "runner/report/report.h"
 
@@ -29,10 +28,9 @@ std::string ReportToJson(const Report& report);
 
 // Writes ReportToJson(report) to `path` atomically (see WriteFileAtomically): on failure an
 // existing file at `path` is left untouched and a kRuntime Status names the file. A report larger
-// than `max_bytes` (what ReadReport accepts) is refused with kRuntime, so every report
-// written reads back.
-Status WriteReport(const Report& report, const std::string& path,
-                   size_t max_bytes = kMaxReportFileBytes);
+// than `max_bytes` (what ReadReport accepts: the report_bytes limit, base/limits.h, when 0) is
+// refused with kRuntime, so every report written reads back.
+Status WriteReport(const Report& report, const std::string& path, size_t max_bytes = 0);
 
 // Parses a report. `name` (usually the file path) prefixes every message. Fails with kInvalidInput:
 //   "r.json:3:7: invalid JSON: syntax error while parsing object key - ..."

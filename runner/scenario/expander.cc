@@ -1,5 +1,6 @@
 #include "runner/scenario/expander.h"
 
+#include "runner/base/limits.h"
 #include "runner/scenario/fragments.h"
 
 namespace vmm {
@@ -163,14 +164,15 @@ class Expander {
       }
       if (exceeded_ && f.parent == nullptr && !limit_reported_++)
         Error(f, item,
-              "the scenario expands to more than " + std::to_string(options_.max_steps) +
-                  " steps or loop iterations here (the limit); make the loops smaller");
+              "the scenario expands to more than " + std::to_string(max_steps_) +
+                  " steps or loop iterations here (the limit); make the loops smaller" +
+                  (options_.max_steps == 0 ? RaiseHint(Limit::kExpandedSteps) : ""));
     }
   }
 
   void Count(size_t n) {
     work_ += n;
-    if (work_ > options_.max_steps) exceeded_ = true;
+    if (work_ > max_steps_) exceeded_ = true;
   }
 
   // {for: NAME, in: {range: [start, end, step]} | [values], steps: [...]}
@@ -411,6 +413,8 @@ class Expander {
 
   const std::string& file_;
   const ExpandOptions& options_;
+  const size_t max_steps_ =
+      options_.max_steps != 0 ? options_.max_steps : LimitValue(Limit::kExpandedSteps);
   Expansion* out_;
   std::vector<Diagnostic>* diagnostics_;
   FragmentLoader loader_;

@@ -17,7 +17,8 @@
 // and plan errors point at the source. Errors here are reported the same way, all in one pass.
 //
 // Bounded: the steps a document would expand to are counted first, without building anything;
-// past ExpandOptions::max_steps (default kMaxExpandedSteps) the expansion is an error.
+// past ExpandOptions::max_steps (default: the expanded_steps limit, base/limits.h) the expansion
+// is an error.
 #pragma once
 
 #include <deque>
@@ -34,9 +35,6 @@
 #include "runner/yaml/yaml_value.h"
 
 namespace vmm {
-
-// Most steps (capture bodies included) and loop iterations one scenario may expand to.
-inline constexpr size_t kMaxExpandedSteps = 1000000;
 
 // The keys whose value is a list of steps, where loops and fragment uses expand: a step list (the
 // top level, capture bodies, isolate blocks, fragments) and a `together` group's blocks.
@@ -55,18 +53,14 @@ bool ParseVarOverride(const std::string& arg, VarOverride* out, std::string* err
 using IncludeReader =
     std::function<bool(const std::string& path, std::string* text, std::string* error)>;
 
-// Most fragment files one expansion reads, and how deep includes nest (docs/limits-and-safety.md).
-inline constexpr size_t kMaxIncludeFiles = 256;
-inline constexpr size_t kMaxIncludeDepth = 32;
-
 struct ExpandOptions {
   std::vector<VarOverride> set;
   // Empty: read from disk, each file as ReadInputFile reads a scenario (a regular file of at most
-  // kMaxInputFileBytes, UTF-8), and only inside the scenario's own folder or one of
+  // the input_bytes limit, UTF-8), and only inside the scenario's own folder or one of
   // `include_roots` (real paths: a symlink that leads out is refused). Tests give a reader.
   IncludeReader read_file;
   std::vector<std::string> include_roots;  // --include-root: folders includes may also read
-  size_t max_steps = kMaxExpandedSteps;
+  size_t max_steps = 0;  // 0: the expanded_steps limit (base/limits.h)
 };
 
 // The expanded document and what made it. Move-only; `document` points into `origins`.

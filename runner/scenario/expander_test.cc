@@ -179,7 +179,8 @@ TEST(Expander, ExpansionIsBoundedByCountingFirst) {
                    "        in: {range: [0, 1000000000]}\n"
                    "        steps: [{op: synchronize}]\n"),
             "s.yaml:4:5: error: the scenario expands to more than 1000000 steps or loop "
-            "iterations here (the limit); make the loops smaller\n");
+            "iterations here (the limit); make the loops smaller (raise it with --limit "
+            "expanded_steps=N; docs/limits-and-safety.md)\n");
 }
 
 Files PageCycle() {

@@ -5,6 +5,8 @@
 #include <string_view>
 
 #include "runner/base/diagnostic.h"
+#include "runner/base/format.h"
+#include "runner/base/limits.h"
 #include "runner/scenario/size.h"
 
 namespace vmm {
@@ -39,7 +41,12 @@ class Parser {
   }
 
  private:
-  static constexpr int kMaxDepth = 64;
+  // The expression_depth limit (base/limits.h): each level recurses once.
+  const uint64_t max_depth_ = LimitValue(Limit::kExpressionDepth);
+  std::string DepthMessage() const {
+    return "signs and parentheses are nested deeper than " + std::to_string(max_depth_) +
+           " levels" + RaiseHint(Limit::kExpressionDepth);
+  }
 
   std::string Pos() const { return std::to_string(at_ + 1); }
   bool Fail(std::string message) {
@@ -65,7 +72,7 @@ class Parser {
       const bool digits = end != 0 && !t.empty() &&
                           (unit.empty() || unit == "B" || unit == "KiB" || unit == "MiB" ||
                            unit == "GiB" || unit == "TiB");
-      const std::string shown = v.text.size() > 40 ? v.text.substr(0, 37) + "..." : v.text;
+      const std::string shown = Excerpt(v.text, 40);
       Fail(last_name_.empty() ? "text cannot be used in arithmetic"
            : digits           ? "'" + last_name_ + "' is '" + shown +
                           "', a number past 64 bits (the largest is 9223372036854775807)"
@@ -118,8 +125,8 @@ class Parser {
   ExprValue Unary() {
     const bool minus = Peek('-');
     if (!minus && !Peek('+')) return Primary();
-    if (++depth_ > kMaxDepth) {
-      Fail("signs and parentheses are nested deeper than " + std::to_string(kMaxDepth) + " levels");
+    if (++depth_ > max_depth_) {
+      Fail(DepthMessage());
       return {};
     }
     ++at_;
@@ -137,9 +144,8 @@ class Parser {
     }
     const char c = text_[at_];
     if (c == '(') {
-      if (++depth_ > kMaxDepth) {
-        Fail("signs and parentheses are nested deeper than " + std::to_string(kMaxDepth) +
-             " levels");
+      if (++depth_ > max_depth_) {
+        Fail(DepthMessage());
         return {};
       }
       ++at_;
@@ -247,7 +253,7 @@ bool SubstituteScalar(std::string_view scalar, const Scope& scope, ExprValue* ou
   if (scalar.size() >= 3 && scalar.substr(0, 2) == "${" && scalar.back() == '}' &&
       scalar.find('}') == scalar.size() - 1) {
     if (!EvaluateExpr(scalar.substr(2, scalar.size() - 3), scope, out, error)) {
-      *error = "in '" + std::string(scalar) + "': " + *error;
+      *error = "in '" + Excerpt(scalar) + "': " + *error;
       return false;
     }
     return true;
@@ -273,12 +279,12 @@ bool SubstituteScalar(std::string_view scalar, const Scope& scope, ExprValue* ou
     }
     const size_t close = scalar.find('}', dollar + 2);
     if (close == std::string_view::npos) {
-      *error = "in '" + std::string(scalar) + "': '${' is not closed by '}'";
+      *error = "in '" + Excerpt(scalar) + "': '${' is not closed by '}'";
       return false;
     }
     ExprValue v;
     if (!EvaluateExpr(scalar.substr(dollar + 2, close - dollar - 2), scope, &v, error)) {
-      *error = "in '" + std::string(scalar) + "': " + *error;
+      *error = "in '" + Excerpt(scalar) + "': " + *error;
       return false;
     }
     text += v.ToString();

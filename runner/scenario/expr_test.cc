@@ -81,9 +81,11 @@ TEST(Expr, SignsAndParenthesesAreBoundedTogether) {
   EXPECT_EQ(Eval(std::string(64, '-') + "1", s), "1");
   // 200,000 signs once overflowed the stack; now they stop at the bound, as parentheses do.
   EXPECT_EQ(Eval(std::string(200000, '-') + "1", s),
-            "error: signs and parentheses are nested deeper than 64 levels");
+            "error: signs and parentheses are nested deeper than 64 levels (raise it with --limit "
+            "expression_depth=N; docs/limits-and-safety.md)");
   EXPECT_EQ(Eval(std::string(40, '-') + std::string(40, '(') + "1" + std::string(40, ')'), s),
-            "error: signs and parentheses are nested deeper than 64 levels");
+            "error: signs and parentheses are nested deeper than 64 levels (raise it with --limit "
+            "expression_depth=N; docs/limits-and-safety.md)");
 }
 
 TEST(Expr, WholeScalarKeepsTheValueEmbeddedMakesText) {

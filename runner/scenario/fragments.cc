@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "runner/base/input_file.h"
+#include "runner/base/limits.h"
 #include "runner/base/utf8.h"
 #include "runner/yaml/yaml_loader.h"
 
@@ -48,10 +49,10 @@ FragmentTable FragmentLoader::Load(const YamlValue& include, const std::string& 
     real_roots_.push_back(fs::weakly_canonical(dir.empty() ? fs::path(".") : dir, ec).string());
     for (const std::string& r : roots_) real_roots_.push_back(fs::weakly_canonical(r, ec).string());
   }
-  if (chain_.size() >= kMaxIncludeDepth) {
+  if (chain_.size() >= LimitValue(Limit::kIncludeDepth)) {
     Error(file, include,
-          "includes nest deeper than " + std::to_string(kMaxIncludeDepth) +
-              " files (docs/limits-and-safety.md): " + Join(chain_, " -> "));
+          "includes nest deeper than " + std::to_string(LimitValue(Limit::kIncludeDepth)) +
+              " files" + RaiseHint(Limit::kIncludeDepth) + ": " + Join(chain_, " -> "));
     return table;
   }
   chain_.push_back(file);
@@ -102,7 +103,7 @@ bool FragmentLoader::ReadFromDisk(const std::string& path, std::string* text, st
              "'; a scenario reads only files in its own folder (give another with --include-root)";
     return false;
   }
-  StatusOr<std::string> read = ReadInputFile(path, kMaxInputFileBytes);
+  StatusOr<std::string> read = ReadInputFile(path, Limit::kInputBytes);
   if (!read.ok()) {
     *error = read.status().message();
     return false;
@@ -119,10 +120,10 @@ bool FragmentLoader::ReadFromDisk(const std::string& path, std::string* text, st
 
 const Fragment* FragmentLoader::LoadOne(const YamlValue& entry, const std::string& path) {
   const std::string& from = chain_.back();
-  if (fragments_.size() >= kMaxIncludeFiles) {
+  if (fragments_.size() >= LimitValue(Limit::kIncludeFiles)) {
     Error(from, entry,
-          "more than " + std::to_string(kMaxIncludeFiles) +
-              " fragment files in one scenario (docs/limits-and-safety.md)");
+          "more than " + std::to_string(LimitValue(Limit::kIncludeFiles)) +
+              " fragment files in one scenario" + RaiseHint(Limit::kIncludeFiles));
     return nullptr;
   }
   std::string text, reason;

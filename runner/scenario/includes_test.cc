@@ -75,7 +75,7 @@ TEST(Includes, GoThroughTheGuardedReader) {
   dev.include_roots = {"/dev"};
   EXPECT_NE(Problems(s.Path("b.yaml"), dev).find("a character device"), std::string::npos);
   // Larger than a scenario may be.
-  s.Write("big.yaml", std::string(kMaxInputFileBytes + 1, '#'));
+  s.Write("big.yaml", std::string(LimitValue(Limit::kInputBytes) + 1, '#'));
   EXPECT_NE(Problems(s.Write("c.yaml", Scenario("big.yaml"))).find("the limit is 16 MiB"),
             std::string::npos);
   // Not UTF-8.

@@ -135,7 +135,7 @@ std::optional<Scenario> LoadScenarioFile(const std::string& path,
 std::optional<Scenario> LoadScenarioFile(const std::string& path, const ExpandOptions& options,
                                          std::vector<Diagnostic>* diagnostics,
                                          Expansion* expanded) {
-  StatusOr<std::string> text = ReadInputFile(path, kMaxInputFileBytes);
+  StatusOr<std::string> text = ReadInputFile(path, Limit::kInputBytes);
   if (!text.ok()) {
     diagnostics->push_back(Diagnostic{SourceLoc{path, 0, 0}, text.status().message()});
     return std::nullopt;

@@ -40,7 +40,7 @@ std::optional<Scenario> ParseScenario(const std::string& text, const std::string
                                       std::vector<Diagnostic>* diagnostics,
                                       Expansion* expanded = nullptr);
 
-// Reads `path` with ReadInputFile (base/input_file.h: a regular file of at most kMaxInputFileBytes)
+// Reads `path` with ReadInputFile (base/input_file.h: a regular file of at most the input_bytes limit, base/limits.h)
 // and parses it; an unreadable file is one diagnostic ("cannot read the file: ...").
 std::optional<Scenario> LoadScenarioFile(const std::string& path,
                                          std::vector<Diagnostic>* diagnostics);

@@ -112,7 +112,7 @@ class TreeBuilder : public YAML::EventHandler {
     if (values_ <= limits_.max_values) return;
     Report(mark.line + 1, mark.column + 1,
            "the document expands to more than " + std::to_string(limits_.max_values) +
-               " values (check anchors and aliases)");
+               " values (check anchors and aliases)" + RaiseHint(Limit::kYamlValues));
     throw LimitReached{};
   }
 
@@ -180,9 +180,9 @@ class TreeBuilder : public YAML::EventHandler {
     if (v == nullptr) v = &ignored_;  // a later document: keep the nesting balanced
     v->kind = kind;
     if (static_cast<int>(frames_.size()) >= limits_.max_depth) {
-      Report(
-          mark.line + 1, mark.column + 1,
-          "maps and lists are nested deeper than " + std::to_string(limits_.max_depth) + " levels");
+      Report(mark.line + 1, mark.column + 1,
+             "maps and lists are nested deeper than " + std::to_string(limits_.max_depth) +
+                 " levels" + RaiseHint(Limit::kYamlDepth));
       throw LimitReached{};
     }
     Frame& f = frames_.emplace_back();

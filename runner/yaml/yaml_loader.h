@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runner/base/diagnostic.h"
+#include "runner/base/limits.h"
 #include "runner/yaml/yaml_value.h"
 
 namespace vmm {
@@ -21,8 +22,10 @@ namespace vmm {
 // ~0.25 s of CPU at the default). A step takes 5 to 15 values, so the default admits scenarios of
 // tens of thousands of steps (the largest committed one has under 100).
 struct YamlLoadLimits {
-  int max_depth = 128;         // nesting of maps and lists
-  size_t max_values = 500000;  // scalars, maps and lists (keys included) after alias expansion
+  // Defaults: the yaml_depth and yaml_values limits (base/limits.h), 128 and 500,000.
+  int max_depth = static_cast<int>(LimitValue(Limit::kYamlDepth));  // nesting of maps and lists
+  // scalars, maps and lists (keys included) after alias expansion
+  size_t max_values = LimitValue(Limit::kYamlValues);
 };
 
 // Parses `text`, the contents of `file` (used only for locations). Returns the root value (kNull

@@ -96,11 +96,13 @@ TEST(LoadYamlTest, LimitsStopAliasBombsAndDeepNesting) {
           "a: &x [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\nb: &y [*x, *x, *x, *x, *x, *x, *x, *x, *x, *x]\n",
           limits),
       "f.yaml:2:36: error: the document expands to more than 100 values (check anchors and "
-      "aliases)\n");
+      "aliases) (raise it with --limit yaml_values=N; docs/limits-and-safety.md)\n");
   limits = YamlLoadLimits{};
   limits.max_depth = 3;
-  EXPECT_EQ(Errors("a: [[[[1]]]]\n", limits),
-            "f.yaml:1:6: error: maps and lists are nested deeper than 3 levels\n");
+  EXPECT_EQ(
+      Errors("a: [[[[1]]]]\n", limits),
+      "f.yaml:1:6: error: maps and lists are nested deeper than 3 levels (raise it with --limit "
+      "yaml_depth=N; docs/limits-and-safety.md)\n");
 }
 
 TEST(IsBlankYamlTest, CommentsAndWhitespaceOnly) {
