@@ -60,7 +60,7 @@ struct ExpandOptions {
   // `include_roots` (real paths: a symlink that leads out is refused). Tests give a reader.
   IncludeReader read_file;
   std::vector<std::string> include_roots;  // --include-root: folders includes may also read
-  size_t max_steps = 0;  // 0: the expanded_steps limit (base/limits.h)
+  size_t max_steps = 0;                    // 0: the expanded_steps limit (base/limits.h)
 };
 
 // The expanded document and what made it. Move-only; `document` points into `origins`.

@@ -40,8 +40,9 @@ std::optional<Scenario> ParseScenario(const std::string& text, const std::string
                                       std::vector<Diagnostic>* diagnostics,
                                       Expansion* expanded = nullptr);
 
-// Reads `path` with ReadInputFile (base/input_file.h: a regular file of at most the input_bytes limit, base/limits.h)
-// and parses it; an unreadable file is one diagnostic ("cannot read the file: ...").
+// Reads `path` with ReadInputFile (base/input_file.h: a regular file of at most the input_bytes
+// limit, base/limits.h) and parses it; an unreadable file is one diagnostic ("cannot read the file:
+// ...").
 std::optional<Scenario> LoadScenarioFile(const std::string& path,
                                          std::vector<Diagnostic>* diagnostics);
 std::optional<Scenario> LoadScenarioFile(const std::string& path, const ExpandOptions& options,
