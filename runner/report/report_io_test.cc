@@ -373,6 +373,14 @@ TEST(ReportIoTest, SyntaxErrorsCarryLineAndColumn) {
   EXPECT_EQ(ParseError(" \n"), "report.json: the file is empty; expected a vmm-run JSON report");
 }
 
+TEST(ReportIoTest, ASyntaxErrorQuotesAtMostAnExcerptOfTheFile) {
+  const std::string text = "{\"schema_version\": \"1.0\", \"x\": \"" + std::string(100000, 'S');
+  StatusOr<Report> r = ParseReportJson(text, "r.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_LT(r.status().message().size(), 300u) << r.status().message().substr(0, 400);
+  EXPECT_EQ(r.status().message().rfind("r.json:1:", 0), 0u);
+}
+
 TEST(ReportIoTest, WriteReportIsAtomicAndReadable) {
   const std::string dir = TempDir("write");
   const std::string path = dir + "/r.json";

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "runner/base/format.h"
 #include "runner/report/field_reader.h"
 #include "runner/report/json_limits.h"
 #include "runner/report/record_json.h"
@@ -291,8 +292,9 @@ std::string SyntaxError(const std::string& text, const std::string& name, size_t
       reason = what.substr(colon + 2);
     }
   }
+  // The reason quotes what was last read, which can be a whole long string of the file.
   return name + ":" + std::to_string(line) + ":" + std::to_string(column) +
-         ": invalid JSON: " + reason;
+         ": invalid JSON: " + Excerpt(reason, 200);
 }
 
 // "[json.exception.out_of_range.406] number overflow ..." -> "number overflow ...".
