@@ -12,11 +12,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "runner/report/report_io.h"
 #include "tests/e2e_process_test.h"

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ git libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libvalijson-dev
-          libgtest-dev)
+          libgtest-dev clang-format)
 # The timeline's browser test (tests/timeline_browser_test.sh) loads pages in headless Chromium;
 # where the package does not exist (Ubuntu ships a snap) that test is skipped, not failed.
 if apt-cache show chromium >/dev/null 2>&1; then packages+=(chromium); fi
