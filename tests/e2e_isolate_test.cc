@@ -39,6 +39,27 @@ const StepRecord* Find(const std::vector<StepRecord>& steps, const std::string& 
   return nullptr;
 }
 
+TEST_F(E2EIsolate, TheChildEmulatesAsManyDevicesAsItsParent) {
+  // The child prepares its run through the pipeline with the parent's --host-devices: with the
+  // default of 2, device 3 did not exist in the child and the block failed.
+  const std::string scenario =
+      Write("four.yaml",
+            "name: four\nrequires: {devices: 4}\nbuffers: {A: {shape: [64]}}\nsteps:\n"
+            "  - isolate: {expect: ok}\n    steps:\n"
+            "      - {op: reserve, buffer: A, size: 2MiB}\n"
+            "      - {op: create, alloc: p, size: 2MiB, device: 3}\n"
+            "      - {op: map, buffer: A, alloc: p}\n"
+            "      - {op: set_access, buffer: A, access: {3: read_write}}\n"
+            "      - {op: fill, buffer: A, seed: 1, device: 3}\n"
+            "      - {op: unmap, buffer: A}\n      - {op: release, alloc: p}\n"
+            "      - {op: free, buffer: A}\n");
+  Finished f = Run(scenario + " --backend host --host-devices 4 -q --report " + Path("four.json"));
+  EXPECT_EQ(f.exit_code, 0) << f.out;
+  report::Report r = Read("four.json");
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_EQ(r.steps[0].status, StepStatus::kOk);
+}
+
 TEST_F(E2EIsolate, AWriteThroughAReadOnlyMappingFaultsInTheChildOnly) {
   fs::create_directories(Path("out"));
   Finished f = Run("scenarios/readonly_fault.yaml --backend host --report-dir " + Path("out"));

@@ -18,8 +18,13 @@ if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   echo "format: skipped: not a git checkout (the files checked are the tracked ones)"
   exit 77
 fi
-# Evidence kept under reports/ is kept as it ran, not reformatted.
-mapfile -t files < <(git ls-files '*.cc' '*.h' '*.cu' '*.cuh' | grep -v '^reports/')
+# The tracked files and the new ones git does not ignore, as they are in the working tree (a file
+# deleted there is not checked). Evidence kept under reports/ is kept as it ran, not reformatted.
+files=()
+while IFS= read -r f; do
+  [ -f "$f" ] && files+=("$f")
+done < <(git ls-files --cached --others --exclude-standard '*.cc' '*.h' '*.cu' '*.cuh' |
+  grep -v '^reports/' | sort -u)
 if ! clang-format --dry-run -Werror "${files[@]}"; then
   echo "format: run clang-format -i on the files above" >&2
   exit 1

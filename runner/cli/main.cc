@@ -20,7 +20,7 @@
 #include "runner/cli/timeline_command.h"
 #include "runner/cli/validate_command.h"
 #include "runner/cli/version_text.h"
-#include "runner/isolate/child_main.h"
+#include "runner/pipeline/isolate_child.h"
 
 namespace {
 
@@ -118,10 +118,9 @@ int main(int argc, char** argv) {
   // the atomic writer cleans up after), instead of SIGXFSZ ending the process without a word.
   std::signal(SIGXFSZ, SIG_IGN);
   try {
-    // The child of an isolate block (runner/isolate/child_main.h): not a subcommand for people,
+    // The child of an isolate block (runner/pipeline/isolate_child.h): not a subcommand for people,
     // so it is not in --help.
-    if (argc >= 2 && std::string(argv[1]) == "__child")
-      return vmm::isolate::RunIsolateChild(argc, argv);
+    if (argc >= 2 && std::string(argv[1]) == "__child") return vmm::RunIsolateChild(argc, argv);
     return Main(argc, argv);
   } catch (const std::bad_alloc&) {
     // Out of memory outside a step (a step's own is a step failure, reported in its report): the

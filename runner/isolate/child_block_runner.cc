@@ -304,6 +304,7 @@ StatusOr<std::unique_ptr<RunningChild>> StartChild(const ChildBlockOptions& opti
   request.member = member;
   request.backend = options.backend;
   request.device = options.device;
+  request.host_devices = options.host_devices;
   std::vector<int> raw_fds;
   for (const auto& [name, fd] : fds) {
     request.fds.push_back(name);

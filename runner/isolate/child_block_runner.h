@@ -1,6 +1,6 @@
 // ChildBlockRunner: the BlockRunner (runner/exec/executor.h) of `vmm-run run`. Each isolate block
 // (alone, or one of a together group whose children run at the same time) runs in a child
-// `vmm-run __child` (child_main.h) with its own engine (its own CUDA context, or
+// `vmm-run __child` (pipeline/isolate_child.h) with its own engine (its own CUDA context, or
 // its own host twin with the fault trap on); the parent streams the child's step records into the
 // block's record and judges how the child ended against the block's expectation.
 //
@@ -36,6 +36,7 @@ struct ChildBlockOptions {
   std::vector<std::string> include_roots;                // --include-root folders
   std::string backend;                                   // the parent's backend: "host" or "cuda"
   int device = 0;
+  int host_devices = 2;  // devices the host twin emulates, as in the parent
   // What the children's times (ChildRecord's started_ms, ready_ms, ended_ms) count from: the run's
   // start (by default, when the options were made).
   std::chrono::steady_clock::time_point run_start = std::chrono::steady_clock::now();

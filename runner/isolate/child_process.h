@@ -8,7 +8,7 @@
 //     (kChildChannelFd), an empty signal mask, default signal actions, and a process group of its
 //     own (a terminal's Ctrl-C reaches the parent only; the parent decides what the child gets).
 //   - The child itself asks the kernel to SIGKILL it when the parent dies (PR_SET_PDEATHSIG), so
-//     a parent killed with SIGKILL leaves no child behind (runner/isolate/child_main.cc).
+//     a parent killed with SIGKILL leaves no child behind (runner/pipeline/isolate_child.cc).
 //   - Kill() sends SIGKILL to the child's process group. Every ChildProcess is reaped: Wait*
 //     collect the status; the destructor kills and reaps a child that is still there. No zombie
 //     survives the object, and the parent's descriptors for the child are closed with it.

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "runner/isolate/child_main.h"
+#include "runner/isolate/child_request.h"
 
 namespace vmm::isolate {
 namespace {

@@ -40,6 +40,7 @@ PrepareOutcome PrepareRun(RunRequest request) {
   engine.device = request.device;
   engine.granularity = plan.granularity;
   engine.host_devices = request.host_devices;
+  engine.trap_faults = request.trap_faults;
   StatusOr<EngineChoice> choice = SelectEngine(engine);
   if (!choice.ok()) {
     out.exit_code = ExitForStatus(choice.status());
@@ -69,6 +70,7 @@ report::Report ExecuteRun(PreparedRun& run, StepObserver* observer) {
   block_options.include_roots = run.request.expand.include_roots;
   block_options.backend = info.backend;
   block_options.device = run.request.device;
+  block_options.host_devices = run.request.host_devices;
   isolate::ChildBlockRunner blocks(std::move(block_options));
 
   std::string unmet = UnmetRequirement(run.scenario.requires_, info);

@@ -45,6 +45,7 @@ struct RunRequest {
   int host_devices = 2;                      // devices the host twin emulates
   std::vector<std::string> argv;             // the command line, for provenance
   std::string child_exe = "/proc/self/exe";  // the vmm-run isolate blocks start
+  bool trap_faults = false;  // the host engine turns a fault into a report (isolate children)
 };
 
 // A scenario that validated, with its engine open and the report's provenance filled. Move-only.

@@ -52,6 +52,7 @@ std::string EncodeBlockRequest(const BlockRequest& r) {
   j["member"] = r.member;
   j["backend"] = r.backend;
   j["device"] = r.device;
+  j["host_devices"] = r.host_devices;
   j["fds"] = r.fds;
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
@@ -83,6 +84,7 @@ StatusOr<BlockRequest> DecodeBlockRequest(const std::string& text) {
   r.member = Get<int>(j, "member", &error);
   r.backend = Get<std::string>(j, "backend", &error);
   r.device = Get<int>(j, "device", &error);
+  if (j.contains("host_devices")) r.host_devices = Get<int>(j, "host_devices", &error);
   r.fds = Get<std::vector<std::string>>(j, "fds", &error);
   if (!error.empty()) return InvalidInput("block request: " + error);
   return r;

@@ -34,6 +34,7 @@ struct BlockRequest {
   int member = -1;  // the block's position in that together group; -1 for a lone block
   std::string backend;           // "host" or "cuda": the parent's backend, never "auto"
   int device = 0;                // CUDA device ordinal
+  int host_devices = 2;          // devices the host twin emulates (--host-devices)
   std::vector<std::string> fds;  // names of the descriptors that follow, in order
 };
 
