@@ -11,6 +11,7 @@ if(TARGET vmm-run)
   target_compile_definitions(vmm_ci_example_tests PRIVATE VMMRUN_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
                                                           VMMRUN_BINARY="$<TARGET_FILE:vmm-run>")
   add_dependencies(vmm_ci_example_tests vmm-run)
+  vmm_test_build_options(vmm_ci_example_tests)
   gtest_discover_tests(vmm_ci_example_tests DISCOVERY_TIMEOUT 60
                        PROPERTIES LABELS "e2e;ci_example" RESOURCE_LOCK full_size_scenarios)
 endif()

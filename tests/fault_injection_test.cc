@@ -213,7 +213,9 @@ TEST(FaultInjection, OnTheGpuDeviceMemoryComesBackAfterEveryFault) {
   EXPECT_GT(runs, 0);
   // nvidia-smi counts the whole device (another process may hold memory too): a leak of even one
   // 2 MiB page per faulty run would be hundreds of MiB over the sweep.
-  if (before >= 0 && after >= 0) EXPECT_LE(after, before + 64);
+  if (before >= 0 && after >= 0) {
+    EXPECT_LE(after, before + 64);
+  }
 }
 
 // Interruptions (issue: hostile input, item 4): a stop request (what SIGINT, SIGTERM and SIGHUP
@@ -235,7 +237,9 @@ class StopAfterStep final : public StepObserver {
 int SweepStops(BackendKind kind, Engine* probe) {
   int runs = 0;
   uint64_t free_before = 0, total = 0;
-  if (probe != nullptr) EXPECT_TRUE(probe->MemoryInfo(&free_before, &total).ok());
+  if (probe != nullptr) {
+    EXPECT_TRUE(probe->MemoryInfo(&free_before, &total).ok());
+  }
   uint64_t worst_drop = 0;
   for (const fs::path& path : Scenarios()) {
     SCOPED_TRACE(path.filename().string());

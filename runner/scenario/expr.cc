@@ -213,7 +213,7 @@ class Parser {
   std::string_view text_;
   const Scope& scope_;
   size_t at_ = 0;
-  int depth_ = 0;
+  uint64_t depth_ = 0;
   std::string last_name_;  // the variable just read, to name it when it is text
   std::string error_;
 };

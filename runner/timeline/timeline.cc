@@ -78,7 +78,10 @@ class Builder {
     for (const report::BufferRecord& b : report_.buffers) {
       if (!b.view_of.empty()) continue;
       lane_of_[b.name] = static_cast<int>(out_.lanes.size());
-      out_.lanes.push_back({b.name, b.reservation_bytes});
+      Lane lane;
+      lane.buffer = b.name;
+      lane.bytes = b.reservation_bytes;
+      out_.lanes.push_back(std::move(lane));
     }
     for (const report::BufferRecord& b : report_.buffers) buffer_[b.name] = &b;
     for (size_t i = 0; i < report_.steps.size(); ++i) Step(static_cast<int>(i), report_.steps[i]);

@@ -46,7 +46,10 @@ report::Report SampleReport() {
   r.steps.push_back(Step("set_access", rw));                               // 6
   r.steps.push_back(Step("fill", {{"buffer", std::string("V")}}));         // 7
   StepRecord check = Step("check_value", {{"buffer", std::string("V")}});  // 8
-  check.check = report::CheckRecord{"equal", "different", report::Verdict::kFail};
+  check.check = report::CheckRecord{};
+  check.check->expected = "equal";
+  check.check->actual = "different";
+  check.check->verdict = report::Verdict::kFail;
   check.status = report::StepStatus::kOk;
   r.steps.push_back(check);
   StepRecord capture = Step("capture", {{"graph", std::string("g")}});  // 9
