@@ -3,7 +3,8 @@
 # tools/twin_fidelity_probe.cc (PROBE=0 skips it), then JOBS crosscheck processes at once (the
 # host twin's half of the work is CPU-bound; the GPU's VMM calls serialise in the driver), job j
 # taking seeds SEED + j * COUNT .. + COUNT - 1, each stopping at TIME_LIMIT seconds. Everything
-# lands in $OUT: build and probe logs, crosscheck-<j>.log, disagreements.tgz (job-<j>/<name>/).
+# lands in $OUT: build and probe logs, and crosscheck.tgz (crosscheck-<j>.log, the disagreements
+# in job-<j>/<name>/).
 #   OUT=... JOBS=4 COUNT=5000 SEED=1 TIME_LIMIT=300 tools/h200_crosscheck.sh [crosscheck options]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -23,17 +24,28 @@ if [ "${PROBE:-1}" = 1 ]; then
   echo "probe: exit $? ($(wc -l <"$OUT/twin_fidelity_probe.log") lines)"
 fi
 jobs=${JOBS:-4} count=${COUNT:-5000} seed=${SEED:-1}
+# Each job prints a line per scenario as it finishes (line-buffered), so a job that dies names the
+# scenario it was running: the seed after its last line.
 for ((j = 0; j < jobs; j++)); do
-  ./build-gpu/vmm-run crosscheck -q --seed $((seed + j * count)) --count "$count" \
-    --time-limit "${TIME_LIMIT:-300}" --out "/tmp/crosscheck/job-$j" "$@" >"$OUT/crosscheck-$j.log" 2>&1 &
+  (
+    stdbuf -oL ./build-gpu/vmm-run crosscheck --seed $((seed + j * count)) --count "$count" \
+      --time-limit "${TIME_LIMIT:-300}" --out "/tmp/crosscheck/job-$j" "$@" >"$OUT/crosscheck-$j.log" 2>&1
+    echo $? >"$OUT/crosscheck-$j.exit"
+  ) &
 done
 wait
-# The disagreements, packed: a device call brings back only so many files.
-[ -d /tmp/crosscheck ] && tar czf "$OUT/disagreements.tgz" -C /tmp crosscheck
 for ((j = 0; j < jobs; j++)); do
-  echo "== job $j: $(grep -c '^disagreement' "$OUT/crosscheck-$j.log") disagreements"
-  grep -E '^(summary|results|time|stopped)' "$OUT/crosscheck-$j.log"
+  log=$OUT/crosscheck-$j.log rc=$(cat "$OUT/crosscheck-$j.exit")
+  echo "== job $j: exit $rc, $(grep -c '^disagreement' "$log") disagreements saved"
+  grep -E '^(summary|results|time|stopped)' "$log"
+  if [ "$rc" -ge 128 ]; then
+    last=$(grep -oE '^gen_[0-9]+' "$log" | tail -1)
+    echo "   killed by signal $((rc - 128)) after ${last:-no scenario}: the scenario it was running is seed $(( ${last#gen_} + 1 ))"
+  fi
 done
 echo "disagreement kinds:"
 cat "$OUT"/crosscheck-*.log | grep -oE ': disagree \(.*\)$' | sort | uniq -c | sort -rn | head -30
+# The device tool brings back only so many files: the logs and the disagreements in one archive.
+mkdir -p /tmp/crosscheck && cp "$OUT"/crosscheck-*.log "$OUT"/*.exit /tmp/crosscheck/ 2>/dev/null
+tar czf "$OUT/crosscheck.tgz" -C /tmp crosscheck && rm -f "$OUT"/crosscheck-*.log "$OUT"/*.exit
 echo "total: $(($(date +%s) - start)) s"

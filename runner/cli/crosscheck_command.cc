@@ -136,10 +136,14 @@ int RunCrosscheckCommand(const CrosscheckCommandOptions& options, std::ostream& 
       code = WorseExit(code, kExitCheckFailed);
       continue;
     }
-    out << "disagreement " << d.name << " (" << d.signature << "): shrunk from "
-        << d.shrink.steps_before << " to " << d.shrink.steps_after << " steps in "
-        << d.shrink.candidates << " runs; " << options.out_dir << "/" << SafeDirName(d.name)
-        << "/\n";
+    out << "disagreement " << d.name << " (" << d.signature << "): ";
+    if (d.shrink.candidates > 0) {
+      out << "shrunk from " << d.shrink.steps_before << " to " << d.shrink.steps_after
+          << " steps in " << d.shrink.candidates << " runs";
+    } else {  // --no-shrink, or --shrinks-per-kind of this kind already shrunk
+      out << "saved as found (not shrunk)";
+    }
+    out << "; " << options.out_dir << "/" << SafeDirName(d.name) << "/\n";
     code = WorseExit(code, kExitCheckFailed);
   }
   for (const auto& [name, why] : s.failures) {

@@ -26,17 +26,22 @@ Status UnknownHandle(const std::string& what, const char* kind) {
                       " handle (never created by this engine, or already destroyed)");
 }
 
-// Drops the names of `graph`'s nodes and of its child graphs' copies (node handles of a destroyed
-// graph may be reused by the runtime).
-void ForgetNames(NodeNames& names, cudaGraph_t graph) {
+// Drops the names of `graph`'s nodes and of its child graphs' copies and conditional bodies, and
+// those bodies' entries (node handles of a destroyed graph may be reused by the runtime).
+void ForgetNames(NodeNames& names, ConditionalBodies& bodies, cudaGraph_t graph) {
   StatusOr<std::vector<cudaGraphNode_t>> nodes = GraphNodes(graph);
   if (nodes.ok()) {
     for (cudaGraphNode_t node : *nodes) {
       cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
       cudaGraph_t child = nullptr;
-      if (cudaGraphNodeGetType(node, &type) == cudaSuccess && type == cudaGraphNodeTypeGraph &&
+      if (cudaGraphNodeGetType(node, &type) != cudaSuccess) continue;
+      if (type == cudaGraphNodeTypeGraph &&
           cudaGraphChildGraphNodeGetGraph(node, &child) == cudaSuccess) {
-        ForgetNames(names, child);
+        ForgetNames(names, bodies, child);
+      } else if (auto it = bodies.find(node); it != bodies.end()) {
+        const cudaGraph_t body = it->second.body;
+        bodies.erase(it);
+        ForgetNames(names, bodies, body);
       }
     }
   }
@@ -215,7 +220,7 @@ Status CudaEngine::DestroyGraph(GraphHandle graph) {
   if (it == graphs_.end()) {
     return UnknownHandle("DestroyGraph(graph=" + std::to_string(graph.value) + ")", "graph");
   }
-  ForgetNames(names_, it->second.get());
+  ForgetNames(names_, conditional_bodies_, it->second.get());
   graphs_.erase(it);
   graph_lanes_.erase(graph.value);
   memory_node_graphs_.erase(graph.value);

@@ -85,12 +85,7 @@ Status Describe(const KernelRegistry& registry, cudaGraph_t graph, const NodeNam
                 std::vector<GraphNodeInfo>* out) {
   StatusOr<std::vector<cudaGraphNode_t>> all = GraphNodes(graph);
   if (!all.ok()) return all.status();
-  // Named nodes in naming order, then the rest in cudaGraphGetNodes order.
-  std::vector<cudaGraphNode_t> order;
-  for (cudaGraphNode_t node : names.Order(graph))
-    if (std::find(all->begin(), all->end(), node) != all->end()) order.push_back(node);
-  for (cudaGraphNode_t node : *all)
-    if (std::find(order.begin(), order.end(), node) == order.end()) order.push_back(node);
+  const std::vector<cudaGraphNode_t> order = names.DescribeOrder(graph, *all);
   auto index = [&](cudaGraphNode_t node) {
     return static_cast<uint32_t>(std::find(order.begin(), order.end(), node) - order.begin());
   };

@@ -34,12 +34,52 @@ const std::vector<cudaGraphNode_t>& NodeNames::Order(cudaGraph_t graph) const {
   return it == order_.end() ? kNone : it->second;
 }
 
+std::vector<cudaGraphNode_t> NodeNames::DescribeOrder(
+    cudaGraph_t graph, const std::vector<cudaGraphNode_t>& all) const {
+  std::vector<cudaGraphNode_t> order;
+  for (cudaGraphNode_t node : Order(graph))
+    if (std::find(all.begin(), all.end(), node) != all.end()) order.push_back(node);
+  for (cudaGraphNode_t node : all)
+    if (std::find(order.begin(), order.end(), node) == order.end()) order.push_back(node);
+  return order;
+}
+
+namespace {
+
+// The graph a child graph node holds, or nullptr for every other node.
+Status ChildGraphOf(cudaGraphNode_t node, cudaGraph_t* out) {
+  *out = nullptr;
+  cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGraphNodeGetType(node, &type)));
+  if (type != cudaGraphNodeTypeGraph) return Status::Ok();
+  return CUDA_CALL(cudaGraphChildGraphNodeGetGraph(node, out));
+}
+
+}  // namespace
+
 Status NodeNames::CopyToClone(cudaGraph_t original, cudaGraph_t clone) {
-  const std::vector<cudaGraphNode_t> nodes = Order(original);  // a copy: Add grows order_
-  for (cudaGraphNode_t node : nodes) {
+  StatusOr<std::vector<cudaGraphNode_t>> originals = GraphNodes(original);
+  if (!originals.ok()) return originals.status();
+  StatusOr<std::vector<cudaGraphNode_t>> copies = GraphNodes(clone);
+  if (!copies.ok()) return copies.status();
+  if (originals->size() != copies->size()) {
+    return RuntimeError("a graph's copy has " + std::to_string(copies->size()) +
+                        " nodes where the original has " + std::to_string(originals->size()));
+  }
+  for (cudaGraphNode_t node : DescribeOrder(original, *originals)) {
     cudaGraphNode_t copy = nullptr;
-    VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGraphNodeFindInClone(&copy, node, clone)));
-    Add(clone, copy, *Find(node));
+    if (cudaGraphNodeFindInClone(&copy, node, clone) != cudaSuccess || copy == nullptr) {
+      (void)cudaGetLastError();
+      copy = (*copies)[std::find(originals->begin(), originals->end(), node) - originals->begin()];
+    }
+    const std::string* name = Find(node);
+    Add(clone, copy, name != nullptr ? *name : std::string());
+    cudaGraph_t child = nullptr, copied_child = nullptr;
+    VMM_RETURN_IF_ERROR(ChildGraphOf(node, &child));
+    if (child == nullptr) continue;
+    VMM_RETURN_IF_ERROR(ChildGraphOf(copy, &copied_child));
+    if (copied_child == nullptr) return RuntimeError("a child graph node's copy holds no graph");
+    VMM_RETURN_IF_ERROR(CopyToClone(child, copied_child));
   }
   return Status::Ok();
 }

@@ -14,6 +14,15 @@
 
 namespace vmm::cuda {
 
+// The conditional nodes the engine made (BeginConditional), by node: what kind and the body graph
+// the node owns (cudaConditionalNodeParams::phGraph_out[0]; the runtime has no call that reads a
+// conditional node's parameters back).
+struct ConditionalBody {
+  ConditionKind kind = ConditionKind::kIf;
+  cudaGraph_t body = nullptr;
+};
+using ConditionalBodies = std::unordered_map<cudaGraphNode_t, ConditionalBody>;
+
 // The names the engine gave graph nodes (NameCapturedNode: the step that made each), and per graph
 // the order they were named in (capture order). A child graph node's copy of its graph gets the
 // names of the graph it copied (cudaGraphNodeFindInClone).
@@ -26,7 +35,16 @@ class NodeNames {
   cudaGraphNode_t FindNode(cudaGraph_t graph, const std::string& name) const;
   // The named nodes of `graph` in naming order (empty when none).
   const std::vector<cudaGraphNode_t>& Order(cudaGraph_t graph) const;
-  // Gives `clone`'s nodes the names of their originals in `original` (a child graph node's copy).
+  // The order a graph's nodes are described in: its named nodes in naming order, then the rest of
+  // `all` (its cudaGraphGetNodes list) in that list's order.
+  std::vector<cudaGraphNode_t> DescribeOrder(cudaGraph_t graph,
+                                             const std::vector<cudaGraphNode_t>& all) const;
+  // Gives `clone` (a child graph node's copy of `original`) the names of `original`'s nodes, every
+  // node in `original`'s describe order (an unnamed one as ""), so that the copy is described as
+  // the original is; and likewise all the way down the copies of child graph nodes' graphs. A
+  // node's copy is found with cudaGraphNodeFindInClone, or where the runtime does not answer that
+  // for a nested copy, at the same index of cudaGraphGetNodes. (A graph with conditional nodes is
+  // never copied: CUDA refuses to embed one, and so does the validator.)
   Status CopyToClone(cudaGraph_t original, cudaGraph_t clone);
   // Drops the names of `graph`'s nodes (before the graph is destroyed: handles may be reused).
   void Forget(cudaGraph_t graph);
@@ -35,15 +53,6 @@ class NodeNames {
   std::unordered_map<cudaGraphNode_t, std::string> names_;
   std::unordered_map<cudaGraph_t, std::vector<cudaGraphNode_t>> order_;
 };
-
-// The conditional nodes the engine made (BeginConditional), by node: what kind and the body graph
-// the node owns (cudaConditionalNodeParams::phGraph_out[0]; the runtime has no call that reads a
-// conditional node's parameters back).
-struct ConditionalBody {
-  ConditionKind kind = ConditionKind::kIf;
-  cudaGraph_t body = nullptr;
-};
-using ConditionalBodies = std::unordered_map<cudaGraphNode_t, ConditionalBody>;
 
 // The dependency set of the capture on `stream` (the nodes the next captured call will depend
 // on) and the graph being built; an error when the stream's capture is not active.
