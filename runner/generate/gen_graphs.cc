@@ -682,8 +682,20 @@ bool Generator::Update() {
   Stamp(model, variant);
   if (!CopiesCapturable(model, variant, e.device) || !AddressesCurrent(model, variant, false))
     return false;
-  for (const Node& n : variant)  // a child graph node copies a graph that must still live
-    if (n.type == Type::kChild && !graphs[n.from].live) return false;
+  // A child graph node copies a graph that must still live (in a fork's branches too).
+  std::function<bool(const std::vector<Node>&)> children_live = [&](const std::vector<Node>& ns) {
+    for (const Node& n : ns) {
+      if (n.type == Type::kChild) {
+        if (!graphs[n.from].live) return false;
+        continue;  // its body is the copy made at its capture
+      }
+      if (!children_live(n.body)) return false;
+      for (const auto& b : n.branches)
+        if (!children_live(b)) return false;
+    }
+    return true;
+  };
+  if (!children_live(variant)) return false;
   // A memset whose parameters change is checked again: where the exec's device may not write,
   // the H200 answered cudaGraphExecUpdateError; an unchanged one is not checked. A topology
   // change is found first.

@@ -10,6 +10,7 @@ namespace {
 struct Refusal {
   UpdateCode code = UpdateCode::kSuccess;
   std::string node, from_node;
+  bool memset = false;  // a memset node over memory the device may not write (kError)
 };
 
 // The sinks of `g` (nodes nothing depends on), in creation order.
@@ -91,6 +92,7 @@ Refusal CheckNode(const GraphNode& e, const GraphNode& g, const MemsetCheck& wri
     // cudaGraphExecUpdateError for one over memory the device may not write, and success for an
     // unchanged one (tools/twin_fidelity_probe.cc, `vmm-run crosscheck`; reports/h200/session9).
     r.code = UpdateCode::kError;
+    r.memset = true;
   } else if (g.type == NodeType::kMemcpy &&
              (e.src_place != g.src_place || e.dst_place != g.dst_place)) {
     r.code = UpdateCode::kErrorParametersChanged;  // a side's memory type changed
@@ -119,11 +121,13 @@ Refusal CheckGraph(const HostGraph& exec, const HostGraph& graph, std::vector<in
   Refusal r = Pair(exec, graph, pair);
   if (r.code != UpdateCode::kSuccess) return r;
   // The H200 names the last memset it refuses (in creation order) but stops at the first other
-  // refusal (crosscheck, reports/h200/session9).
+  // refusal (crosscheck, reports/h200/session9); a memset refused inside a conditional body or
+  // child graph counts as a memset at its node's place, and a later one is named instead
+  // (reports/h200/session10).
   Refusal memset;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     r = CheckNode(exec.nodes[(*pair)[i]], graph.nodes[i], writable);
-    if (r.code == UpdateCode::kError && graph.nodes[i].type == NodeType::kMemset) {
+    if (r.code == UpdateCode::kError && r.memset) {
       memset = r;
       continue;
     }
