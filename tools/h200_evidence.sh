@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # The evidence run on a GPU machine (see ../shared/gpu.md and reports/h200/README.md): builds in
-# build-gpu, runs the whole CTest suite, every scenario (reports to $OUT/reports), diffs those
-# against the host baselines (stable fields, as the cross_backend_agreement test does) and against
-# the committed H200 baselines (timings included), runs compute-sanitizer memcheck with leak
+# build-gpu, runs every scenario (reports to $OUT/reports), diffs those against the host baselines
+# (stable fields, as the cross_backend_agreement test does) and against the committed H200
+# baselines (timings included), runs the whole CTest suite, compute-sanitizer memcheck with leak
 # checking on every scenario, and the benchmarks. Logs go to $OUT/*.log. Needs $OUT set.
 #   tools/h200_evidence.sh [extra cmake args...]
 # Environment: SANITIZE="a b" limits memcheck to those scenario names (default: every scenario;
 # "none" skips it); SANITIZE_SWEEPS=0 skips memcheck over the GPU fault and interruption sweeps
 # (SWEEP_TIMEOUT seconds, default 300); OVERHEAD_RUNS (default 3) runner_overhead_bench runs;
 # RUN_TESTS=0 skips CTest and the scenario runs, RUN_BENCH=0 the benchmarks (to split the evidence
-# over several device calls); CTEST_REGEX limits CTest to the tests it matches; DATA_RUNS (default 10) data_plane_bench and peer_torch.py runs. A header-only dependency
-# the machine lacks (valijson) travels in .deps (see ../shared/gpu.md) and is found there.
+# over several device calls); CTEST_REGEX limits CTest to the tests it matches, CTEST_SECONDS
+# bounds its wall time (it runs after the scenarios); DATA_RUNS (default 10) data_plane_bench and
+# peer_torch.py runs. A header-only dependency the machine lacks (valijson) travels in .deps (see
+# ../shared/gpu.md) and is found there.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${OUT:?set OUT to the directory for logs and reports}"
@@ -23,9 +25,6 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITE
   >"$OUT/configure.log" 2>&1 && cmake --build build-gpu >"$OUT/build.log" 2>&1 ||
   { tail -40 "$OUT/build.log"; exit 1; }
 if [ "${RUN_TESTS:-1}" = 1 ]; then
-ctest --test-dir build-gpu --output-on-failure -j8 ${CTEST_REGEX:+-R "$CTEST_REGEX"} >"$OUT/ctest.log" 2>&1
-echo "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
-grep -E "^\s+[0-9]+ - .*(Failed|SEGFAULT|Timeout|Exception)" "$OUT/ctest.log" | head -20
 {
   for s in scenarios/*.yaml; do
     if grep -q '^sweep:' "$s"; then  # one report per point, and the sweep's table (CSV)
@@ -45,6 +44,11 @@ grep -E "^\s+[0-9]+ - .*(Failed|SEGFAULT|Timeout|Exception)" "$OUT/ctest.log" | 
   echo "exit $?"
 } >"$OUT/run.log" 2>&1
 grep -E "^exit|summary|result" "$OUT/run.log" | tail -40
+# The suite last, so that the scenario reports come back even when it is cut by CTEST_SECONDS.
+timeout "${CTEST_SECONDS:-3600}" ctest --test-dir build-gpu --output-on-failure -j8 \
+  ${CTEST_REGEX:+-R "$CTEST_REGEX"} >"$OUT/ctest.log" 2>&1
+echo "ctest: exit $?, $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
+grep -E "^\s+[0-9]+ - .*(Failed|SEGFAULT|Timeout|Exception)" "$OUT/ctest.log" | head -20
 fi
 for s in scenarios/*.yaml; do
   name=$(basename "$s" .yaml)

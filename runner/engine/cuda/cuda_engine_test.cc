@@ -210,17 +210,23 @@ INSTANTIATE_TEST_SUITE_P(Sizes, CudaMatmulTest,
                                   std::to_string(info.param.n) + "x" + std::to_string(info.param.k);
                          });
 
+// Every path of the kernel: scalar only (an unaligned source), whole vectors with and without the
+// unrolled loop (2^24 words: four vectors in flight per thread), and a tail of 1-3 words.
 TEST_F(CudaEngineTest, ChecksumEqualsTheHostFormula) {
-  for (const uint64_t count : {uint64_t{1}, uint64_t{1000003}, uint64_t{1} << 20}) {
+  for (const uint64_t count :
+       {uint64_t{1}, uint64_t{7}, uint64_t{1000003}, uint64_t{1} << 20, (uint64_t{1} << 24) + 3}) {
     DevicePtr va = 0;
     ASSERT_NO_FATAL_FAILURE(NewBuffer(count * 4, &va));
     ASSERT_OK(engine_->Fill(va, count, 99, nullptr));
-    uint64_t want = 0;
-    for (uint64_t i = 0; i < count; ++i)
-      want += datagen::HashWord(std::bit_cast<uint32_t>(datagen::FillValue(99, i)), i);
-    uint64_t got = 0;
-    ASSERT_OK(engine_->Checksum(va, count, &got));
-    EXPECT_EQ(got, want) << "count " << count;
+    for (const uint64_t skip : {uint64_t{0}, uint64_t{1}}) {  // 1: the source is 4-byte aligned
+      if (skip >= count) continue;
+      uint64_t want = 0;
+      for (uint64_t i = skip; i < count; ++i)
+        want += datagen::HashWord(std::bit_cast<uint32_t>(datagen::FillValue(99, i)), i - skip);
+      uint64_t got = 0;
+      ASSERT_OK(engine_->Checksum(va + 4 * skip, count - skip, &got));
+      EXPECT_EQ(got, want) << "count " << count << ", skip " << skip;
+    }
   }
   DevicePtr va = 0;
   ASSERT_NO_FATAL_FAILURE(NewBuffer(4, &va));
