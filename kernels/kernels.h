@@ -28,6 +28,12 @@ int LaunchMatmul(const float* a, const float* b, float* c, uint32_t m, uint32_t 
 // dst[i] = datagen::FillValue(seed, i) for i < count (grid-stride, any count including 0).
 int LaunchFill(float* dst, uint64_t count, uint64_t seed, CUstream_st* stream);
 
+// Elementwise over i < count, fp32: c[i] = fmaf(alpha, a[i], b[i]) (one rounding, bit-identical
+// to the host backend's std::fma), or c[i] = alpha * a[i] when b is nullptr. c may be a or b
+// itself, but must not partly overlap either.
+int LaunchAxpy(const float* a, const float* b, float* c, uint64_t count, float alpha,
+               CUstream_st* stream);
+
 // Spins for `duration_ns` of the GPU's global timer, then sets dst[i] = pattern for i < count
 // (one block; BusyLaunch). In-flight work of a known length for isolate blocks' races.
 int LaunchBusy(uint32_t* dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,

@@ -132,8 +132,12 @@ steps:
         name: quick
         steps: [{op: synchronize}]
 )";
-  Finished f = Run(Write("limits.yaml", text) + " --backend host -q --report " + Path("l.json"));
+  Finished f = Run(Write("limits.yaml", text) + " --backend host --report " + Path("l.json"));
   EXPECT_EQ(f.exit_code, 1) << f.out;  // one block's verdict failed
+  // The log's line for the group says which block failed (it printed a bare "FAILED: ").
+  EXPECT_NE(f.out.find("FAILED: 3 children"), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("2 of 3 as expected; not: hangs past its limit"), std::string::npos)
+      << f.out;
   EXPECT_LT(f.seconds, 20.0);
   report::Report r = Read("l.json");
   const StepRecord& group = r.steps[0];

@@ -60,8 +60,11 @@ void ConsoleLog::PrintStep(const Plan& plan, const PlanStep& step, const StepRec
     out_ << "skipped\n";
     return;
   }
+  // A failed step without a check says why: its error, or (a together group's, which fails by its
+  // blocks' outcomes) what its description says.
   if (record.status == report::StepStatus::kFailed && record.check == std::nullopt) {
-    out_ << "FAILED: " << record.error << "\n";
+    out_ << "FAILED: "
+         << (record.error.empty() ? DescribeStepOutcome(plan, step, record) : record.error) << "\n";
     return;
   }
   out_ << DescribeStepOutcome(plan, step, record) << "  [" << Timing(record) << "]\n";

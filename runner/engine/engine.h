@@ -134,6 +134,14 @@ struct MatmulArgs {
   uint32_t m = 0, n = 0, k = 0;
 };
 
+// add / scale / axpy: c[i] = alpha * a[i] + b[i] (one fused rounding) for i < count, or
+// c[i] = alpha * a[i] when b is 0. fp32 elements; c is a or b itself, or overlaps neither.
+struct AxpyArgs {
+  DevicePtr a = 0, b = 0, c = 0;
+  uint64_t count = 0;
+  float alpha = 1.0f;
+};
+
 struct UpdateResult {
   UpdateCode code = UpdateCode::kError;
   // The node of the updating graph that blocked the update (cudaGraphExecUpdateResultInfo's

@@ -2,7 +2,9 @@
 // CompareValue, CheckMatmul: device kernels on the CUDA backend, plain C++ on the host twin, which
 // the GPU tests hold the kernels to); only verdicts, counts and the first mismatches come back.
 // `check_matmul` with `verify: host` reads A, B and C back instead and judges them with the host
-// oracle, cross-checking the device hash of every buffer against a host hash of the same bytes.
+// oracle, cross-checking the device hash of every buffer against a host hash of the same bytes;
+// `check_elementwise` always does so (the CPU recomputes every element).
+#include <cmath>
 #include <cstring>
 #include <variant>
 
@@ -42,12 +44,6 @@ Status ReadBuffer(RunState& state, int slot, std::vector<uint32_t>* words, uint6
                         Hex(host) + ")");
   }
   return Status::Ok();
-}
-
-std::string FloatText(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
 }
 
 std::string FloatBits(uint32_t w) {
@@ -99,6 +95,44 @@ Status CheckMatmul(const PlanStep& step, RunState& state, StepRecord& record) {
   record.details.emplace_back("verify", std::string(step.verify_host ? "host" : "device"));
   if (v.freivalds)
     record.details.emplace_back("rows_recomputed", static_cast<int64_t>(v.rows_recomputed));
+  return Status::Ok();
+}
+
+// check_elementwise: reads a, b and c back (each hash cross-checked with the backend's) and
+// recomputes every element on the CPU as the kernels define it, fp32 with one rounding
+// (std::fma; alpha * a without b); equal bits pass, and so does NaN against NaN.
+Status CheckElementwise(const PlanStep& step, RunState& state, StepRecord& record) {
+  std::vector<uint32_t> a, b, c;
+  uint64_t ha = 0, hb = 0, hc = 0;
+  VMM_RETURN_IF_ERROR(ReadBuffer(state, step.a, &a, &ha));
+  if (step.b >= 0) VMM_RETURN_IF_ERROR(ReadBuffer(state, step.b, &b, &hb));
+  VMM_RETURN_IF_ERROR(ReadBuffer(state, step.c, &c, &hc));
+  auto as_float = [](uint32_t w) {
+    float f;
+    std::memcpy(&f, &w, sizeof f);
+    return f;
+  };
+  CheckRecord check;
+  check.expected = "pass";
+  for (uint64_t i = 0; i < c.size(); ++i) {
+    const float want = step.b >= 0 ? std::fma(step.alpha, as_float(a[i]), as_float(b[i]))
+                                   : step.alpha * as_float(a[i]);
+    const float got = as_float(c[i]);
+    uint32_t want_bits;
+    std::memcpy(&want_bits, &want, sizeof want_bits);
+    if (want_bits == c[i] || (std::isnan(want) && std::isnan(got))) continue;
+    if (check.mismatches.size() < kMaxReportedMismatches)
+      check.mismatches.push_back({i, FloatText(want), FloatText(got)});
+    ++check.mismatch_count;
+  }
+  check.actual = check.mismatch_count == 0 ? "pass" : "fail";
+  check.verdict = check.mismatch_count == 0 ? Verdict::kPass : Verdict::kFail;
+  record.check = std::move(check);
+  record.details.emplace_back("elements", static_cast<int64_t>(c.size()));
+  record.details.emplace_back("alpha", static_cast<double>(step.alpha));
+  record.details.emplace_back("a_hash", Hex(ha));
+  if (step.b >= 0) record.details.emplace_back("b_hash", Hex(hb));
+  record.details.emplace_back("c_hash", Hex(hc));
   return Status::Ok();
 }
 
@@ -250,6 +284,11 @@ Status RunStep<Op::kCheckMatmul>(const PlanStep& step, RunState& state, StepReco
 }
 
 template <>
+Status RunStep<Op::kCheckElementwise>(const PlanStep& step, RunState& state, StepRecord& record) {
+  return TimedCall(record, [&] { return CheckElementwise(step, state, record); });
+}
+
+template <>
 Status RunStep<Op::kCheckEqual>(const PlanStep& step, RunState& state, StepRecord& record) {
   return TimedCall(record, [&] { return CheckEqual(step, state, record); });
 }
@@ -281,6 +320,15 @@ std::string DescribeStep<Op::kCheckMatmul>(const Plan&, const PlanStep&, const S
          DetailText(r, "method") + ", " + std::to_string(r.check->mismatch_count) +
          " outside the error bound (max error " + DetailText(r, "max_error_over_bound") +
          " of bound)";
+}
+
+template <>
+std::string DescribeStep<Op::kCheckElementwise>(const Plan& plan, const PlanStep& step,
+                                                const StepRecord& r) {
+  if (!r.check) return "";
+  return VerdictText(r) + "  " + ElementwiseText(plan, step) + ": " +
+         std::to_string(r.check->mismatch_count) + " of " + DetailText(r, "elements") +
+         " elements differ from the CPU's";
 }
 
 template <>

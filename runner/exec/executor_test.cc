@@ -222,6 +222,39 @@ TEST(Executor, HostVerificationCrossChecksTheChecksum) {
       << out.steps[17].error;
 }
 
+// check_elementwise recomputes every element on the CPU: an axpy result with one element
+// changed afterwards fails at that element, with the value the CPU wanted.
+TEST(Executor, ElementwiseCheckFindsOneChangedElement) {
+  Planned p(R"(version: 1
+name: ew
+buffers: {A: {shape: [4096]}, B: {shape: [4096]}, C: {shape: [4096]}}
+steps:
+  - {for: x, in: [A, B, C], steps: [{op: reserve, buffer: "${x}"}, {op: create, alloc: "p${x}", size: 2MiB},
+     {op: map, buffer: "${x}", alloc: "p${x}"}, {op: set_access, buffer: "${x}"}]}
+  - {op: fill, buffer: A, seed: 1}
+  - {op: fill, buffer: B, seed: 2}
+  - {op: axpy, a: A, b: B, c: C, alpha: 0.25}
+  - {op: check_elementwise, name: right, a: A, b: B, c: C, alpha: 0.25}
+  - {op: write_value, buffer: C, offset: 4000, value: 0x3F800000}
+  - {op: check_elementwise, name: one changed, a: A, b: B, c: C, alpha: 0.25}
+)");
+  ASSERT_EQ(p.errors, "");
+  StatusOr<std::unique_ptr<Engine>> engine = CreateHostEngine({2u << 20});
+  ASSERT_TRUE(engine.ok()) << engine.status().message();
+  RunOutcome out = RunPlan(p.plan, **engine, nullptr);
+  EXPECT_EQ(out.summary.exit_code, 1);
+  const report::StepRecord& right = out.steps[out.steps.size() - 3];
+  const report::StepRecord& changed = out.steps.back();
+  ASSERT_TRUE(right.check.has_value() && changed.check.has_value());
+  EXPECT_EQ(right.check->verdict, report::Verdict::kPass);
+  EXPECT_EQ(changed.check->verdict, report::Verdict::kFail);
+  EXPECT_EQ(changed.check->mismatch_count, 1u);
+  ASSERT_EQ(changed.check->mismatches.size(), 1u);
+  EXPECT_EQ(changed.check->mismatches[0].index, 1000u);
+  EXPECT_EQ(changed.check->mismatches[0].got, "1");
+  EXPECT_NE(changed.check->mismatches[0].want, "1");
+}
+
 }  // namespace
 }  // namespace vmm
 

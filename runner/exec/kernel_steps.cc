@@ -1,4 +1,5 @@
-// fill / matmul / memset: work on the engine's stream, run directly or recorded inside a capture.
+// fill / matmul / memset: work on the engine's stream, run directly or recorded inside a capture;
+// add / scale / axpy: elementwise work on the stream (not captured).
 #include "runner/base/format.h"
 #include "runner/base/stopwatch.h"
 #include "runner/exec/run_state.h"
@@ -18,6 +19,23 @@ OpTiming* TimingOut(const PlanStep& step, OpTiming* timing) {
 void Finish(const PlanStep& step, const OpTiming& timing, StepRecord& record) {
   if (step.async) record.details.emplace_back("async", true);
   if (timing.gpu_us >= 0) record.gpu_us = timing.gpu_us;
+}
+
+Status RunElementwise(const PlanStep& step, RunState& state, StepRecord& record) {
+  AxpyArgs args;
+  args.a = DataVa(state, step.a);
+  args.b = step.b >= 0 ? DataVa(state, step.b) : 0;
+  args.c = DataVa(state, step.c);
+  args.count = state.plan.buffers[step.c].elements;
+  args.alpha = step.alpha;
+  OpTiming timing;
+  Stopwatch watch;
+  Status status = state.engine.Axpy(args, TimingOut(step, &timing));
+  record.wall_us = watch.ElapsedUs();
+  record.details.emplace_back("elements", static_cast<int64_t>(args.count));
+  if (step.op != Op::kAdd) record.details.emplace_back("alpha", static_cast<double>(step.alpha));
+  Finish(step, timing, record);
+  return status;
 }
 
 }  // namespace
@@ -54,6 +72,21 @@ Status RunStep<Op::kMatmul>(const PlanStep& step, RunState& state, StepRecord& r
   record.details.emplace_back("k", static_cast<int64_t>(step.k));
   Finish(step, timing, record);
   return status;
+}
+
+template <>
+Status RunStep<Op::kAdd>(const PlanStep& step, RunState& state, StepRecord& record) {
+  return RunElementwise(step, state, record);
+}
+
+template <>
+Status RunStep<Op::kScale>(const PlanStep& step, RunState& state, StepRecord& record) {
+  return RunElementwise(step, state, record);
+}
+
+template <>
+Status RunStep<Op::kAxpy>(const PlanStep& step, RunState& state, StepRecord& record) {
+  return RunElementwise(step, state, record);
 }
 
 template <>
@@ -127,6 +160,21 @@ std::string DescribeStep<Op::kMatmul>(const Plan& plan, const PlanStep& step, co
   auto name = [&](int slot) { return plan.buffers[slot].name; };
   return name(step.c) + " = " + name(step.a) + "·" + name(step.b) + " · " + std::to_string(step.m) +
          "×" + std::to_string(step.n) + "×" + std::to_string(step.k);
+}
+
+template <>
+std::string DescribeStep<Op::kAdd>(const Plan& plan, const PlanStep& step, const StepRecord& r) {
+  return ElementwiseText(plan, step) + " · " + DetailText(r, "elements") + " elements";
+}
+
+template <>
+std::string DescribeStep<Op::kScale>(const Plan& plan, const PlanStep& step, const StepRecord& r) {
+  return ElementwiseText(plan, step) + " · " + DetailText(r, "elements") + " elements";
+}
+
+template <>
+std::string DescribeStep<Op::kAxpy>(const Plan& plan, const PlanStep& step, const StepRecord& r) {
+  return ElementwiseText(plan, step) + " · " + DetailText(r, "elements") + " elements";
 }
 
 }  // namespace vmm

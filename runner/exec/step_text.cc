@@ -38,4 +38,20 @@ std::string SyncText(const report::StepRecord& record) {
              : "no work in flight";
 }
 
+std::string FloatText(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string ElementwiseText(const Plan& plan, const PlanStep& step) {
+  auto name = [&](int slot) { return plan.buffers[slot].name; };
+  std::string text = name(step.c) + " = ";
+  if (step.op != Op::kAdd && !(step.op == Op::kCheckElementwise && step.alpha == 1.0f))
+    text += FloatText(step.alpha) + "·";
+  text += name(step.a);
+  if (step.b >= 0) text += " + " + name(step.b);
+  return text;
+}
+
 }  // namespace vmm

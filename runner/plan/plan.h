@@ -141,6 +141,7 @@ struct PlanStep {
   uint64_t seed = 0;
   uint32_t pattern = 0;  // memset / check_value: the 32-bit word every element is set to / holds
   uint32_t m = 0, n = 0, k = 0;  // matmul / check_matmul dimensions
+  float alpha = 1.0f;            // add / scale / axpy / check_elementwise: c = alpha * a (+ b)
   Expectation expect = Expectation::kNone;
   UpdateCode expect_update = UpdateCode::kSuccess;
   bool async = false;  // fill/matmul/copy: leave the work in flight (no OpTiming)

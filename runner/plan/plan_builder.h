@@ -155,8 +155,13 @@ class PlanBuilder {
   int ResolveBuffer(const Located<std::string>& ref, const Step& step);
   void Kernel(const Step& step, PlanStep* p, BufferUses* capture_uses);
   bool MatmulShapes(const Step& step, PlanStep* p);
+  // add / scale / axpy / check_elementwise: c = alpha * a (+ b) over buffers or views of one
+  // element count; the output may be an input itself (in place) but not part of one.
+  void Elementwise(const Step& step, PlanStep* p);
   // Whether the bytes of buffers/views `x` and `y` share any byte of one reservation.
   bool Overlap(int x, int y) const;
+  // Whether buffers/views `x` and `y` are the same bytes of one reservation.
+  bool SameBytes(int x, int y) const;
   // memset / check_value: exactly one of `value` or `byte`, into p->pattern.
   void Pattern(const Step& step, PlanStep* p);
   // isolate (plan_isolate.cc): the expectation, nesting, and the block's own plan.
@@ -212,6 +217,12 @@ class PlanBuilder {
   int ReservedBuffer(const Step& step, std::string_view freed_rule = {});
   // Applies defaults to offset/size and checks the range is aligned and inside the reservation.
   bool Range(const Step& step, int buffer, PlanStep* p, ByteRange* range);
+  // set_access and unmap without a `size`: the range ends where the mapped run that starts at
+  // `offset` does (mappings back to back, up to the first unmapped byte), so "the buffer" means
+  // what is mapped of it. Where nothing is mapped at `offset` the range stays the rest of the
+  // reservation (and is refused as unmapped, as before).
+  void DefaultToMappedRun(const Step& step, const ReservationState& r, PlanStep* p,
+                          ByteRange* range) const;
   // Checks that `buffer`'s tensor bytes are mapped with `need` access for scenario device
   // `device`; `actor` starts the message ("fill writes", "replay of 'e1' would touch").
   void Use(int buffer, Access need, const std::string& actor, const SourceLoc& loc, int device = 0);

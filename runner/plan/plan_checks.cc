@@ -243,6 +243,12 @@ void PlanBuilder::PlanOp<Op::kCheckMatmul>(const Step& step, PlanStep* p, Buffer
 }
 
 template <>
+void PlanBuilder::PlanOp<Op::kCheckElementwise>(const Step& step, PlanStep* p, BufferUses*) {
+  Elementwise(step, p);
+  p->expect = Expectation::kPass;
+}
+
+template <>
 void PlanBuilder::PlanOp<Op::kCheckEqual>(const Step& step, PlanStep* p, BufferUses*) {
   CheckEqual(step, p);
   DecodeExpect(step, p, {{"equal", Expectation::kEqual}, {"different", Expectation::kDifferent}});

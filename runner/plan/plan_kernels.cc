@@ -1,5 +1,8 @@
-// PlanBuilder's kernel steps: fill and matmul (direct, or recorded in a capture), and the operand
-// checks check_matmul shares with matmul.
+// PlanBuilder's kernel steps: fill and matmul (direct, or recorded in a capture), add / scale /
+// axpy, and the operand checks check_matmul and check_elementwise share with them.
+#include <cmath>
+#include <cstdlib>
+
 #include "runner/base/format.h"
 #include "runner/plan/plan_builder.h"
 #include "runner/vocab/isolate.h"
@@ -91,6 +94,72 @@ bool PlanBuilder::MatmulShapes(const Step& step, PlanStep* p) {
   p->k = static_cast<uint32_t>(a.shape[1]);
   p->n = static_cast<uint32_t>(b.shape[1]);
   return true;
+}
+
+bool PlanBuilder::SameBytes(int x, int y) const {
+  const PlanBuffer& a = plan_.buffers[x];
+  const PlanBuffer& b = plan_.buffers[y];
+  const int owner_a = a.base >= 0 ? a.base : x, owner_b = b.base >= 0 ? b.base : y;
+  return owner_a == owner_b && a.offset == b.offset && a.bytes == b.bytes;
+}
+
+void PlanBuilder::Elementwise(const Step& step, PlanStep* p) {
+  const std::string op = OpName(step.op);
+  const bool has_b = step.op == Op::kAdd || step.op == Op::kAxpy || step.b.set;
+  p->a = ResolveBuffer(step.a, step);
+  p->b = has_b ? ResolveBuffer(step.b, step) : -1;
+  p->c = ResolveBuffer(step.c, step);
+  const Located<std::string>& alpha = Key(step, "alpha");
+  if (alpha.set) {
+    char* end = nullptr;
+    const float value = std::strtof(alpha.value.c_str(), &end);
+    if (alpha.value.empty() || *end != '\0' || !std::isfinite(value)) {
+      Error(At(alpha, step), "'alpha' of " + op + " must be a finite number (fp32), got '" +
+                                 Excerpt(alpha.value) + "'");
+    }
+    p->alpha = value;
+  }
+  if (p->a < 0 || (has_b && p->b < 0) || p->c < 0) return;
+  const PlanBuffer& c = plan_.buffers[p->c];
+  const bool writes = step.op != Op::kCheckElementwise;
+  bool ok = true;
+  const std::pair<int, const Located<std::string>*> inputs[] = {{p->a, &step.a}, {p->b, &step.b}};
+  for (const auto& [slot, field] : inputs) {
+    if (slot < 0) continue;
+    const PlanBuffer& in = plan_.buffers[slot];
+    if (in.elements != c.elements) {
+      Error(At(*field, step), op + " works element by element: '" + in.name + "' has " +
+                                  std::to_string(in.elements) + " elements and '" + c.name + "' " +
+                                  std::to_string(c.elements) +
+                                  "; give them the same number (a view can cut one to size)");
+      ok = false;
+    } else if (writes && Overlap(p->c, slot) && !SameBytes(p->c, slot)) {
+      Error(At(step.c, step), op + " output '" + c.name + "' overlaps part of input '" + in.name +
+                                  "'; write in place (the same buffer) or elsewhere");
+      ok = false;
+    }
+  }
+  if (!ok) return;
+  Use(p->a, Access::kRead, op + " reads", At(step.a, step), p->device);
+  if (p->b >= 0 && p->b != p->a)
+    Use(p->b, Access::kRead, op + " reads", At(step.b, step), p->device);
+  Use(p->c, writes ? Access::kReadWrite : Access::kRead, op + (writes ? " writes" : " reads"),
+      At(step.c, step), p->device);
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kAdd>(const Step& step, PlanStep* p, BufferUses*) {
+  Elementwise(step, p);
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kScale>(const Step& step, PlanStep* p, BufferUses*) {
+  Elementwise(step, p);
+}
+
+template <>
+void PlanBuilder::PlanOp<Op::kAxpy>(const Step& step, PlanStep* p, BufferUses*) {
+  Elementwise(step, p);
 }
 
 template <>

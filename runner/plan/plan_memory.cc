@@ -261,6 +261,15 @@ bool PlanBuilder::Range(const Step& step, int buffer, PlanStep* p, ByteRange* ra
   return ok;
 }
 
+void PlanBuilder::DefaultToMappedRun(const Step& step, const ReservationState& r, PlanStep* p,
+                                     ByteRange* range) const {
+  if (step.size.set) return;
+  const std::optional<ByteRange> hole = r.FirstUnmapped(*range);
+  if (!hole || hole->begin == range->begin) return;
+  range->end = hole->begin;
+  p->size = range->end - range->begin;
+}
+
 void PlanBuilder::SetAccess(const Step& step, PlanStep* p) {
   NoWaitOnlyInBlocks(step);
   DeviceAccessList(step, p);
@@ -268,10 +277,15 @@ void PlanBuilder::SetAccess(const Step& step, PlanStep* p) {
   ByteRange range;
   if (p->buffer < 0 || !Range(step, p->buffer, p, &range)) return;
   ReservationState& r = reservations_[p->buffer];
+  DefaultToMappedRun(step, r, p, &range);
   if (std::optional<ByteRange> hole = r.FirstUnmapped(range)) {
+    const std::string hint = hole->begin == range.begin ? "; map it first"
+                             : step.size.set
+                                 ? "; leave out 'size' to cover what is mapped from 'offset'"
+                                 : "";
     Refusal(step.loc,
             "cannot set access on " + FormatRange(range) + " of '" + step.buffer.value +
-                "': " + FormatRange(*hole) + " is not mapped",
+                "': " + FormatRange(*hole) + " is not mapped" + hint,
             "set_access_unmapped");
     return;
   }
@@ -295,6 +309,7 @@ void PlanBuilder::Unmap(const Step& step, PlanStep* p) {
   ByteRange range;
   if (p->buffer < 0 || !Range(step, p->buffer, p, &range)) return;
   ReservationState& r = reservations_[p->buffer];
+  DefaultToMappedRun(step, r, p, &range);
   const std::string what =
       "cannot unmap " + FormatRange(range) + " of '" + step.buffer.value + "': ";
   if (r.FirstOverlap(range) == nullptr) {

@@ -37,19 +37,12 @@ StatusOr<std::vector<Loaded>> ReadDirectory(const std::string& dir) {
   return out;
 }
 
-// What makes two reports of one directory the same run twice: the scenario name and the backend.
-// Hook: reports do not record a sweep point yet; when they do, add it here so that the points of
-// one sweep are not duplicates of each other.
-std::string SweepPointKey(const Report&) { return ""; }
-std::string DuplicateKey(const Report& r) {
-  return r.scenario_name + '\0' + r.backend + '\0' + SweepPointKey(r);
-}
-
-// True when two of `reports` share a DuplicateKey.
+// True when two of `reports` (one pairing group: one scenario name and sweep point, PairingKey)
+// share a backend: the same run twice.
 bool HasDuplicates(const std::vector<const Loaded*>& reports) {
-  std::set<std::string> keys;
+  std::set<std::string> backends;
   for (const Loaded* l : reports) {
-    if (!keys.insert(DuplicateKey(l->report)).second) return true;
+    if (!backends.insert(l->report.backend).second) return true;
   }
   return false;
 }

@@ -132,7 +132,7 @@ constexpr VmmRule kRules[] = {
         "  - {op: reserve, buffer: A}\n"
         "  - {op: set_access, buffer: A}\n",
         "6:5",
-        "cannot set access on [0, 2 MiB) of 'A': [0, 2 MiB) is not mapped",
+        "cannot set access on [0, 2 MiB) of 'A': [0, 2 MiB) is not mapped; map it first",
         "cuMemSetAccess",
         "CUDA_ERROR_INVALID_VALUE",
         DriverVerdict::kRefuses,

@@ -68,6 +68,14 @@ void MatmulF32(const float* a, const float* b, float* c, uint32_t m, uint32_t n,
   }
 }
 
+VMM_FMA_CLONES void AxpyF32(const float* a, const float* b, float* c, uint64_t count, float alpha) {
+  if (b == nullptr) {
+    for (uint64_t i = 0; i < count; ++i) c[i] = alpha * a[i];
+    return;
+  }
+  for (uint64_t i = 0; i < count; ++i) c[i] = std::fma(alpha, a[i], b[i]);
+}
+
 uint64_t ChecksumWords(const void* words, uint64_t count) {
   const auto* bytes = static_cast<const unsigned char*>(words);
   uint64_t sum = 0;

@@ -20,6 +20,10 @@ void FillF32(float* dst, uint64_t count, uint64_t seed);
 // Uses the FMA instruction when the CPU has one, else the (exact, slower) libm fmaf.
 void MatmulF32(const float* a, const float* b, float* c, uint32_t m, uint32_t n, uint32_t k);
 
+// add / scale / axpy: c[i] = std::fma(alpha, a[i], b[i]) (one rounding, bit-identical to
+// vmm_axpy_f32), or c[i] = alpha * a[i] when b is nullptr, for i in [0, count). c may be a or b.
+void AxpyF32(const float* a, const float* b, float* c, uint64_t count, float alpha);
+
 // The datagen buffer hash: wrapping sum of datagen::HashWord(word[i], i) over `count` 32-bit words.
 uint64_t ChecksumWords(const void* words, uint64_t count);
 

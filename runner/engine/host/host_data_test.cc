@@ -2,6 +2,8 @@
 // place, and the refusals in the CUDA backend's words.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "kernels/datagen.h"
@@ -122,6 +124,42 @@ TEST_F(HostDataTest, WriteValueWritesOneWord) {
   EXPECT_STREQ(captured.cuda_error(), "CUDA_ERROR_NOT_SUPPORTED");
   ASSERT_TRUE(engine_->CopyToHost(va_ + 40, 4, words.data()).ok());
   EXPECT_EQ(words[0], 0xC0FFEEu);
+}
+
+// add / scale / axpy compute alpha * a (+ b) in place or not, prove every operand's access first
+// (a read-only output is refused, and nothing is written), and are not captured.
+TEST_F(HostDataTest, ElementwiseKernelsComputeAlphaAPlusB) {
+  const uint64_t n = 1024;
+  const DevicePtr a = va_, b = va_ + 4 * n, c = va_ + 8 * n;
+  ASSERT_TRUE(engine_->Fill(a, n, 3, nullptr).ok());
+  ASSERT_TRUE(engine_->Fill(b, n, 4, nullptr).ok());
+  std::vector<uint32_t> words(3 * n);
+  ASSERT_TRUE(engine_->CopyToHost(va_, words.size() * 4, words.data()).ok());
+  std::vector<float> fa(n), fb(n), want(n), got(n);
+  std::memcpy(fa.data(), words.data(), 4 * n);
+  std::memcpy(fb.data(), words.data() + n, 4 * n);
+  ASSERT_TRUE(engine_->Axpy(AxpyArgs{a, b, c, n, 0.5f}, nullptr).ok());
+  ASSERT_TRUE(engine_->CopyToHost(c, 4 * n, got.data()).ok());
+  for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], std::fma(0.5f, fa[i], fb[i])) << i;
+  ASSERT_TRUE(engine_->Axpy(AxpyArgs{a, 0, c, n, -2.0f}, nullptr).ok());
+  ASSERT_TRUE(engine_->CopyToHost(c, 4 * n, got.data()).ok());
+  for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], -2.0f * fa[i]) << i;
+  ASSERT_TRUE(engine_->Axpy(AxpyArgs{a, b, b, n, 1.0f}, nullptr).ok());  // b += a
+  ASSERT_TRUE(engine_->CopyToHost(b, 4 * n, got.data()).ok());
+  for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], fa[i] + fb[i]) << i;
+  ASSERT_TRUE(engine_->SetAccess(va_, 2 * kMiB, Access::kRead).ok());
+  Status refused = engine_->Axpy(AxpyArgs{a, 0, c, n, 3.0f}, nullptr);
+  ASSERT_NE(refused.cuda_error(), nullptr);
+  EXPECT_STREQ(refused.cuda_error(), "CUDA_ERROR_ILLEGAL_ADDRESS");
+  ASSERT_TRUE(engine_->CopyToHost(c, 4 * n, want.data()).ok());
+  for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(want[i], -2.0f * fa[i]) << i;
+  ASSERT_TRUE(engine_->SetAccess(va_, 2 * kMiB, Access::kReadWrite).ok());
+  ASSERT_TRUE(engine_->BeginCapture().ok());
+  Status captured = engine_->Axpy(AxpyArgs{a, 0, c, n, 1.0f}, nullptr);
+  GraphHandle g;
+  ASSERT_TRUE(engine_->EndCapture(&g).ok());
+  ASSERT_NE(captured.cuda_error(), nullptr);
+  EXPECT_STREQ(captured.cuda_error(), "CUDA_ERROR_NOT_SUPPORTED");
 }
 
 TEST_F(HostDataTest, MatmulCheckRunsInPlace) {

@@ -148,6 +148,24 @@ Status HostEngine::Matmul(const MatmulArgs& args, OpTiming* timing) {
   return Launch(MakeMatmulNode(args), timing);
 }
 
+Status HostEngine::Axpy(const AxpyArgs& args, OpTiming* timing) {
+  if (capturing_) {
+    return CudaError("cuLaunchKernel", "CUDA_ERROR_NOT_SUPPORTED",
+                     "vmm-run does not capture add, scale or axpy");
+  }
+  const uint64_t bytes = args.count * 4;
+  auto axpy = [&] {
+    AxpyF32(Ptr<const float>(args.a), args.b != 0 ? Ptr<const float>(args.b) : nullptr,
+            Ptr<float>(args.c), args.count, args.alpha);
+  };
+  return RunNow(timing, [&] {
+    const Operand a{"a", args.a, bytes, Access::kRead}, c{"c", args.c, bytes, Access::kReadWrite};
+    if (args.b == 0) return kernels_.Guarded("cuLaunchKernel", current_, {a, c}, axpy);
+    return kernels_.Guarded("cuLaunchKernel", current_, {a, {"b", args.b, bytes, Access::kRead}, c},
+                            axpy);
+  });
+}
+
 Status HostEngine::Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) {
   return Launch(MakeMemsetNode(dst, count, pattern), timing);
 }
