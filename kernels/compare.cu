@@ -3,12 +3,12 @@
 //
 // The count pass streams both operands once: one warp owns a chunk of kWordChunk words (16 KiB
 // per operand) at a time, in a grid-stride loop over chunks; each lane reads 16-byte vectors,
-// eight in flight per operand (sixteen against one pattern), so a warp-wide load reads 512
-// contiguous bytes. A chunk's mismatch count is one store; the totals are one atomic per warp at
-// the end. The datagen hash, when asked, is summed on the way (it is compute-heavier than the
-// compare: two Mix64 per word), and for every mismatch the difference HashWord(b, i) - HashWord(a,
-// i) is summed, from which the caller derives one operand's hash from the other's (datagen.h: the
-// hash is a wrapping sum, so hash(b) = hash(a) + that difference).
+// eight in flight per operand, so a warp-iteration reads 512 contiguous bytes per operand. A
+// chunk's mismatch count is one store; the totals are one atomic per warp at the end. The
+// datagen hash, when asked, is summed on the way (it is compute-heavier than the compare: two
+// Mix64 per word), and for every mismatch the difference HashWord(b, i) - HashWord(a, i) is
+// summed, from which the caller derives one operand's hash from the other's (datagen.h: the hash
+// is a wrapping sum, so hash(b) = hash(a) + that difference).
 #include <cstdint>
 
 #include "kernels/check_kernels.h"
@@ -28,11 +28,8 @@ using vmm::kernels::detail::kBlockThreads;
 
 constexpr int kWarpsPerBlock = kBlockThreads / 32;
 constexpr uint32_t kVectorsPerLane = kWordChunk / 4 / 32;  // 32 uint4 per lane per chunk
-// uint4 loads in flight per lane: 8 per operand against a buffer (16 in all); 16 against one
-// pattern, which loads nothing, so that the lane keeps as many bytes in flight (the read-once
-// check_value is bound by memory latency, not by the hash's arithmetic).
-template <typename Rhs>
-constexpr uint32_t kUnroll = Rhs::kDelta ? 8 : 16;
+constexpr uint32_t kUnroll = 8;                            // uint4 loads in flight per operand
+static_assert(kVectorsPerLane % kUnroll == 0);
 constexpr uint32_t kCollectPerThread = kWordChunk / kBlockThreads;  // 16
 static_assert(kCollectPerThread * kBlockThreads == kWordChunk);
 
@@ -93,18 +90,16 @@ __global__ void __launch_bounds__(kBlockThreads)
     const uint32_t before = sums.mismatches;
     if (vectors && start + kWordChunk <= count) {
       const uint4* va = reinterpret_cast<const uint4*>(a + start);
-      constexpr uint32_t kLoads = kUnroll<Rhs>;
-      static_assert(kVectorsPerLane % kLoads == 0);
-      for (uint32_t v0 = 0; v0 < kVectorsPerLane; v0 += kLoads) {
-        uint4 got[kLoads], want[kLoads];
+      for (uint32_t v0 = 0; v0 < kVectorsPerLane; v0 += kUnroll) {
+        uint4 got[kUnroll], want[kUnroll];
 #pragma unroll
-        for (uint32_t u = 0; u < kLoads; ++u) {
+        for (uint32_t u = 0; u < kUnroll; ++u) {
           const uint32_t v = (v0 + u) * 32 + lane;
           got[u] = __ldg(va + v);
           want[u] = rhs.Load4(start + v * 4);
         }
 #pragma unroll
-        for (uint32_t u = 0; u < kLoads; ++u) {
+        for (uint32_t u = 0; u < kUnroll; ++u) {
           const uint64_t index = index_base + start + ((v0 + u) * 32 + lane) * 4;
           Words4<Rhs, kHash>(got[u], want[u], index, sums);
         }
