@@ -15,5 +15,6 @@ if(TARGET vmm-run)
   # 128 GiB host, data_plane_16g holds 48 GiB on the twin): one such test at a time
   # (RESOURCE_LOCK), however many CTest runs beside it with -j.
   set_tests_properties(baseline_diff PROPERTIES LABELS "e2e;baseline" TIMEOUT 900
-                                                RESOURCE_LOCK full_size_scenarios)
+                                                RESOURCE_LOCK full_size_scenarios
+                                                ENVIRONMENT ${VMMRUN_TEST_HOST_MEMORY})
 endif()

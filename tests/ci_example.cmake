@@ -13,5 +13,6 @@ if(TARGET vmm-run)
   add_dependencies(vmm_ci_example_tests vmm-run)
   vmm_test_build_options(vmm_ci_example_tests)
   gtest_discover_tests(vmm_ci_example_tests DISCOVERY_TIMEOUT 60
-                       PROPERTIES LABELS "e2e;ci_example" RESOURCE_LOCK full_size_scenarios)
+                       PROPERTIES LABELS "e2e;ci_example" RESOURCE_LOCK full_size_scenarios
+                                  ENVIRONMENT ${VMMRUN_TEST_HOST_MEMORY})
 endif()

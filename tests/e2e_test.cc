@@ -24,8 +24,10 @@ struct Result {
 };
 
 // Runs vmm-run with `args` from the source directory (so scenario paths are relative).
-Result RunTool(const std::string& args) {
-  std::string command = "cd '" VMMRUN_SOURCE_DIR "' && '" VMMRUN_BINARY "' " + args + " 2>&1";
+// Runs vmm-run with `args` from the source tree; `env` ("NAME=value ...") is set for it alone.
+Result RunTool(const std::string& args, const std::string& env = "") {
+  std::string command =
+      "cd '" VMMRUN_SOURCE_DIR "' && " + env + " '" VMMRUN_BINARY "' " + args + " 2>&1";
   Result result;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return result;
@@ -102,6 +104,32 @@ TEST_F(E2E, TwoDeviceScenarioRunsOnTwoEmulatedDevicesAndIsSkippedOnOne) {
   r = RunTool("scenarios/reuse.yaml --backend host --device 2 -q --report " + Path("no.json"));
   EXPECT_EQ(r.exit_code, 3) << r.out;
   EXPECT_NE(r.out.find("no host device 2: the host twin has 2 (--host-devices 2)"),
+            std::string::npos)
+      << r.out;
+}
+
+// VMMRUN_HOST_MEMORY caps the memory the host twin emulates: a scenario that needs more is
+// skipped (exit 5) whatever this machine's RAM, and a value that is not a size is an input error.
+TEST_F(E2E, HostMemoryFromTheEnvironmentCapsTheTwin) {
+  Result r = RunTool("scenarios/vector_add.yaml --backend host -q --report " + Path("v.json"),
+                     "VMMRUN_HOST_MEMORY=64MiB");
+  EXPECT_EQ(r.exit_code, 0) << r.out;  // it creates 16 MiB
+  StatusOr<report::Report> report = report::ReadReport(Path("v.json"));
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->devices.at(0).total_memory, 64u << 20);
+  r = RunTool("scenarios/vector_add.yaml --backend host --report " + Path("small.json"),
+              "VMMRUN_HOST_MEMORY=8MiB");
+  EXPECT_EQ(r.exit_code, 4) << r.out;  // the twin refuses what it does not have, as a GPU does
+  EXPECT_NE(r.out.find("CUDA_ERROR_OUT_OF_MEMORY"), std::string::npos) << r.out;
+  r = RunTool("scenarios/data_plane_16g.yaml --backend host -q --report " + Path("d.json"),
+              "VMMRUN_HOST_MEMORY=1GiB");
+  EXPECT_EQ(r.exit_code, 5) << r.out;
+  EXPECT_NE(r.out.find("requires 48 GiB of device memory; host CPU"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("has 1 GiB"), std::string::npos) << r.out;
+  r = RunTool("scenarios/reuse.yaml --backend host -q --report " + Path("r.json"),
+              "VMMRUN_HOST_MEMORY=lots");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("VMMRUN_HOST_MEMORY='lots' is not a size; give one such as 16GiB"),
             std::string::npos)
       << r.out;
 }

@@ -1,12 +1,16 @@
 #include "runner/pipeline/run_scenario.h"
 
+#include <cstdlib>
+
 #include "runner/base/exit_code.h"
+#include "runner/base/format.h"
 #include "runner/exec/fold_steps.h"
 #include "runner/exec/step_targets.h"
 #include "runner/isolate/child_block_runner.h"
 #include "runner/pipeline/provenance.h"
 #include "runner/pipeline/requirements.h"
 #include "runner/scenario/parse.h"
+#include "runner/scenario/size.h"
 
 namespace vmm {
 namespace {
@@ -41,6 +45,18 @@ PrepareOutcome PrepareRun(RunRequest request) {
   engine.granularity = plan.granularity;
   engine.host_devices = request.host_devices;
   engine.trap_faults = request.trap_faults;
+  // VMMRUN_HOST_MEMORY caps the memory the host twin emulates (docs/backends.md), so that the size
+  // of the machine does not decide which scenarios run: the test suite pins it.
+  if (const char* cap = std::getenv("VMMRUN_HOST_MEMORY"); cap != nullptr && *cap != '\0') {
+    const std::optional<uint64_t> bytes = ParseSize(cap);
+    if (!bytes || *bytes == 0) {
+      out.exit_code = kExitInputError;
+      out.error = "VMMRUN_HOST_MEMORY='" + Excerpt(cap) +
+                  "' is not a size; give one such as 16GiB (the host twin's memory), or unset it";
+      return out;
+    }
+    engine.host_memory = *bytes;
+  }
   StatusOr<EngineChoice> choice = SelectEngine(engine);
   if (!choice.ok()) {
     out.exit_code = ExitForStatus(choice.status());

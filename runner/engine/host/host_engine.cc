@@ -39,7 +39,7 @@ std::string CpuName(const struct utsname& uts) {
   return std::string("host CPU (") + uts.machine + ")";
 }
 
-DeviceInfo HostInfo(uint64_t granularity, int device_count, int device) {
+DeviceInfo HostInfo(uint64_t granularity, int device_count, int device, uint64_t memory_bytes) {
   struct utsname uts;
   std::memset(&uts, 0, sizeof uts);
   uname(&uts);
@@ -50,8 +50,9 @@ DeviceInfo HostInfo(uint64_t granularity, int device_count, int device) {
   info.vmm_supported = true;
   info.granularity_min = PageSize();
   info.granularity_recommended = granularity;
-  info.total_memory =
+  const uint64_t ram =
       static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  info.total_memory = memory_bytes != 0 && memory_bytes < ram ? memory_bytes : ram;
   info.ordinal = device;
   info.device_count = device_count;
   info.pci_bus_id = "host";
@@ -61,8 +62,9 @@ DeviceInfo HostInfo(uint64_t granularity, int device_count, int device) {
 
 }  // namespace
 
-HostEngine::HostEngine(uint64_t granularity, int device_count, int device, bool trap_faults)
-    : info_(HostInfo(granularity, device_count, device)),
+HostEngine::HostEngine(uint64_t granularity, int device_count, int device, bool trap_faults,
+                       uint64_t memory_bytes)
+    : info_(HostInfo(granularity, device_count, device, memory_bytes)),
       space_(granularity, info_.total_memory, &ids_, device_count),
       pool_(&space_),
       current_(device),
@@ -401,8 +403,9 @@ StatusOr<std::unique_ptr<Engine>> CreateHostEngine(const HostEngineOptions& opti
                        std::to_string(options.device_count) + " (--host-devices " +
                        std::to_string(options.device_count) + ")");
   }
-  return std::unique_ptr<Engine>(std::make_unique<host::HostEngine>(
-      granularity, options.device_count, options.device, options.trap_faults));
+  return std::unique_ptr<Engine>(
+      std::make_unique<host::HostEngine>(granularity, options.device_count, options.device,
+                                         options.trap_faults, options.memory_bytes));
 }
 
 }  // namespace vmm

@@ -83,6 +83,9 @@ struct HostEngineOptions {
   // Run kernels for real under the fault trap instead of proving their access first (see above).
   // Installs the process-wide fault trap; for the child process of an isolate block.
   bool trap_faults = false;
+  // The memory each emulated device has (DeviceInfo::total_memory, what `requires: device_memory`
+  // is held to and creates draw from): at most this machine's RAM; 0 means the RAM.
+  uint64_t memory_bytes = 0;
 };
 
 // Creates the host engine. Fails with Code::kInvalidInput when the granularity is not a
@@ -90,8 +93,8 @@ struct HostEngineOptions {
 // Code::kUnavailable when options.device is not one of the emulated devices. DeviceInfo: backend
 // "host", name "host CPU (<model name from /proc/cpuinfo>)", driver_version = kernel release
 // (uname), vmm_supported, granularity_min = page size, granularity_recommended = the granularity in
-// use, total_memory = physical RAM, ordinal = options.device, device_count = options.device_count,
-// pci_bus_id "host".
+// use, total_memory = physical RAM or less (memory_bytes), ordinal = options.device, device_count =
+// options.device_count, pci_bus_id "host".
 StatusOr<std::unique_ptr<Engine>> CreateHostEngine(const HostEngineOptions& options);
 
 }  // namespace vmm

@@ -33,7 +33,8 @@ class HostEngine final : public Engine {
  public:
   // Emulates `device_count` devices; `device` is the engine's own (host_engine.h).
   // With `trap_faults` (an isolate child) kernels run under the fault trap (host_engine.h).
-  HostEngine(uint64_t granularity, int device_count, int device, bool trap_faults);
+  HostEngine(uint64_t granularity, int device_count, int device, bool trap_faults,
+             uint64_t memory_bytes);
   // Members go in reverse order of declaration: the kernel runner (its stream's worker stops
   // first), execs, graphs, the graph memory pool, snapshots, then the address space (mappings,
   // handles, reservations, each newest first).

@@ -15,6 +15,7 @@ StatusOr<EngineChoice> MakeHost(const EngineRequest& request, std::string reason
   options.device_count = request.host_devices;
   options.device = request.device;
   options.trap_faults = request.trap_faults;
+  options.memory_bytes = request.host_memory;
   StatusOr<std::unique_ptr<Engine>> engine = CreateHostEngine(options);
   if (!engine.ok()) return engine.status();
   return EngineChoice{std::move(engine).value(), std::move(reason)};

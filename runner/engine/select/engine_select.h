@@ -29,6 +29,7 @@ struct EngineRequest {
   uint64_t granularity = 0;  // the scenario's granularity; the host backend uses it as its own
   int host_devices = 2;      // devices the host twin emulates (HostEngineOptions::device_count)
   bool trap_faults = false;  // host: HostEngineOptions::trap_faults (isolate blocks' children)
+  uint64_t host_memory = 0;  // host: HostEngineOptions::memory_bytes (0: this machine's RAM)
 };
 
 // True when this binary was built with the CUDA backend.
