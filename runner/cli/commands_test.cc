@@ -9,6 +9,7 @@
 
 #include "runner/base/exit_code.h"
 #include "runner/cli/diff_command.h"
+#include "runner/cli/reduce_command.h"
 #include "runner/cli/run_command.h"
 #include "runner/cli/steps_command.h"
 #include "runner/cli/validate_command.h"
@@ -70,6 +71,39 @@ TEST_F(CommandsTest, RunFailedCheckIsOneAndScenarioErrorIsTwo) {
   EXPECT_NE(err_.str().find(bad + ":3:10: error: unknown op 'mapp', did you mean 'map'?"),
             std::string::npos)
       << err_.str();
+}
+
+// reduce: a failing check among steps it does not need comes out with what it needs, written
+// with a header that says what was kept; a passing scenario, or -o onto the scenario, is exit 2.
+TEST_F(CommandsTest, ReduceWritesASmallerScenarioThatFailsTheSameWay) {
+  std::string failing = kPassing;
+  failing.replace(failing.find("snapshot: s}\n  - {op: unmap"), 12,
+                  "snapshot: s, expect: different}");
+  const std::string file = Write("fail.yaml", failing);
+  ReduceCommandOptions options;
+  options.file = file;
+  options.out = (dir_ / "small.yaml").string();
+  options.backend = "host";
+  ASSERT_EQ(RunReduceCommand(options, out_, err_), kExitPass) << err_.str();
+  EXPECT_NE(out_.str().find("outcome kept: exit 1 at check_equal: expected different, got equal"),
+            std::string::npos)
+      << out_.str();
+  EXPECT_NE(out_.str().find("reduced " + file + " from 10 to 6 top-level steps"), std::string::npos)
+      << out_.str();
+  std::ifstream in(options.out);
+  const std::string small((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(small.rfind("# Reduced by vmm-run reduce from " + file, 0), 0u) << small;
+  EXPECT_EQ(small.find("op: unmap"), std::string::npos) << small;  // after the check: not needed
+  EXPECT_EQ(Run({options.out}), kExitCheckFailed) << err_.str();   // and it fails as it said
+  options.out = file;
+  EXPECT_EQ(RunReduceCommand(options, out_, err_), kExitInputError);
+  EXPECT_NE(err_.str().find("is the scenario itself"), std::string::npos) << err_.str();
+  options.file = Write("pass.yaml", kPassing);
+  options.out = (dir_ / "nothing.yaml").string();
+  EXPECT_EQ(RunReduceCommand(options, out_, err_), kExitInputError);
+  EXPECT_NE(err_.str().find("reduce keeps a failure, and there is none to keep"), std::string::npos)
+      << err_.str();
+  EXPECT_FALSE(fs::exists(options.out));
 }
 
 TEST_F(CommandsTest, SeveralScenariosTakeTheMostSevereCode) {

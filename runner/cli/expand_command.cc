@@ -63,27 +63,34 @@ std::string OneLine(const std::string& text) {
 
 }  // namespace
 
-int RunExpandCommand(const ExpandCommandOptions& options, std::ostream& out, std::ostream& err) {
-  ExpandOptions expand;
-  if (!ParseSetOptions(options.set, &expand, err)) return 2;
-  expand.include_roots = options.include_roots;
+std::optional<std::string> ExpandToText(const std::string& file, const ExpandOptions& expand,
+                                        std::ostream& err) {
   std::vector<Diagnostic> diagnostics;
   Expansion expansion;
-  std::optional<Scenario> scenario =
-      LoadScenarioFile(options.file, expand, &diagnostics, &expansion);
+  std::optional<Scenario> scenario = LoadScenarioFile(file, expand, &diagnostics, &expansion);
   if (scenario) BuildPlan(*scenario, &diagnostics);
   if (!diagnostics.empty()) {
     CollapseRepeats(&diagnostics);
     err << FormatDiagnostics(diagnostics);
-    return 2;
+    return std::nullopt;
   }
-  out << "# " << options.file << " expanded by vmm-run expand: " << scenario->steps.size()
-      << " top-level steps";
+  std::string out = "# " + file +
+                    " expanded by vmm-run expand: " + std::to_string(scenario->steps.size()) +
+                    " top-level steps";
   for (size_t i = 0; i < scenario->vars.size(); ++i)
-    out << (i == 0 ? "; vars: " : ", ") << scenario->vars[i].first << "="
-        << OneLine(scenario->vars[i].second);
+    out += (i == 0 ? "; vars: " : ", ") + scenario->vars[i].first + "=" +
+           OneLine(scenario->vars[i].second);
   EscapeForExpansion(&expansion.document);
-  out << "\n" << WriteYaml(expansion.document);
+  return out + "\n" + WriteYaml(expansion.document);
+}
+
+int RunExpandCommand(const ExpandCommandOptions& options, std::ostream& out, std::ostream& err) {
+  ExpandOptions expand;
+  if (!ParseSetOptions(options.set, &expand, err)) return 2;
+  expand.include_roots = options.include_roots;
+  std::optional<std::string> text = ExpandToText(options.file, expand, err);
+  if (!text) return 2;
+  out << *text;
   return 0;
 }
 

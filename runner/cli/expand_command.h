@@ -6,6 +6,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,9 +25,14 @@ struct ExpandCommandOptions {
 void SetupExpandCommand(CLI::App& app, ExpandCommandOptions& options);
 int RunExpandCommand(const ExpandCommandOptions& options, std::ostream& out, std::ostream& err);
 
+// The scenario in `file` expanded and validated, as `vmm-run expand` prints it (a header comment,
+// then YAML that expands to itself); the errors go to `err` and nullopt comes back.
+struct ExpandOptions;
+std::optional<std::string> ExpandToText(const std::string& file, const ExpandOptions& expand,
+                                        std::ostream& err);
+
 // `--set NAME=VALUE` for run, validate and expand: parses `args` into *options; prints the first
 // bad one to `err` and returns false.
-struct ExpandOptions;
 bool ParseSetOptions(const std::vector<std::string>& args, ExpandOptions* options,
                      std::ostream& err);
 // `--include-root DIR` for run, validate and expand: a folder outside the scenario's own that

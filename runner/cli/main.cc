@@ -15,6 +15,7 @@
 #include "runner/cli/diff_command.h"
 #include "runner/cli/expand_command.h"
 #include "runner/cli/generate_command.h"
+#include "runner/cli/reduce_command.h"
 #include "runner/cli/run_command.h"
 #include "runner/cli/steps_command.h"
 #include "runner/cli/timeline_command.h"
@@ -54,6 +55,7 @@ int Main(int argc, char** argv) {
   vmm::TimelineOptions timeline;
   vmm::GenerateOptions generate;
   vmm::CrosscheckCommandOptions crosscheck;
+  vmm::ReduceCommandOptions reduce;
   vmm::SetupRunCommand(app, run);
   vmm::SetupValidateCommand(app, validate);
   vmm::SetupStepsCommand(app, steps);
@@ -62,6 +64,7 @@ int Main(int argc, char** argv) {
   vmm::SetupTimelineCommand(app, timeline);
   vmm::SetupGenerateCommand(app, generate);
   vmm::SetupCrosscheckCommand(app, crosscheck);
+  vmm::SetupReduceCommand(app, reduce);
   vmm::SetupCompletionCommand(app, completion);
 
   // --limit on every subcommand: the bounds are the process's (base/limits.h).
@@ -106,6 +109,7 @@ int Main(int argc, char** argv) {
     return vmm::RunGenerateCommand(generate, std::cout, std::cerr);
   if (app.got_subcommand("crosscheck"))
     return vmm::RunCrosscheckCommand(crosscheck, std::cout, std::cerr);
+  if (app.got_subcommand("reduce")) return vmm::RunReduceCommand(reduce, std::cout, std::cerr);
   if (app.got_subcommand("completion"))
     return vmm::RunCompletionCommand(completion, std::cout, std::cerr);
   return vmm::kExitInputError;

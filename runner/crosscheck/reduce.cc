@@ -1,0 +1,96 @@
+#include "runner/crosscheck/reduce.h"
+
+#include <cctype>
+#include <utility>
+
+#include "runner/base/diagnostic.h"
+#include "runner/pipeline/run_scenario.h"
+
+namespace vmm {
+namespace {
+
+// The first CUDA error name in `message` ("CUDA_ERROR_INVALID_VALUE"), or "error" when it names
+// none (a failure of the runner's own, the same across shrinking only by its kind).
+std::string CudaErrorIn(const std::string& message) {
+  const size_t at = message.find("CUDA_ERROR_");
+  if (at == std::string::npos) return "error";
+  size_t end = at;
+  while (end < message.size() &&
+         (std::isupper(static_cast<unsigned char>(message[end])) ||
+          std::isdigit(static_cast<unsigned char>(message[end])) || message[end] == '_'))
+    ++end;
+  return message.substr(at, end - at);
+}
+
+struct Attempt {
+  int exit_code = 0;
+  std::string error;      // set when the scenario did not run (exit 2, 3, ...)
+  std::string signature;  // OutcomeSignature of its report
+  std::string backend;    // the report's backend
+  std::vector<Diagnostic> diagnostics;
+};
+
+Attempt RunText(const std::string& text, const std::string& path, const ReduceOptions& options) {
+  RunRequest request;
+  request.path = path;
+  request.text = text;
+  request.backend = options.backend;
+  request.device = options.device;
+  request.host_devices = options.host_devices;
+  request.child_exe = options.child_exe;
+  request.argv = {"vmm-run", "reduce"};
+  ScenarioOutcome out = RunScenario(std::move(request));
+  Attempt a;
+  a.exit_code = out.exit_code;
+  a.error = out.error;
+  a.diagnostics = std::move(out.diagnostics);
+  if (out.report) {
+    a.signature = OutcomeSignature(*out.report);
+    a.backend = out.report->backend;
+  }
+  return a;
+}
+
+}  // namespace
+
+std::string OutcomeSignature(const report::Report& report) {
+  const int code = report.summary.exit_code;
+  if (code == 0 || report.summary.result == "skipped") return "";
+  const std::string exit = "exit " + std::to_string(code);
+  for (const report::StepRecord& step : report.steps) {
+    if (step.status != report::StepStatus::kFailed) continue;
+    if (step.check) {
+      return exit + " at " + step.op + ": expected " + step.check->expected + ", got " +
+             step.check->actual;
+    }
+    return exit + " at " + step.op + ": " + CudaErrorIn(step.error);
+  }
+  return exit;
+}
+
+StatusOr<ReduceResult> Reduce(const std::string& text, const std::string& path,
+                              const ReduceOptions& options) {
+  const Attempt first = RunText(text, path, options);
+  if (!first.diagnostics.empty()) {
+    return InvalidInput(FormatDiagnostics(first.diagnostics) +
+                        "the scenario does not validate; reduce starts from one that runs");
+  }
+  if (first.signature.empty()) {
+    if (!first.error.empty()) return Status(Code::kUnavailable, first.error);
+    return InvalidInput(path + " passes (or is skipped) on " +
+                        (first.backend.empty() ? std::string("this backend") : first.backend) +
+                        ": reduce keeps a failure, and there is none to keep");
+  }
+  ReduceResult result;
+  result.backend = first.backend;
+  result.outcome = first.signature;
+  result.text = ShrinkScenario(
+      text,
+      [&](const std::string& candidate) {
+        return RunText(candidate, path, options).signature == first.signature;
+      },
+      options.budget, &result.stats);
+  return result;
+}
+
+}  // namespace vmm

@@ -1,0 +1,44 @@
+// Reduce (`vmm-run reduce`, docs/generator.md): cuts a failing scenario down to a small one that
+// fails the same way, on one backend. The outcome kept is OutcomeSignature's: the run's exit code
+// and its first failed step's op with what failed there (a check's expectation and result, or the
+// CUDA error its message names). Mismatch counts, timings and addresses are not part of it, so a
+// smaller scenario with fewer bad elements still counts. The shrinker (shrinker.h) proposes the
+// candidates; each is run in this process (isolate blocks in children), from its text alone.
+#pragma once
+
+#include <string>
+
+#include "runner/base/status.h"
+#include "runner/crosscheck/shrinker.h"
+#include "runner/engine/select/engine_select.h"
+#include "runner/report/report.h"
+
+namespace vmm {
+
+// "exit 1 at check_value: expected equal, got different", "exit 4 at map:
+// CUDA_ERROR_INVALID_VALUE", "exit 4 at isolate: expected fault, got exit 0"; "" when the run
+// passed or was skipped.
+std::string OutcomeSignature(const report::Report& report);
+
+struct ReduceOptions {
+  BackendKind backend = BackendKind::kAuto;
+  int device = 0;
+  int host_devices = 2;
+  int budget = 400;  // candidates the shrinker may run
+  std::string child_exe = "/proc/self/exe";
+};
+
+struct ReduceResult {
+  std::string backend;  // the backend the runs used ("host", "cuda")
+  std::string outcome;  // OutcomeSignature of the scenario, kept by every reduction
+  std::string text;     // the reduced scenario
+  ShrinkStats stats;
+};
+
+// Reduces `text` (a flat scenario: loops and includes expanded, as `vmm-run expand` writes it),
+// read as `path` in messages. Fails with Code::kInvalidInput when the scenario does not validate
+// or does not fail (there is no outcome to keep), and with the backend's error when it cannot run.
+StatusOr<ReduceResult> Reduce(const std::string& text, const std::string& path,
+                              const ReduceOptions& options);
+
+}  // namespace vmm

@@ -1,0 +1,105 @@
+// Reduce on the host twin: a failing check buried among steps that have nothing to do with it
+// comes out alone with what it needs, failing the same way; a passing or invalid scenario is
+// refused.
+#include "runner/crosscheck/reduce.h"
+
+#include <gtest/gtest.h>
+
+namespace vmm {
+namespace {
+
+const char* kBuried = R"(version: 1
+name: buried
+buffers:
+  A: {shape: [4096]}
+  B: {shape: [4096]}
+  C: {shape: [4096]}
+steps:
+  - {op: reserve, buffer: A}
+  - {op: reserve, buffer: B}
+  - {op: reserve, buffer: C}
+  - {op: create, alloc: pa, size: 2MiB}
+  - {op: create, alloc: pb, size: 2MiB}
+  - {op: create, alloc: pc, size: 2MiB}
+  - {op: map, buffer: A, alloc: pa}
+  - {op: map, buffer: B, alloc: pb}
+  - {op: map, buffer: C, alloc: pc}
+  - {op: set_access, buffer: A}
+  - {op: set_access, buffer: B}
+  - {op: set_access, buffer: C}
+  - {op: fill, buffer: B, seed: 3}
+  - {op: fill, buffer: C, seed: 4}
+  - {op: snapshot, buffer: C, snapshot: SC}
+  - {op: check_equal, buffer: C, snapshot: SC}
+  - {op: memset, buffer: A, value: 7}
+  - {op: write_value, buffer: A, offset: 40, value: 8}
+  - {op: check_value, name: all sevens, buffer: A, value: 7}
+  - {op: matmul, a: B, b: C, c: C, expect_error: null}
+)";
+
+TEST(Reduce, OutcomeSignatureNamesTheFirstFailure) {
+  report::Report r;
+  r.summary.exit_code = 0;
+  EXPECT_EQ(OutcomeSignature(r), "");
+  r.summary.exit_code = 4;
+  report::StepRecord ok, failed;
+  ok.op = "create";
+  failed.op = "map";
+  failed.status = report::StepStatus::kFailed;
+  failed.error = "cuMemMap(va=0x7f00, size=2 MiB): CUDA_ERROR_INVALID_VALUE: offset past the end";
+  r.steps = {ok, failed};
+  EXPECT_EQ(OutcomeSignature(r), "exit 4 at map: CUDA_ERROR_INVALID_VALUE");
+  report::CheckRecord check;
+  check.expected = "equal";
+  check.actual = "different";
+  check.mismatch_count = 17;  // not part of it: a smaller scenario has fewer
+  r.steps[1].check = check;
+  r.summary.exit_code = 1;
+  EXPECT_EQ(OutcomeSignature(r), "exit 1 at map: expected equal, got different");
+}
+
+TEST(Reduce, KeepsTheFailingCheckAndWhatItNeeds) {
+  std::string text = kBuried;
+  text.erase(text.find("  - {op: matmul"));  // (expect_error: null is not a scenario)
+  ReduceOptions options;
+  options.backend = BackendKind::kHost;
+  StatusOr<ReduceResult> r = Reduce(text, "buried.yaml", options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->backend, "host");
+  EXPECT_EQ(r->outcome, "exit 1 at check_value: expected equal, got different");
+  EXPECT_EQ(r->stats.steps_before, 19);
+  // reserve, create, map, set_access and the check of A: nothing of B or C, and not even the
+  // memset and write_value (new memory on the twin holds zeros, which are not sevens either).
+  EXPECT_EQ(r->stats.steps_after, 5) << r->text;
+  EXPECT_EQ(r->text.find("buffer: B"), std::string::npos) << r->text;
+  EXPECT_EQ(r->text.find("snapshot"), std::string::npos) << r->text;
+  EXPECT_NE(r->text.find("op: check_value"), std::string::npos) << r->text;
+  // The reduced scenario fails the same way on its own.
+  StatusOr<ReduceResult> again = Reduce(r->text, "reduced.yaml", options);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->outcome, r->outcome);
+  EXPECT_EQ(again->stats.steps_after, 5);
+}
+
+TEST(Reduce, RefusesAScenarioThatPassesOrDoesNotValidate) {
+  std::string text = kBuried;
+  text.erase(text.find("  - {op: write_value"));
+  ReduceOptions options;
+  options.backend = BackendKind::kHost;
+  StatusOr<ReduceResult> passes = Reduce(text, "passes.yaml", options);
+  ASSERT_FALSE(passes.ok());
+  EXPECT_EQ(passes.status().code(), Code::kInvalidInput);
+  EXPECT_EQ(passes.status().message(),
+            "passes.yaml passes (or is skipped) on host: reduce keeps a failure, and there is none "
+            "to keep");
+  StatusOr<ReduceResult> invalid = Reduce(kBuried, "bad.yaml", options);
+  ASSERT_FALSE(invalid.ok());
+  EXPECT_EQ(invalid.status().code(), Code::kInvalidInput);
+  EXPECT_NE(
+      invalid.status().message().find("bad.yaml:27:36: error: 'expect_error' must be a string"),
+      std::string::npos)
+      << invalid.status().message();
+}
+
+}  // namespace
+}  // namespace vmm
