@@ -1,5 +1,6 @@
 #include "runner/crosscheck/shrinker.h"
 
+#include <charconv>
 #include <set>
 #include <vector>
 
@@ -55,6 +56,7 @@ class Shrinker {
       progress = RemoveRuns() || progress;
       progress = RemoveDeclarations() || progress;
       progress = RemoveOptionalKeys() || progress;
+      progress = HalveShapes() || progress;
     }
     return WriteYaml(doc_);
   }
@@ -187,6 +189,38 @@ class Shrinker {
       }
     }
     return any;
+  }
+
+  // Each dimension of each buffer's and view's shape halved (rounded up), while the outcome holds:
+  // the same failure over less data. Shapes that are not plain numbers are left as they are.
+  bool HalveShapes() {
+    bool any = false;
+    for (const char* section : {"buffers", "views"}) {
+      for (size_t i = 0;; ++i) {
+        YamlValue* decls = Member(doc_, section);
+        if (decls == nullptr || i >= decls->members.size() || Spent()) break;
+        for (size_t d = 0;; ++d) {
+          const YamlValue* shape = Shape(doc_, section, i);
+          if (shape == nullptr || d >= shape->items.size() || Spent()) break;
+          const std::string& text = shape->items[d].scalar;
+          uint64_t n = 0;
+          const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+          if (error != std::errc() || end != text.data() + text.size() || n < 2) continue;
+          YamlValue candidate = doc_;
+          Shape(candidate, section, i)->items[d].scalar = std::to_string((n + 1) / 2);
+          any = Try(std::move(candidate)) || any;
+        }
+      }
+    }
+    return any;
+  }
+  // The `shape` list of declaration `i` of `section`, or nullptr.
+  static YamlValue* Shape(YamlValue& doc, const char* section, size_t i) {
+    YamlValue* decls = Member(doc, section);
+    if (decls == nullptr || i >= decls->members.size() || !decls->members[i].value.IsMap())
+      return nullptr;
+    YamlValue* shape = Member(decls->members[i].value, "shape");
+    return shape != nullptr && !shape->IsScalar() ? shape : nullptr;
   }
 
   YamlValue doc_;

@@ -8,7 +8,8 @@
 //   2. runs of steps in every step list (top level, capture, branch, if/while, isolate bodies),
 //      halving the run length down to single steps (delta debugging);
 //   3. declarations (views, buffers) nothing names any more;
-//   4. optional keys of each step (name, repeat, async, fatal, upload, pinned).
+//   4. optional keys of each step (name, repeat, async, fatal, upload, pinned);
+//   5. sizes: each dimension of each buffer's and view's shape halved (rounded up).
 // A candidate is kept only when `keep` says the outcome still holds; a candidate that does not
 // validate must make `keep` false (keep runs the scenario, which validates first).
 #pragma once

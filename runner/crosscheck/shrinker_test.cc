@@ -38,6 +38,17 @@ TEST(Shrinker, KeepsTheStepsTheOutcomeNeedsAndDropsTheRest) {
   EXPECT_FALSE(stats.budget_spent);
 }
 
+// A shape is halved only while the outcome holds: here it needs at least 100 elements.
+TEST(Shrinker, HalvesShapesWhileTheOutcomeHolds) {
+  auto keep = [](const std::string& t) {
+    const size_t at = t.find("shape: [");
+    return at != std::string::npos && std::stoul(t.substr(at + 8)) >= 100;
+  };
+  ShrinkStats stats;
+  const std::string small = ShrinkScenario(kScenario, keep, 1000, &stats);
+  EXPECT_NE(small.find("A: {shape: [128]}"), std::string::npos) << small;  // 1024 / 2^3
+}
+
 TEST(Shrinker, StopsAtItsBudgetAndAnUnreadableTextIsReturnedAsItIs) {
   ShrinkStats stats;
   ShrinkScenario(
