@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runner/engine/fake_engine.h"
+#include "runner/engine/host/host_engine.h"
 #include "runner/exec/executor.h"
 #include "runner/exec/planned_test_util.h"
 
@@ -71,6 +72,48 @@ TEST(ExecutorDevices, SelectsADeviceOnlyWhereTheStepsDeviceChanges) {
   EXPECT_EQ(std::get<std::string>(out.steps[3].details[0].second), "0: read, 1: read_write");
   EXPECT_TRUE(out.steps[6].check.has_value());
   EXPECT_EQ(out.steps[6].check->actual, "read_write");
+}
+
+// check_properties `device`: which scenario device an allocation's memory is on, by the scenario's
+// numbering whichever ordinal the run started on (#29 item 4); host memory is on none.
+TEST(ExecutorDevices, CheckPropertiesNamesTheScenarioDeviceOfTheMemory) {
+  Planned p(R"(
+name: where
+requires: {devices: 2}
+steps:
+  - {op: create, alloc: p, size: 2MiB, device: 1}
+  - {op: create, alloc: h, size: 2MiB, location: host}
+  - {op: check_properties, name: on 1, alloc: p, expect: {device: 1}}
+  - {op: check_properties, name: not on 0, alloc: p, expect: {device: 0}}
+  - {op: check_properties, name: host memory, alloc: h, expect: {device: 0}}
+)");
+  ASSERT_EQ(p.errors, "");
+  for (int own : {0, 1}) {
+    SCOPED_TRACE("engine ordinal " + std::to_string(own));
+    HostEngineOptions options;
+    options.granularity = 2u << 20;
+    options.device_count = 2;
+    options.device = own;
+    StatusOr<std::unique_ptr<Engine>> engine = CreateHostEngine(options);
+    ASSERT_TRUE(engine.ok()) << engine.status().message();
+    RunOutcome out = RunPlan(p.plan, **engine, nullptr);
+    ASSERT_EQ(out.steps.size(), 5u);
+    ASSERT_TRUE(out.steps[2].check && out.steps[3].check && out.steps[4].check);
+    EXPECT_EQ(out.steps[2].check->verdict, report::Verdict::kPass) << out.steps[2].check->actual;
+    EXPECT_EQ(out.steps[3].check->expected, "device 0");
+    EXPECT_EQ(out.steps[3].check->actual, "device 1");
+    EXPECT_EQ(out.steps[3].check->verdict, report::Verdict::kFail);
+    EXPECT_EQ(out.steps[4].check->actual, "device none");
+  }
+  Planned beyond(R"(
+name: beyond
+steps:
+  - {op: create, alloc: p, size: 2MiB}
+  - {op: check_properties, alloc: p, expect: {device: 1}}
+)");
+  EXPECT_EQ(beyond.errors,
+            "test.yaml:5:55: error: device 1 is not one of the scenario's 1 devices; raise "
+            "'requires: {devices: N}' or check another device\n");
 }
 
 TEST(ExecutorDevices, ScenarioDeviceZeroFollowsTheEnginesOrdinal) {

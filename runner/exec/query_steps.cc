@@ -74,6 +74,16 @@ Status CheckProperties(const PlanStep& step, RunState& state, StepRecord& record
   compare(kCheckCompression, "compression", yes(q.props.compression), yes(granted.compression));
   compare(kCheckGpuDirectRdma, "gpudirect_rdma", yes(q.props.gpudirect_rdma),
           yes(granted.gpudirect_rdma));
+  // The device the memory lives on, by the scenario's numbering ("none" for host memory).
+  std::string on = "none";
+  if (granted.location == MemLocation::kDevice) {
+    on = "ordinal " + std::to_string(granted.location_id);  // not a device of the scenario
+    for (int d = 0; d < state.plan.devices; ++d) {
+      const int ordinal = d == 0 ? state.engine.info().ordinal : state.device_ordinal[d];
+      if (ordinal == granted.location_id) on = std::to_string(d);
+    }
+  }
+  compare(kCheckDevice, "device", std::to_string(q.device), on);
   SetCheck(expected, actual, pass, record);
   return Status::Ok();
 }

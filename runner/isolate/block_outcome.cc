@@ -31,10 +31,12 @@ std::string OutcomeText(const report::ChildRecord& child, bool check_failed,
                         const BlockExpectation& expect) {
   if (!child.stopped_by.empty()) return "interrupted";
   if (child.timed_out) return "timeout " + DurationText(expect.limit_ns);
-  if (!child.signal.empty()) return "signal " + child.signal;
+  // With `at`, the step that failed is part of the outcome (the expectation names one).
+  const std::string at = expect.at.empty() ? "" : AtText(child.failed_step);
+  if (!child.signal.empty()) return "signal " + child.signal + at;
   if (child.exit_status && *child.exit_status == 0) return "ok";
-  if (check_failed) return "check failed";
-  if (child.error) return *child.error;
+  if (check_failed) return "check failed" + at;
+  if (child.error) return *child.error + at;
   return "exit " + (child.exit_status ? std::to_string(*child.exit_status) : std::string("?"));
 }
 

@@ -67,6 +67,29 @@ TEST(BlockOutcomeTest, EachExpectationPassesOnlyOnItsOutcome) {
   EXPECT_EQ(OutcomeText(Exited(4), false, Expect(BlockExpect::kOk)), "exit 4");
 }
 
+// With `at`, the block passes only when the named step is the one that failed (#29 item 4).
+TEST(BlockOutcomeTest, AtNamesTheStepThatMustFail) {
+  BlockExpectation at_write = Expect(BlockExpect::kError, "CUDA_ERROR_ILLEGAL_ADDRESS");
+  at_write.at = "the write";
+  EXPECT_EQ(at_write.Text(), "CUDA_ERROR_ILLEGAL_ADDRESS at 'the write'");
+  ChildRecord fault = Exited(4, "CUDA_ERROR_ILLEGAL_ADDRESS");
+  fault.failed_step = "the write";
+  EXPECT_EQ(Judge(at_write, fault, false).verdict, report::Verdict::kPass);
+  fault.failed_step = "the read";
+  const report::CheckRecord other = Judge(at_write, fault, false);
+  EXPECT_EQ(other.actual, "CUDA_ERROR_ILLEGAL_ADDRESS at 'the read'");
+  EXPECT_EQ(other.verdict, report::Verdict::kFail);
+  BlockExpectation segv_at = Expect(BlockExpect::kSignal, "", SIGSEGV);
+  segv_at.at = "double release";
+  ChildRecord killed;
+  killed.signal = "SIGSEGV";
+  killed.failed_step = "double release";
+  EXPECT_EQ(Judge(segv_at, killed, false).verdict, report::Verdict::kPass);
+  // Without `at`, the step is not part of the outcome.
+  EXPECT_EQ(OutcomeText(fault, false, Expect(BlockExpect::kError, "CUDA_ERROR_ILLEGAL_ADDRESS")),
+            "CUDA_ERROR_ILLEGAL_ADDRESS");
+}
+
 TEST(BlockOutcomeTest, TheFirstFailedStepNamesTheError) {
   std::vector<StepRecord> steps(3);
   steps[0].name = "map";

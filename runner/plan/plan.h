@@ -76,6 +76,7 @@ enum PropCheck : uint32_t {
   kCheckNumaNode = 1u << 1,
   kCheckCompression = 1u << 2,
   kCheckGpuDirectRdma = 1u << 3,
+  kCheckDevice = 1u << 4,
 };
 
 // What a query step asks and expects (the queries of ops.def's kQuery family).
@@ -87,6 +88,7 @@ struct PlanQuery {
   AllocProps props;          // check_granularity: the properties asked about; check_properties: the
                              // expected values of the `asserted` ones
   uint32_t asserted = 0;     // check_properties: PropCheck bits
+  int device = 0;            // check_properties: the scenario device the memory must be on
   std::vector<Bound> bounds;  // check_memory, check_granularity, check_range (size)
   // mark and check_memory: the bytes of device memory the scenario's own creates hold on the
   // step's device (PlanBuilder::HeldBytes), at the mark and now. check_memory: `subject: device`

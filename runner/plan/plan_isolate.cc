@@ -32,6 +32,16 @@ BlockExpectation PlanBuilder::DecodeBlockExpectation(const Step& step) {
     const char* name = CudaErrorNamed(spec.expect, "expect");
     e.error = name != nullptr ? name : spec.expect.value;
   }
+  if (spec.at.set) {
+    if (e.kind == BlockExpect::kError || e.kind == BlockExpect::kSignal) {
+      e.at = spec.at.value;
+    } else {
+      Error(spec.at.loc,
+            "'at' names the step that must fail, so it goes with expect: "
+            "CUDA_ERROR_<NAME> or {signal: ...}, not with " +
+                std::string(e.kind == BlockExpect::kOk ? "ok" : "a timeout") + "; drop 'at'");
+    }
+  }
   // The parent's clock adds these to steady_clock's now: far beyond its range (~292 years) they
   // would overflow it (a child killed at once, or a timeout that passes at once). The
   // block_minutes limit (a day; at most a year) bounds any block far from that.
@@ -66,6 +76,14 @@ void PlanBuilder::PlanOp<Op::kIsolate>(const Step& step, PlanStep* p, BufferUses
   block->expect = DecodeBlockExpectation(step);
   if (step.steps.empty()) Error(step.loc, "the isolate block has no steps; add some");
   block->plan = PlanBuilder(*this, step, block->expect).BuildBlock();
+  if (!block->expect.at.empty()) {
+    bool found = false;
+    for (const PlanStep& s : block->plan.steps) found = found || s.label == block->expect.at;
+    if (!found) {
+      Error(step.isolate.at.loc, "'at' names no step of this block: '" + block->expect.at +
+                                     "'; give a step's name (or its label, such as 'map A')");
+    }
+  }
   p->block = std::move(block);
 }
 

@@ -217,12 +217,20 @@ void PlanBuilder::PlanOp<Op::kCheckProperties>(const Step& step, PlanStep* p, Bu
     } else if (e.key == "gpudirect_rdma") {
       q.props.gpudirect_rdma = e.value.value == "true";
       q.asserted |= kCheckGpuDirectRdma;
+    } else if (e.key == "device") {
+      q.device = std::stoi(e.value.value);  // the schema bounds it to 0..31
+      q.asserted |= kCheckDevice;
+      if (q.device >= plan_.devices) {
+        Error(e.value.loc, "device " + std::to_string(q.device) + " is not one of the scenario's " +
+                               std::to_string(plan_.devices) +
+                               " devices; raise 'requires: {devices: N}' or check another device");
+      }
     }
   }
   if (q.asserted == 0) {
     Error(step.expect_map.set ? step.expect_map.loc : step.loc,
           "check_properties needs at least one property under 'expect' (location, numa_node, "
-          "compression, gpudirect_rdma)");
+          "compression, gpudirect_rdma, device)");
   }
 }
 

@@ -52,6 +52,7 @@ struct IsolateSpec {
   Located<std::string> signal;   // expect: {signal: NAME}
   Located<uint64_t> timeout;     // expect: {timeout: DURATION}, nanoseconds
   Located<uint64_t> kill_after;  // nanoseconds; the schema's default when unset
+  Located<std::string> at;       // the step (name or label) that must be the one that fails
 };
 
 // One step. Which fields are meaningful depends on `op` (see the enum); the others stay unset.

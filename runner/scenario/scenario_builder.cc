@@ -147,6 +147,8 @@ class Builder {
         Put(&is.timeout, Duration(*timeout, "timeout"), Loc(*timeout), true);
       }
     }
+    if (const YamlValue* step_at = spec != nullptr ? spec->Find("at") : nullptr)
+      Put(&is.at, step_at->scalar, Loc(*step_at), true);
     const SchemaNode* spec_schema = schema_.Find("#/definitions/isolate");
     const YamlValue* kill = spec != nullptr ? spec->Find("kill_after") : nullptr;
     const bool kill_set = kill != nullptr;

@@ -24,14 +24,16 @@ bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 
 
 }  // namespace
 
+std::string AtText(const std::string& step) { return step.empty() ? "" : " at '" + step + "'"; }
+
 std::string BlockExpectation::Text() const {
   switch (kind) {
     case BlockExpect::kOk:
       return "ok";
     case BlockExpect::kError:
-      return error;
+      return error + AtText(at);
     case BlockExpect::kSignal:
-      return "signal " + SignalText(signal);
+      return "signal " + SignalText(signal) + AtText(at);
     case BlockExpect::kTimeout:
       return "timeout " + DurationText(limit_ns);
   }

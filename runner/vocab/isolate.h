@@ -23,12 +23,17 @@ struct BlockExpectation {
   std::string error;      // kError: "CUDA_ERROR_ILLEGAL_ADDRESS"
   int signal = 0;         // kSignal: the signal's number
   uint64_t limit_ns = 0;  // when vmm-run kills the child (kTimeout: the expected timeout)
-  // The record's `expected`: "ok", "CUDA_ERROR_ILLEGAL_ADDRESS", "signal SIGSEGV", "timeout 5s".
+  std::string at;         // kError, kSignal: the step that must be the one that fails ("": any)
+  // The record's `expected`: "ok", "CUDA_ERROR_ILLEGAL_ADDRESS", "signal SIGSEGV", "timeout 5s",
+  // with " at 'STEP'" after an error or a signal when `at` is set.
   std::string Text() const;
   // Whether the validator lets the block's steps touch memory they have no access to: true for
   // every expectation but kOk (the fault is what such a block is about).
   bool AllowsFaults() const { return kind != BlockExpect::kOk; }
 };
+
+// " at 'STEP'" for a step's name, "" for none: how a block's record names the step that failed.
+std::string AtText(const std::string& step);
 
 // The signals a block may expect, by name ("SIGSEGV" -> 11); 0 for a name not in the list.
 int SignalNumber(std::string_view name);
