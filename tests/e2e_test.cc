@@ -372,19 +372,28 @@ TEST_F(E2E, SweepRunsEveryPointAndWritesItsTable) {
   std::ifstream csv(Path("a/page_sweep.sweep.host.csv"));
   std::string header;
   std::getline(csv, header);
-  EXPECT_EQ(header,
-            "page,pages,result,reserve_us,create_us,map_us,set_access_us,unmap_us,release_us,"
-            "free_us");
+  // Per op: calls timed, min, p50, p99, max.
+  std::string want = "page,pages,result";
+  for (const char* op : {"reserve", "create", "map", "set_access", "unmap", "release", "free"})
+    for (const char* column : {"_n", "_min_us", "_p50_us", "_p99_us", "_max_us"})
+      want += std::string(",") + op + column;
+  EXPECT_EQ(header, want);
   std::ifstream md(Path("a/page_sweep.sweep.host.md"));
   std::string md_header, md_rule, md_row;
   std::getline(md, md_header);
   std::getline(md, md_rule);
   std::getline(md, md_row);
+  EXPECT_EQ(md_header.rfind("| page | pages | result | reserve_n | reserve_min_us | reserve_p50_us "
+                            "| reserve_p99_us | reserve_max_us | create_n |",
+                            0),
+            0u)
+      << md_header;
   EXPECT_EQ(
-      md_header,
-      "| page | pages | result | reserve_us | create_us | map_us | set_access_us | unmap_us | "
-      "release_us | free_us |");
-  EXPECT_EQ(md_rule, "|---|---|---|---|---|---|---|---|---|---|");
+      md_rule, "|" + [] {
+        std::string cells;
+        for (int i = 0; i < 3 + 7 * 5; ++i) cells += "---|";
+        return cells;
+      }());
   EXPECT_EQ(md_row.rfind("| 2MiB | 1 | pass | ", 0), 0u) << md_row;
   // A second run pairs with the first point by point.
   ASSERT_EQ(RunTool("run tests/data/expand/sweep.yaml --backend host -q --report-dir " + Path("b"))

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "runner/base/markdown_cell.h"
+#include "runner/exec/timing_stats.h"
 #include "runner/report/atomic_file.h"
 
 namespace vmm {
@@ -22,9 +23,32 @@ double Median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// One op's cells at one point (see the header): empty when none of its steps ran.
+std::vector<std::string> OpCells(const report::Report& r, const std::string& op, bool full) {
+  std::vector<double> values;
+  uint64_t calls = 0;
+  double low = 0, high = 0;
+  for (const report::StepRecord& s : r.steps) {
+    if (s.op != op || s.status == report::StepStatus::kSkipped) continue;
+    const double value = s.wall_stats ? s.wall_stats->median_us : s.wall_us;
+    const double min = s.wall_stats ? s.wall_stats->min_us : s.wall_us;
+    const double max = s.wall_stats ? s.wall_stats->max_us : s.wall_us;
+    low = values.empty() ? min : std::min(low, min);
+    high = values.empty() ? max : std::max(high, max);
+    calls += s.wall_stats ? s.wall_stats->count : 1;
+    values.push_back(value);
+  }
+  if (!full) return {values.empty() ? "" : Micros(Median(values))};
+  if (values.empty()) return std::vector<std::string>(5);
+  const report::TimingStats stats = ComputeStats(values);
+  return {std::to_string(calls), Micros(low), Micros(stats.median_us), Micros(stats.p99_us),
+          Micros(high)};
+}
+
 }  // namespace
 
-std::vector<std::vector<std::string>> SweepTable(const std::vector<const report::Report*>& points) {
+std::vector<std::vector<std::string>> SweepTable(const std::vector<const report::Report*>& points,
+                                                 bool full) {
   std::vector<std::string> axes, ops;
   for (const report::Report* r : points) {
     for (const auto& [axis, value] : r->sweep_point)
@@ -35,7 +59,14 @@ std::vector<std::vector<std::string>> SweepTable(const std::vector<const report:
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header = axes;
   header.push_back("result");
-  for (const std::string& op : ops) header.push_back(op + "_us");
+  for (const std::string& op : ops) {
+    if (!full) {
+      header.push_back(op + "_us");
+      continue;
+    }
+    for (const char* column : {"_n", "_min_us", "_p50_us", "_p99_us", "_max_us"})
+      header.push_back(op + column);
+  }
   rows.push_back(std::move(header));
   for (const report::Report* r : points) {
     std::vector<std::string> row;
@@ -47,11 +78,8 @@ std::vector<std::vector<std::string>> SweepTable(const std::vector<const report:
     }
     row.push_back(r->summary.result);
     for (const std::string& op : ops) {
-      std::vector<double> times;
-      for (const report::StepRecord& s : r->steps)
-        if (s.op == op && s.status != report::StepStatus::kSkipped)
-          times.push_back(s.wall_stats ? s.wall_stats->median_us : s.wall_us);
-      row.push_back(times.empty() ? "" : Micros(Median(std::move(times))));
+      std::vector<std::string> cells = OpCells(*r, op, full);
+      row.insert(row.end(), cells.begin(), cells.end());
     }
     rows.push_back(std::move(row));
   }
@@ -120,10 +148,10 @@ std::string SweepTableMarkdown(const std::vector<std::vector<std::string>>& rows
 
 Status WriteSweepSummary(const std::vector<const report::Report*>& points,
                          const std::string& csv_path, std::ostream& out) {
-  const std::vector<std::vector<std::string>> rows = SweepTable(points);
   out << "sweep '" << (points.empty() ? "" : points.front()->scenario_name)
       << "': " << points.size() << " points, median wall time per op (us)\n"
-      << FormatSweepTable(rows);
+      << FormatSweepTable(SweepTable(points));
+  const std::vector<std::vector<std::string>> rows = SweepTable(points, /*full=*/true);
   Status s = report::WriteFileAtomically(csv_path, SweepTableCsv(rows));
   if (!s.ok()) return s;
   std::string md_path = csv_path;
@@ -131,7 +159,8 @@ Status WriteSweepSummary(const std::vector<const report::Report*>& points,
     md_path.resize(md_path.size() - 4);
   md_path += ".md";
   s = report::WriteFileAtomically(md_path, SweepTableMarkdown(rows));
-  out << (s.ok() ? "table: " + csv_path + ", " + md_path : "") << "\n";
+  out << (s.ok() ? "table (n, min, p50, p99, max per op): " + csv_path + ", " + md_path : "")
+      << "\n";
   return s;
 }
 
