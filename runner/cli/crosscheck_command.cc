@@ -7,6 +7,7 @@
 
 #include "runner/base/exit_code.h"
 #include "runner/cli/generate_command.h"
+#include "runner/cli/run_command.h"
 #include "runner/report/atomic_file.h"
 #include "runner/report/report_io.h"
 
@@ -77,10 +78,7 @@ void SetupCrosscheckCommand(CLI::App& app, CrosscheckCommandOptions& options) {
   c->add_option("--model", options.model, "The backend held to it")
       ->check(CLI::IsMember({"host", "cuda"}))
       ->capture_default_str();
-  c->add_option("--device", options.run.device, "The run's device ordinal")->capture_default_str();
-  c->add_option("--host-devices", options.run.host_devices, "Devices the host twin emulates")
-      ->check(CLI::Range(1, 32))
-      ->capture_default_str();
+  AddDeviceOptions(c, options.run.device, options.run.host_devices);
   c->add_option("--out", options.out_dir, "Where each disagreement is written (<out>/<name>/)")
       ->capture_default_str();
   c->add_flag("--no-shrink", options.no_shrink, "Save disagreements as they were found");

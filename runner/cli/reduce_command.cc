@@ -6,6 +6,7 @@
 
 #include "runner/base/exit_code.h"
 #include "runner/cli/expand_command.h"
+#include "runner/cli/run_command.h"
 #include "runner/crosscheck/reduce.h"
 #include "runner/report/atomic_file.h"
 #include "runner/scenario/parse.h"
@@ -23,10 +24,7 @@ void SetupReduceCommand(CLI::App& app, ReduceCommandOptions& options) {
   r->add_option("--backend", options.backend, "Where every candidate runs")
       ->check(CLI::IsMember({"auto", "host", "cuda"}))
       ->capture_default_str();
-  r->add_option("--device", options.device, "The run's device ordinal")->capture_default_str();
-  r->add_option("--host-devices", options.host_devices, "Devices the host twin emulates")
-      ->check(CLI::Range(1, 32))
-      ->capture_default_str();
+  AddDeviceOptions(r, options.device, options.host_devices);
   r->add_option("--budget", options.budget, "Candidates run at most")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();

@@ -226,6 +226,19 @@ int RunFile(const RunOptions& options, const ExpandOptions& expand, const std::s
 
 }  // namespace
 
+void AddDeviceOptions(CLI::App* command, int& device, int& host_devices) {
+  command
+      ->add_option("--device", device,
+                   "The run's device ordinal: the scenario's device 0 (device i is the i-th after "
+                   "it, wrapping around)")
+      ->capture_default_str();
+  command
+      ->add_option("--host-devices", host_devices,
+                   "Devices the host backend emulates (for scenarios with 'requires: devices')")
+      ->check(CLI::Range(1, 32))
+      ->capture_default_str();
+}
+
 void SetupRunCommand(CLI::App& app, RunOptions& options) {
   CLI::App* run = app.add_subcommand(
       "run", "Run scenarios, verify every check, and write a JSON report for each");
@@ -236,14 +249,7 @@ void SetupRunCommand(CLI::App& app, RunOptions& options) {
                   "auto: CUDA when a VMM-capable device exists, else host")
       ->check(CLI::IsMember({"auto", "host", "cuda"}))
       ->capture_default_str();
-  run->add_option("--device", options.device,
-                  "The run's device ordinal: the scenario's device 0 (device i is the i-th after "
-                  "it, wrapping around)")
-      ->capture_default_str();
-  run->add_option("--host-devices", options.host_devices,
-                  "Devices the host backend emulates (for scenarios with 'requires: devices')")
-      ->check(CLI::Range(1, 32))
-      ->capture_default_str();
+  AddDeviceOptions(run, options.device, options.host_devices);
   run->add_option(
       "--report", options.report,
       "Report path (one scenario only; default <report-dir>/<scenario>.<backend>.json)");

@@ -35,6 +35,9 @@ struct RunOptions {
 };
 
 void SetupRunCommand(CLI::App& app, RunOptions& options);
+// `--device N` and `--host-devices N` for every subcommand that runs scenarios (run, crosscheck,
+// reduce): one wording, one range.
+void AddDeviceOptions(CLI::App* command, int& device, int& host_devices);
 // Runs every file; writes the log to `out` and errors to `err`; returns the exit code.
 int RunRunCommand(const RunOptions& options, std::ostream& out, std::ostream& err);
 
