@@ -11,7 +11,7 @@
 #include "runner/base/stop_signal.h"
 #include "runner/engine/fake_engine.h"
 #include "runner/exec/executor.h"
-#include "runner/exec/planned_test_util.h"
+#include "runner/plan/planned_test_util.h"
 #include "runner/scenario/parse.h"
 
 namespace vmm {

@@ -12,7 +12,7 @@
 #include "runner/base/format.h"
 #include "runner/engine/fake_engine.h"
 #include "runner/engine/host/host_engine.h"
-#include "runner/exec/planned_test_util.h"
+#include "runner/plan/planned_test_util.h"
 #include "runner/scenario/parse.h"
 
 namespace vmm {

@@ -7,7 +7,7 @@
 #include "runner/engine/fake_engine.h"
 #include "runner/engine/host/host_engine.h"
 #include "runner/exec/executor.h"
-#include "runner/exec/planned_test_util.h"
+#include "runner/plan/planned_test_util.h"
 
 namespace vmm {
 namespace {

@@ -6,8 +6,6 @@
 namespace vmm {
 namespace {
 
-constexpr uint64_t kMiB = uint64_t{1} << 20;
-
 constexpr char kHeader[] =
     "name: t\n"
     "buffers:\n"
@@ -46,77 +44,6 @@ TEST(BuildPlanTest, NewMappingHasNoAccess) {
                        "  - {op: fill, buffer: A, seed: 1}\n"),
             "t.yaml:10:24: error: fill writes buffer 'A', which has no access yet (a new mapping "
             "has none until set_access)\n");
-}
-
-// set_access and unmap without a size cover what is mapped from the offset on (#29: a reserve
-// larger than its first map was a trap), and say what to do where that is not the range.
-TEST(BuildPlanTest, SetAccessAndUnmapWithoutSizeCoverTheMappedRun) {
-  Plan plan;
-  ASSERT_EQ(PlanErrors("  - {op: reserve, buffer: A, size: 8MiB}\n"
-                       "  - {op: create, alloc: p, size: 2MiB}\n"
-                       "  - {op: create, alloc: q, size: 2MiB}\n"
-                       "  - {op: map, buffer: A, alloc: p}\n"
-                       "  - {op: map, buffer: A, alloc: q, offset: 2MiB}\n"
-                       "  - {op: set_access, buffer: A}\n"  // 5: [0, 4 MiB), both mappings
-                       "  - {op: fill, buffer: A, seed: 1}\n"
-                       "  - {op: unmap, buffer: A}\n"  // 7: [0, 4 MiB)
-                       "  - {op: map, buffer: A, alloc: q, offset: 4MiB}\n"
-                       "  - {op: set_access, buffer: A, offset: 4MiB}\n",  // 9: [4, 6 MiB)
-                       &plan),
-            "");
-  EXPECT_EQ(plan.steps[5].size, 4 * kMiB);
-  EXPECT_EQ(plan.steps[7].size, 4 * kMiB);
-  EXPECT_EQ(plan.steps[9].offset, 4 * kMiB);
-  EXPECT_EQ(plan.steps[9].size, 2 * kMiB);
-  EXPECT_EQ(PlanErrors("  - {op: reserve, buffer: A, size: 8MiB}\n"
-                       "  - {op: create, alloc: p, size: 2MiB}\n"
-                       "  - {op: map, buffer: A, alloc: p, offset: 2MiB}\n"
-                       "  - {op: set_access, buffer: A}\n"
-                       "  - {op: set_access, buffer: A, offset: 2MiB, size: 4MiB}\n"),
-            "t.yaml:10:5: error: cannot set access on [0, 8 MiB) of 'A': [0, 2 MiB) is not mapped; "
-            "map it first\n"
-            "t.yaml:11:5: error: cannot set access on [2 MiB, 6 MiB) of 'A': [4 MiB, 6 MiB) is not "
-            "mapped; leave out 'size' to cover what is mapped from 'offset'\n");
-}
-
-// add / scale / axpy: operands of one element count (shapes may differ), the output in place or
-// apart but never part of an input, alpha a finite fp32 number.
-TEST(BuildPlanTest, ElementwiseOperandsAgree) {
-  const std::string ready =
-      "  - {for: x, in: [A, B, C], steps: [{op: reserve, buffer: \"${x}\"},"
-      " {op: create, alloc: \"p${x}\", size: 2MiB}, {op: map, buffer: \"${x}\", alloc: \"p${x}\"},"
-      " {op: set_access, buffer: \"${x}\"}]}\n";
-  Plan plan;
-  ASSERT_EQ(PlanErrors(ready + "  - {op: axpy, a: A, b: B, c: B, alpha: 0.5}\n"
-                               "  - {op: scale, a: A, c: C, alpha: -2}\n"
-                               "  - {op: check_elementwise, a: A, c: C, alpha: -2}\n",
-                       &plan),
-            "");
-  ASSERT_GE(plan.steps.size(), 3u);
-  const PlanStep& axpy = plan.steps[plan.steps.size() - 3];
-  EXPECT_EQ(axpy.alpha, 0.5f);
-  EXPECT_EQ(axpy.b, axpy.c);
-  EXPECT_EQ(plan.steps.back().b, -1);
-  EXPECT_EQ(plan.steps.back().alpha, -2.0f);
-  const std::string views =
-      "views:\n"
-      "  H: {of: A, offset: 0, shape: [100]}\n"
-      "  H2: {of: A, offset: 256, shape: [256, 256]}\n";
-  std::vector<Diagnostic> d;
-  std::optional<Scenario> s = ParseScenario(
-      std::string(kHeader).insert(std::string(kHeader).find("steps:"), views) + ready +
-          "  - {op: add, a: A, b: H, c: C}\n"
-          "  - {op: add, a: A, b: B, c: H2}\n"
-          "  - {op: scale, a: A, c: C, alpha: 1e39}\n",
-      "t.yaml", &d);
-  ASSERT_TRUE(s.has_value()) << FormatDiagnostics(d);
-  BuildPlan(*s, &d);
-  EXPECT_EQ(FormatDiagnostics(d),
-            "t.yaml:11:24: error: add works element by element: 'H' has 100 elements and 'C' "
-            "65536; give them the same number (a view can cut one to size)\n"
-            "t.yaml:12:30: error: add output 'H2' overlaps part of input 'A'; write in place (the "
-            "same buffer) or elsewhere\n"
-            "t.yaml:13:36: error: 'alpha' of scale must be a finite number (fp32), got '1e39'\n");
 }
 
 TEST(BuildPlanTest, FillsEveryPlanStepField) {
