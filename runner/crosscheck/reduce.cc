@@ -1,26 +1,13 @@
 #include "runner/crosscheck/reduce.h"
 
-#include <cctype>
 #include <utility>
 
 #include "runner/base/diagnostic.h"
 #include "runner/pipeline/run_scenario.h"
+#include "runner/vocab/isolate.h"
 
 namespace vmm {
 namespace {
-
-// The first CUDA error name in `message` ("CUDA_ERROR_INVALID_VALUE"), or "error" when it names
-// none (a failure of the runner's own, the same across shrinking only by its kind).
-std::string CudaErrorIn(const std::string& message) {
-  const size_t at = message.find("CUDA_ERROR_");
-  if (at == std::string::npos) return "error";
-  size_t end = at;
-  while (end < message.size() &&
-         (std::isupper(static_cast<unsigned char>(message[end])) ||
-          std::isdigit(static_cast<unsigned char>(message[end])) || message[end] == '_'))
-    ++end;
-  return message.substr(at, end - at);
-}
 
 struct Attempt {
   int exit_code = 0;
@@ -63,7 +50,10 @@ std::string OutcomeSignature(const report::Report& report) {
       return exit + " at " + step.op + ": expected " + step.check->expected + ", got " +
              step.check->actual;
     }
-    return exit + " at " + step.op + ": " + CudaErrorIn(step.error);
+    // The CUDA error the message names (a runtime name as its CUresult), or "error" for a failure
+    // of the runner's own.
+    const std::string cuda = CudaErrorNameIn(step.error);
+    return exit + " at " + step.op + ": " + (cuda.empty() ? "error" : cuda);
   }
   return exit;
 }

@@ -4,6 +4,7 @@
 // `check_matmul` with `verify: host` reads A, B and C back instead and judges them with the host
 // oracle, cross-checking the device hash of every buffer against a host hash of the same bytes;
 // `check_elementwise` always does so (the CPU recomputes every element).
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <variant>
@@ -107,19 +108,14 @@ Status CheckElementwise(const PlanStep& step, RunState& state, StepRecord& recor
   VMM_RETURN_IF_ERROR(ReadBuffer(state, step.a, &a, &ha));
   if (step.b >= 0) VMM_RETURN_IF_ERROR(ReadBuffer(state, step.b, &b, &hb));
   VMM_RETURN_IF_ERROR(ReadBuffer(state, step.c, &c, &hc));
-  auto as_float = [](uint32_t w) {
-    float f;
-    std::memcpy(&f, &w, sizeof f);
-    return f;
-  };
   CheckRecord check;
   check.expected = "pass";
   for (uint64_t i = 0; i < c.size(); ++i) {
-    const float want = step.b >= 0 ? std::fma(step.alpha, as_float(a[i]), as_float(b[i]))
-                                   : step.alpha * as_float(a[i]);
-    const float got = as_float(c[i]);
-    uint32_t want_bits;
-    std::memcpy(&want_bits, &want, sizeof want_bits);
+    const float x = std::bit_cast<float>(a[i]);
+    const float want =
+        step.b >= 0 ? std::fma(step.alpha, x, std::bit_cast<float>(b[i])) : step.alpha * x;
+    const float got = std::bit_cast<float>(c[i]);
+    const uint32_t want_bits = std::bit_cast<uint32_t>(want);
     if (want_bits == c[i] || (std::isnan(want) && std::isnan(got))) continue;
     if (check.mismatches.size() < kMaxReportedMismatches)
       check.mismatches.push_back({i, FloatText(want), FloatText(got)});

@@ -1,5 +1,6 @@
-// Planned: a scenario text parsed and planned for plan and executor tests, the Scenario kept alive beside
-// the Plan (which points into it). `errors` holds the diagnostics, "" when it planned cleanly.
+// Planned: a scenario text parsed and planned for plan and executor tests, the Scenario kept alive
+// beside the Plan (which points into it). `errors` holds the diagnostics, "" when it planned
+// cleanly.
 #pragma once
 
 #include <memory>
