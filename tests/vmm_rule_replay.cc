@@ -26,39 +26,40 @@ class Replay {
 
   Status Step(const Step& step) {
     const uint64_t g = scenario_.granularity.value;
-    Buffer& buffer = buffers_[step.buffer.value];
-    const DevicePtr at = buffer.va + step.offset.value;
-    const uint64_t rest = buffer.size > step.offset.value ? buffer.size - step.offset.value : 0;
-    const uint64_t range = step.size.set ? step.size.value : rest;
+    Buffer& buffer = buffers_[step.buffer().value];
+    const DevicePtr at = buffer.va + step.offset().value;
+    const uint64_t rest = buffer.size > step.offset().value ? buffer.size - step.offset().value : 0;
+    const uint64_t range = step.size().set ? step.size().value : rest;
     SyncNote note;
     // Not a switch: most ops are not VMM calls, and a new op needs nothing here.
     if (step.op == Op::kReserve) {
-      buffer.size = step.size.set ? step.size.value : (buffer.elements * 4 + g - 1) / g * g;
-      return engine_->Reserve(buffer.size, step.alignment.value, &buffer.va);
+      buffer.size = step.size().set ? step.size().value : (buffer.elements * 4 + g - 1) / g * g;
+      return engine_->Reserve(buffer.size, step.alignment().value, &buffer.va);
     }
     if (step.op == Op::kFree) return engine_->Free(buffer.va, buffer.size);
     if (step.op == Op::kCreate) {
-      Alloc& alloc = allocs_[step.alloc.value];
-      alloc.size = step.size.value;
+      Alloc& alloc = allocs_[step.alloc().value];
+      alloc.size = step.size().value;
       return engine_->Create(alloc.size, &alloc.handle);
     }
-    if (step.op == Op::kRelease) return engine_->Release(allocs_[step.alloc.value].handle, &note);
+    if (step.op == Op::kRelease) return engine_->Release(allocs_[step.alloc().value].handle, &note);
     if (step.op == Op::kMap) {
-      const Alloc& alloc = allocs_[step.alloc.value];
-      const uint64_t size = step.size.set ? step.size.value : alloc.size - step.alloc_offset.value;
-      return engine_->Map(at, size, step.alloc_offset.value, alloc.handle);
+      const Alloc& alloc = allocs_[step.alloc().value];
+      const uint64_t size =
+          step.size().set ? step.size().value : alloc.size - step.alloc_offset().value;
+      return engine_->Map(at, size, step.alloc_offset().value, alloc.handle);
     }
     if (step.op == Op::kSetAccess) {
       Access access = Access::kReadWrite;
-      if (step.access.set && !ParseAccess(step.access.value, &access))
-        return InternalError("unknown access '" + step.access.value + "'");
+      if (step.access().set && !ParseAccess(step.access().value, &access))
+        return InternalError("unknown access '" + step.access().value + "'");
       return engine_->SetAccess(at, range, access);
     }
     if (step.op == Op::kUnmap) return engine_->Unmap(at, range, &note);
     if (step.op == Op::kFill)
-      return engine_->Fill(buffer.va, buffer.elements, step.seed.value, nullptr);
+      return engine_->Fill(buffer.va, buffer.elements, step.seed().value, nullptr);
     if (step.op == Op::kMemset)  // recorded as a node inside a capture
-      return engine_->Memset(buffer.va, buffer.elements, static_cast<uint32_t>(step.value.value),
+      return engine_->Memset(buffer.va, buffer.elements, static_cast<uint32_t>(step.value().value),
                              nullptr);
     if (step.op == Op::kCapture) {
       VMM_RETURN_IF_ERROR(engine_->BeginCapture());
@@ -71,7 +72,7 @@ class Replay {
           return s;
         }
       }
-      return engine_->EndCapture(&graphs_[step.graph.value]);
+      return engine_->EndCapture(&graphs_[step.graph().value]);
     }
     if (step.op == Op::kCheckRange) {
       DevicePtr base = 0;
@@ -80,7 +81,7 @@ class Replay {
     }
     if (step.op == Op::kInstantiate) {
       ExecHandle exec;
-      return engine_->Instantiate(graphs_[step.graph.value], &exec);
+      return engine_->Instantiate(graphs_[step.graph().value], &exec);
     }
     return InternalError(std::string("the rule replay does not run '") + OpName(step.op) +
                          "' steps");

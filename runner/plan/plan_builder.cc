@@ -190,8 +190,8 @@ std::string DefaultLabel(const Step& step) {
   std::string label = OpName(step.op);
   if (step.op == Op::kIsolate) return "isolate block";
   if (step.op == Op::kTogether) return "together";
-  for (const Located<std::string>* target :
-       {&step.buffer, &step.alloc, &step.c, &step.to, &step.exec, &step.graph, &step.event}) {
+  for (const Located<std::string>* target : {&step.buffer(), &step.alloc(), &step.c(), &step.to(),
+                                             &step.exec(), &step.graph(), &step.event()}) {
     if (target->set && !target->value.empty()) return label + " " + target->value;
   }
   return label;
@@ -209,8 +209,8 @@ PlanStep PlanBuilder::Common(const Step& step, int index) const {
   p.repeat =
       step.repeat.value == 0 ? 1 : static_cast<uint32_t>(step.repeat.value);  // schema: <= 1e6
   p.fatal = step.fatal.value;
-  p.async = step.async.value;
-  p.wait = step.wait.set ? step.wait.value : true;
+  p.async = step.async().value;
+  p.wait = step.wait().set ? step.wait().value : true;
   return p;
 }
 
@@ -236,7 +236,7 @@ int PlanBuilder::ResolveBuffer(const Located<std::string>& ref, const Step& step
 
 const Located<std::string>& PlanBuilder::Key(const Step& step, std::string_view key) {
   static const Located<std::string> kAbsent;
-  const StepMapEntry* entry = step.keys.Find(key);
+  const StepMapEntry* entry = step.keys().Find(key);
   if (entry == nullptr) return kAbsent;
   entry->read = true;
   return entry->value;
@@ -261,8 +261,8 @@ PlanStep PlanBuilder::Visit(const Step& step, int index, BufferUses* capture_use
                         "' cannot be recorded in a capture; only " + list + " can");
     return p;
   }
-  if (capture_uses != nullptr && step.expect_error.set) {
-    Error(step.expect_error.loc,
+  if (capture_uses != nullptr && step.expect_error().set) {
+    Error(step.expect_error().loc,
           "expect_error is not allowed in a capture: proving that the refused call changed nothing "
           "reads memory, which a capturing stream cannot do; put the step before or after the "
           "capture");
@@ -282,7 +282,7 @@ PlanStep PlanBuilder::Visit(const Step& step, int index, BufferUses* capture_use
     return p;
   }
   const size_t errors_before = diagnostics_->size();
-  if (step.expect_error.set) {
+  if (step.expect_error().set) {
     // The call is expected to fail, so it changes nothing: plan the step (its names, its rules)
     // and forget its effect. The executor proves the state unchanged after the call.
     SimulatedState before = SaveState();
@@ -293,7 +293,7 @@ PlanStep PlanBuilder::Visit(const Step& step, int index, BufferUses* capture_use
   }
   // A key the schema accepted that the op's planner never read (it may stop early on an error).
   const bool planned_cleanly = diagnostics_->size() == errors_before;
-  for (const StepMapEntry& key : step.keys.entries) {
+  for (const StepMapEntry& key : step.keys().entries) {
     if (!key.read && planned_cleanly) {
       Error(key.value.loc, "internal error: '" + key.key + "' of " + OpName(step.op) +
                                " is accepted by the schema but read by no planner");

@@ -212,16 +212,16 @@ TEST(BuildPlanTest, ProgrammaticScenarioChecksWhatTheSchemaWouldHave) {
   s.buffers.push_back(a);
   Step capture;
   capture.op = Op::kCapture;
-  capture.graph.value = "g";
+  capture.mutable_graph().value = "g";
   capture.loc = {"p.yaml", 3, 5};
   Step inner;
   inner.op = Op::kReserve;
-  inner.buffer.value = "A";
+  inner.mutable_buffer().value = "A";
   inner.loc = {"p.yaml", 4, 7};
   capture.steps.push_back(inner);
   Step equal;
   equal.op = Op::kCheckEqual;
-  equal.buffer.value = "A";
+  equal.mutable_buffer().value = "A";
   equal.loc = {"p.yaml", 5, 5};
   Step address;
   address.op = Op::kCheckAddress;
@@ -454,15 +454,15 @@ TEST(BuildPlanTest, KeysOfOneOpAreReadFromStepKeys) {
                         "expect_address: moved}\n",
                     "t.yaml", &d);
   ASSERT_TRUE(s.has_value()) << FormatDiagnostics(d);
-  ASSERT_EQ(s->steps[0].keys.entries.size(), 1u);
-  EXPECT_EQ(s->steps[0].keys.entries[0].key, "expect_address");
-  EXPECT_EQ(s->steps[0].keys.entries[0].value.value, "moved");
-  EXPECT_EQ(s->steps[0].keys.entries[0].value.loc.column, 71);  // the value
+  ASSERT_EQ(s->steps[0].keys().entries.size(), 1u);
+  EXPECT_EQ(s->steps[0].keys().entries[0].key, "expect_address");
+  EXPECT_EQ(s->steps[0].keys().entries[0].value.value, "moved");
+  EXPECT_EQ(s->steps[0].keys().entries[0].value.loc.column, 71);  // the value
   Plan plan = BuildPlan(*s, &d);
   EXPECT_EQ(FormatDiagnostics(d), "");
   EXPECT_EQ(plan.steps[0].expect, Expectation::kMoved);
 
-  s->steps[0].keys.entries.push_back({"novel", {"1", s->steps[0].loc, true}});
+  s->steps[0].mutable_keys().entries.push_back({"novel", {"1", s->steps[0].loc, true}});
   BuildPlan(*s, &d);
   EXPECT_EQ(FormatDiagnostics(d),
             "t.yaml:7:5: error: internal error: 'novel' of reserve is accepted by the schema but "

@@ -6,62 +6,62 @@
 namespace vmm {
 
 void PlanBuilder::Snapshot(const Step& step, PlanStep* p) {
-  p->buffer = ResolveBuffer(step.buffer, step);
-  if (p->buffer >= 0) Use(p->buffer, Access::kRead, "snapshot reads", At(step.buffer, step));
+  p->buffer = ResolveBuffer(step.buffer(), step);
+  if (p->buffer >= 0) Use(p->buffer, Access::kRead, "snapshot reads", At(step.buffer(), step));
   // Where it lives: `to: device` (the default) or `to: host`, pinned unless `pinned: false`.
-  const bool host = step.to.set && step.to.value == "host";
-  if (step.to.set && !host && step.to.value != "device") {
-    Error(At(step.to, step),
-          "'to' of snapshot must be device or host, got '" + step.to.value + "'");
+  const bool host = step.to().set && step.to().value == "host";
+  if (step.to().set && !host && step.to().value != "device") {
+    Error(At(step.to(), step),
+          "'to' of snapshot must be device or host, got '" + step.to().value + "'");
   }
-  if (step.pinned.set && !host) {
-    Error(At(step.pinned, step),
+  if (step.pinned().set && !host) {
+    Error(At(step.pinned(), step),
           "'pinned' applies to a snapshot kept on the host (to: host); a device snapshot is "
           "device memory");
   }
-  p->place = !host                                     ? DataPlace::kDevice
-             : (!step.pinned.set || step.pinned.value) ? DataPlace::kHostPinned
-                                                       : DataPlace::kHostPageable;
-  auto [it, inserted] = snapshots_.try_emplace(step.snapshot.value);
+  p->place = !host                                         ? DataPlace::kDevice
+             : (!step.pinned().set || step.pinned().value) ? DataPlace::kHostPinned
+                                                           : DataPlace::kHostPageable;
+  auto [it, inserted] = snapshots_.try_emplace(step.snapshot().value);
   if (!inserted) {
-    Error(At(step.snapshot, step), "snapshot '" + step.snapshot.value +
-                                       "' already exists (taken at line " +
-                                       std::to_string(it->second.line) + "); use another name");
+    Error(At(step.snapshot(), step), "snapshot '" + step.snapshot().value +
+                                         "' already exists (taken at line " +
+                                         std::to_string(it->second.line) + "); use another name");
     p->snapshot = it->second.slot;
     return;
   }
   it->second = SnapshotInfo{static_cast<int>(plan_.snapshots.size()), p->buffer, step.loc.line};
   p->snapshot = it->second.slot;
-  plan_.snapshots.push_back(step.snapshot.value);
+  plan_.snapshots.push_back(step.snapshot().value);
   plan_.snapshot_bytes.push_back(p->buffer >= 0 ? plan_.buffers[p->buffer].bytes : 0);
   plan_.snapshot_places.push_back(p->place);
 }
 
 void PlanBuilder::CheckEqual(const Step& step, PlanStep* p) {
-  p->buffer = ResolveBuffer(step.buffer, step);
-  if (p->buffer >= 0) Use(p->buffer, Access::kRead, "check_equal reads", At(step.buffer, step));
-  if (step.snapshot.set == step.other.set) {
+  p->buffer = ResolveBuffer(step.buffer(), step);
+  if (p->buffer >= 0) Use(p->buffer, Access::kRead, "check_equal reads", At(step.buffer(), step));
+  if (step.snapshot().set == step.other().set) {
     Error(step.loc, "check_equal needs exactly one of 'snapshot' or 'other'");
     return;
   }
   int against = -1;  // buffer whose element count must match
   std::string against_name;
-  if (step.other.set) {
-    p->other = ResolveBuffer(step.other, step);
+  if (step.other().set) {
+    p->other = ResolveBuffer(step.other(), step);
     if (p->other < 0) return;
-    Use(p->other, Access::kRead, "check_equal reads", At(step.other, step));
+    Use(p->other, Access::kRead, "check_equal reads", At(step.other(), step));
     against = p->other;
-    against_name = "'" + step.other.value + "'";
+    against_name = "'" + step.other().value + "'";
   } else {
-    auto it = snapshots_.find(step.snapshot.value);
+    auto it = snapshots_.find(step.snapshot().value);
     if (it == snapshots_.end()) {
       std::vector<std::string> names;
       for (const std::string& n : plan_.snapshots) names.push_back(n);
-      const std::string close = SuggestName(step.snapshot.value, names);
+      const std::string close = SuggestName(step.snapshot().value, names);
       std::string list;
       for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
-      Error(At(step.snapshot, step),
-            "unknown snapshot '" + step.snapshot.value + "'" +
+      Error(At(step.snapshot(), step),
+            "unknown snapshot '" + step.snapshot().value + "'" +
                 (!close.empty()  ? ", did you mean '" + close + "'?"
                  : names.empty() ? "; no snapshot was taken before this step"
                                  : "; snapshots so far: " + list));
@@ -69,11 +69,11 @@ void PlanBuilder::CheckEqual(const Step& step, PlanStep* p) {
     }
     p->snapshot = it->second.slot;
     against = it->second.buffer;
-    against_name = "snapshot '" + step.snapshot.value + "'";
+    against_name = "snapshot '" + step.snapshot().value + "'";
   }
   if (p->buffer >= 0 && against >= 0 &&
       plan_.buffers[p->buffer].elements != plan_.buffers[against].elements) {
-    Error(step.loc, "check_equal compares different sizes: '" + step.buffer.value + "' has " +
+    Error(step.loc, "check_equal compares different sizes: '" + step.buffer().value + "' has " +
                         std::to_string(plan_.buffers[p->buffer].elements) + " elements, " +
                         against_name + " has " + std::to_string(plan_.buffers[against].elements));
   }
@@ -81,10 +81,10 @@ void PlanBuilder::CheckEqual(const Step& step, PlanStep* p) {
 
 void PlanBuilder::CheckAddress(const Step& step, PlanStep* p) {
   const int index = p->index;
-  if (step.of.size() < 2)
+  if (step.of().size() < 2)
     Error(step.loc,
-          "check_address needs at least 2 steps in 'of', got " + std::to_string(step.of.size()));
-  for (const Located<std::string>& ref : step.of) {
+          "check_address needs at least 2 steps in 'of', got " + std::to_string(step.of().size()));
+  for (const Located<std::string>& ref : step.of()) {
     auto it = step_names_.find(ref.value);
     if (it == step_names_.end()) {
       std::vector<std::string> earlier;
@@ -109,11 +109,11 @@ void PlanBuilder::CheckAddress(const Step& step, PlanStep* p) {
 }
 
 void PlanBuilder::CheckKernelParams(const Step& step, PlanStep* p) {
-  if (step.graphs.size() != 2) {
-    Error(step.loc,
-          "check_kernel_params needs exactly 2 graphs, got " + std::to_string(step.graphs.size()));
+  if (step.graphs().size() != 2) {
+    Error(step.loc, "check_kernel_params needs exactly 2 graphs, got " +
+                        std::to_string(step.graphs().size()));
   }
-  for (const Located<std::string>& ref : step.graphs) {
+  for (const Located<std::string>& ref : step.graphs()) {
     std::string error;
     const int slot = graphs_.Resolve(ref.value, &error);
     if (slot < 0) Error(ref.loc, error);
@@ -124,7 +124,7 @@ void PlanBuilder::CheckKernelParams(const Step& step, PlanStep* p) {
 void PlanBuilder::DecodeExpect(
     const Step& step, PlanStep* p,
     std::initializer_list<std::pair<const char*, enum Expectation>> choices) {
-  const std::string& e = step.expect.value;
+  const std::string& e = step.expect().value;
   p->expect = choices.begin()->second;
   if (e.empty()) return;
   std::string allowed;
@@ -135,8 +135,8 @@ void PlanBuilder::DecodeExpect(
     }
     allowed += (allowed.empty() ? "" : " or ") + std::string(word);
   }
-  Error(At(step.expect, step), std::string("'expect' of ") + OpName(step.op) + " must be " +
-                                   allowed + ", got '" + e + "'");
+  Error(At(step.expect(), step), std::string("'expect' of ") + OpName(step.op) + " must be " +
+                                     allowed + ", got '" + e + "'");
 }
 
 // One side of a copy: a buffer or view (its slot in *buffer, `need` checked at this step, or in a
@@ -193,35 +193,36 @@ uint64_t PlanBuilder::CopySide(const Step& step, const Located<std::string>& ref
 template <>
 void PlanBuilder::PlanOp<Op::kCopy>(const Step& step, PlanStep* p, BufferUses* capture_uses) {
   const uint64_t from_bytes =
-      CopySide(step, step.from, Access::kRead, p->device, capture_uses, &p->other, &p->snapshot);
-  const uint64_t to_bytes = CopySide(step, step.to, Access::kReadWrite, p->device, capture_uses,
+      CopySide(step, step.from(), Access::kRead, p->device, capture_uses, &p->other, &p->snapshot);
+  const uint64_t to_bytes = CopySide(step, step.to(), Access::kReadWrite, p->device, capture_uses,
                                      &p->buffer, &p->to_snapshot);
   if (p->snapshot >= 0 && p->snapshot == p->to_snapshot) {
-    return Error(At(step.to, step), "copy from '" + step.from.value +
-                                        "' to itself: a copy needs "
-                                        "two different places");
+    return Error(At(step.to(), step), "copy from '" + step.from().value +
+                                          "' to itself: a copy needs "
+                                          "two different places");
   }
   if (p->buffer >= 0 && p->other >= 0 && Overlap(p->buffer, p->other)) {
-    return Error(At(step.to, step), "copy from '" + step.from.value + "' to '" + step.to.value +
-                                        "': the two overlap; copy through another buffer");
+    return Error(At(step.to(), step), "copy from '" + step.from().value + "' to '" +
+                                          step.to().value +
+                                          "': the two overlap; copy through another buffer");
   }
   if (capture_uses != nullptr && p->to_snapshot >= 0) {
-    return Error(At(step.to, step), "copy to snapshot '" + step.to.value +
-                                        "' in a capture: a graph node cannot write a snapshot; "
-                                        "copy into it outside the capture");
+    return Error(At(step.to(), step), "copy to snapshot '" + step.to().value +
+                                          "' in a capture: a graph node cannot write a snapshot; "
+                                          "copy into it outside the capture");
   }
   if (capture_uses != nullptr && p->snapshot >= 0 &&
       plan_.snapshot_places[p->snapshot] == DataPlace::kHostPageable) {
-    return Error(At(step.from, step),
-                 "copy from snapshot '" + step.from.value +
+    return Error(At(step.from(), step),
+                 "copy from snapshot '" + step.from().value +
                      "' in a capture: it is pageable host memory (pinned: false), which a graph "
                      "cannot copy; take it pinned (the default) or on the device");
   }
   if (p->buffer >= 0) p->memory_devices = uint64_t{MemoryDevices(p->buffer)} << 32;
   if (p->other >= 0) p->memory_devices |= MemoryDevices(p->other);
   if (from_bytes != 0 && to_bytes != 0 && from_bytes != to_bytes) {
-    Error(step.loc, "copy from '" + step.from.value + "' (" + FormatBytes(from_bytes) + ") to '" +
-                        step.to.value + "' (" + FormatBytes(to_bytes) + "): the sizes differ");
+    Error(step.loc, "copy from '" + step.from().value + "' (" + FormatBytes(from_bytes) + ") to '" +
+                        step.to().value + "' (" + FormatBytes(to_bytes) + "): the sizes differ");
   }
 }
 
@@ -257,8 +258,8 @@ void PlanBuilder::PlanOp<Op::kCheckEqual>(const Step& step, PlanStep* p, BufferU
 template <>
 void PlanBuilder::PlanOp<Op::kCheckValue>(const Step& step, PlanStep* p, BufferUses*) {
   Pattern(step, p);
-  p->buffer = ResolveBuffer(step.buffer, step);
-  if (p->buffer >= 0) Use(p->buffer, Access::kRead, "check_value reads", At(step.buffer, step));
+  p->buffer = ResolveBuffer(step.buffer(), step);
+  if (p->buffer >= 0) Use(p->buffer, Access::kRead, "check_value reads", At(step.buffer(), step));
   DecodeExpect(step, p, {{"equal", Expectation::kEqual}, {"different", Expectation::kDifferent}});
 }
 

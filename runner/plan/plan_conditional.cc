@@ -59,21 +59,21 @@ void PlanBuilder::Conditional(const Step& step, PlanStep* p, BufferUses* uses) {
   CaptureContext& c = *capture_;  // Visit refuses if / while outside a capture
   const bool loop = step.op == Op::kWhile;
   const char* kind = OpName(step.op);
-  p->buffer = ResolveBuffer(step.buffer, step);
+  p->buffer = ResolveBuffer(step.buffer(), step);
   if (p->buffer >= 0) {
     const PlanBuffer& b = plan_.buffers[p->buffer];
     const uint64_t words = b.bytes / 4;
-    if (step.index.value >= words) {
-      Error(At(step.index, step),
-            std::string(kind) + ": 'index' " + std::to_string(step.index.value) +
+    if (step.index().value >= words) {
+      Error(At(step.index(), step),
+            std::string(kind) + ": 'index' " + std::to_string(step.index().value) +
                 " is past the end of '" + b.name + "', which holds " + std::to_string(words) +
                 " 32-bit words; give an index below " + std::to_string(words));
     }
-    p->offset = step.index.value * 4;
+    p->offset = step.index().value * 4;
     AddUse(uses, p->buffer, loop ? Access::kReadWrite : Access::kRead);
   }
-  if (step.passes.set) {
-    p->other = ResolveBuffer(step.passes, step);
+  if (step.passes().set) {
+    p->other = ResolveBuffer(step.passes(), step);
     if (p->other >= 0) AddUse(uses, p->other, Access::kReadWrite);
   }
 

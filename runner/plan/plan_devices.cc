@@ -36,19 +36,20 @@ bool PlanBuilder::CheckDevice(uint64_t device, const SourceLoc& loc) {
 }
 
 int PlanBuilder::Device(const Step& step) {
-  if (!step.device.set) return 0;
-  return CheckDevice(step.device.value, step.device.loc) ? static_cast<int>(step.device.value) : 0;
+  if (!step.device().set) return 0;
+  return CheckDevice(step.device().value, step.device().loc) ? static_cast<int>(step.device().value)
+                                                             : 0;
 }
 
 void PlanBuilder::DeviceAccessList(const Step& step, PlanStep* p) {
-  if (step.device_access.empty()) {  // the one-word form: the scenario's device 0
-    p->access = Access::kReadWrite;  // the schema allows only the three words
-    ParseAccess(step.access.value, &p->access);
+  if (step.device_access().empty()) {  // the one-word form: the scenario's device 0
+    p->access = Access::kReadWrite;    // the schema allows only the three words
+    ParseAccess(step.access().value, &p->access);
     p->device_access = PackAccess(0, 0, p->access);
     return;
   }
   p->access_per_device = true;
-  for (const Step::DeviceAccessEntry& e : step.device_access) {
+  for (const DeviceAccessEntry& e : step.device_access()) {
     if (!CheckDevice(e.device.value, e.device.loc)) continue;
     const int device = static_cast<int>(e.device.value);
     Access access = Access::kReadWrite;
@@ -99,24 +100,24 @@ uint32_t PlanBuilder::MemoryDevices(int buffer) const {
 void PlanBuilder::CheckAccess(const Step& step, PlanStep* p) {
   p->expect = Expectation::kAccess;
   p->access = Access::kReadWrite;  // the schema allows only the three words
-  if (step.expect.set) ParseAccess(step.expect.value, &p->access);
-  p->buffer = ResolveBuffer(step.buffer, step);
+  if (step.expect().set) ParseAccess(step.expect().value, &p->access);
+  p->buffer = ResolveBuffer(step.buffer(), step);
   if (p->buffer < 0) return;
   const PlanBuffer& b = plan_.buffers[p->buffer];
   const int owner = b.base >= 0 ? b.base : p->buffer;
   const ReservationState& r = reservations_[owner];
   const std::string what = "check_access of '" + b.name + "': ";
   if (!r.reserved()) {
-    return Error(At(step.buffer, step),
+    return Error(At(step.buffer(), step),
                  what + "'" + plan_.buffers[owner].name + "' is not reserved at this step");
   }
   const ByteRange range{b.offset, b.offset + b.bytes};
   if (range.end > r.size()) {
-    return Error(At(step.buffer, step),
+    return Error(At(step.buffer(), step),
                  what + "it ends past the " + FormatBytes(r.size()) + " reservation");
   }
   if (std::optional<ByteRange> hole = r.FirstUnmapped(range)) {
-    Error(At(step.buffer, step),
+    Error(At(step.buffer(), step),
           what + FormatRange(*hole) + " of '" + plan_.buffers[owner].name +
               "' is not mapped (cuMemGetAccess answers for mapped addresses only)");
   }

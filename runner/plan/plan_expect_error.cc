@@ -35,7 +35,7 @@ void PlanBuilder::Refusal(const SourceLoc& loc, std::string message, std::string
   if (rule == nullptr) {  // a bug in the builder: every call site names a row of the table
     return Error(loc, message + " (internal: no VMM rule '" + std::string(rule_id) + "')");
   }
-  if (current_ == nullptr || current_plan_ == nullptr || !current_->expect_error.set) {
+  if (current_ == nullptr || current_plan_ == nullptr || !current_->expect_error().set) {
     return Error(loc, std::move(message));
   }
   if (rule->SafeOnDriver()) {
@@ -46,8 +46,8 @@ void PlanBuilder::Refusal(const SourceLoc& loc, std::string message, std::string
 }
 
 void PlanBuilder::ExpectError(const Step& step, PlanStep* p) {
-  if (!step.expect_error.set) return;
-  p->expect_error = CudaErrorNamed(step.expect_error, "expect_error");
+  if (!step.expect_error().set) return;
+  p->expect_error = CudaErrorNamed(step.expect_error(), "expect_error");
 }
 
 const char* PlanBuilder::CudaErrorNamed(const Located<std::string>& field, const char* key) {

@@ -73,7 +73,7 @@ void PlanBuilder::CaptureDevice(const Step& step, PlanStep* p) {
   }
   if (p->device == capture_->device) return;
   const Step& first = *capture_->device_step;
-  Error(At(step.device, step),
+  Error(At(step.device(), step),
         "a capture records on one device's stream: this " + std::string(OpName(step.op)) +
             " runs on device " + std::to_string(p->device) + ", the capture's first " +
             OpName(first.op) + " (line " + std::to_string(first.loc.line) + ") on device " +
@@ -220,8 +220,8 @@ void PlanBuilder::PlanOp<Op::kParallel>(const Step& step, PlanStep* p, BufferUse
 
 void PlanBuilder::ResolveEvent(const Step& step, PlanStep* p) {
   auto [it, inserted] =
-      event_slots_.try_emplace(step.event.value, static_cast<int>(plan_.events.size()));
-  if (inserted) plan_.events.push_back(step.event.value);
+      event_slots_.try_emplace(step.event().value, static_cast<int>(plan_.events.size()));
+  if (inserted) plan_.events.push_back(step.event().value);
   p->event = it->second;
 }
 
@@ -240,10 +240,10 @@ void PlanBuilder::PlanOp<Op::kHostFunc>(const Step&, PlanStep*, BufferUses*) {}
 
 template <>
 void PlanBuilder::PlanOp<Op::kMemAlloc>(const Step& step, PlanStep* p, BufferUses*) {
-  p->buffer = ResolveBuffer(step.buffer, step);
+  p->buffer = ResolveBuffer(step.buffer(), step);
   if (p->buffer < 0) return;
   const PlanBuffer& b = plan_.buffers[p->buffer];
-  const SourceLoc& at = At(step.buffer, step);
+  const SourceLoc& at = At(step.buffer(), step);
   // A refused allocation allocates nothing: later steps see the buffer as it was.
   auto refuse = [&](const std::string& message) {
     Error(at, message);
@@ -280,10 +280,10 @@ void PlanBuilder::PlanOp<Op::kMemAlloc>(const Step& step, PlanStep* p, BufferUse
 
 template <>
 void PlanBuilder::PlanOp<Op::kMemFree>(const Step& step, PlanStep* p, BufferUses*) {
-  p->buffer = ResolveBuffer(step.buffer, step);
+  p->buffer = ResolveBuffer(step.buffer(), step);
   if (p->buffer < 0) return;
   const PlanBuffer& b = plan_.buffers[p->buffer];
-  const SourceLoc& at = At(step.buffer, step);
+  const SourceLoc& at = At(step.buffer(), step);
   if (b.base >= 0) {
     Error(at, "'" + b.name + "' is a view; mem_free frees the whole buffer '" +
                   plan_.buffers[b.base].name + "'");
@@ -334,15 +334,15 @@ void PlanBuilder::PlanOp<Op::kChildGraph>(const Step& step, PlanStep* p, BufferU
   if (p->graph < 0) return;
   const GraphModel& child = graph_models_[p->graph];
   if (child.conditional_nodes) {
-    Error(At(step.graph, step),
-          "graph '" + step.graph.value +
+    Error(At(step.graph(), step),
+          "graph '" + step.graph().value +
               "' holds conditional nodes (if / while): CUDA cannot embed "
               "such a graph as a child graph; capture its steps here instead");
   } else if (child.memory_nodes) {
-    Error(At(step.graph, step), "graph '" + step.graph.value +
-                                    "' holds graph memory nodes: CUDA embeds such a graph only "
-                                    "by moving it into its parent, and child_graph copies it; "
-                                    "use a graph without mem_alloc and mem_free");
+    Error(At(step.graph(), step), "graph '" + step.graph().value +
+                                      "' holds graph memory nodes: CUDA embeds such a graph only "
+                                      "by moving it into its parent, and child_graph copies it; "
+                                      "use a graph without mem_alloc and mem_free");
   }
   for (const NodeModel& node : child.nodes)
     for (const auto& [buffer, need] : node.uses) AddUse(uses, buffer, need);
@@ -350,8 +350,8 @@ void PlanBuilder::PlanOp<Op::kChildGraph>(const Step& step, PlanStep* p, BufferU
 
 void PlanBuilder::ReplayExec(const Step& step, int e) {
   const ExecModel& exec = exec_models_[e];
-  const SourceLoc& at = At(step.exec, step);
-  const std::string actor = "replay of '" + step.exec.value + "'";
+  const SourceLoc& at = At(step.exec(), step);
+  const std::string actor = "replay of '" + step.exec().value + "'";
   auto allocated_here = [&](int owner) {
     for (const NodeModel& node : exec.nodes)
       if (node.alloc == owner) return true;

@@ -12,28 +12,28 @@ namespace vmm {
 
 void PlanBuilder::ResolveGraph(const Step& step, PlanStep* p) {
   std::string error;
-  p->graph = graphs_.Resolve(step.graph.value, &error);
+  p->graph = graphs_.Resolve(step.graph().value, &error);
   if (p->graph < 0) {
-    Error(At(step.graph, step),
-          error + (LiveInParent(&PlanBuilder::graphs_, step.graph.value) ? BlockHint() : ""));
+    Error(At(step.graph(), step),
+          error + (LiveInParent(&PlanBuilder::graphs_, step.graph().value) ? BlockHint() : ""));
   }
 }
 
 void PlanBuilder::ResolveExec(const Step& step, PlanStep* p) {
   std::string error;
-  p->exec = execs_.Resolve(step.exec.value, &error);
+  p->exec = execs_.Resolve(step.exec().value, &error);
   if (p->exec < 0) {
-    Error(At(step.exec, step),
-          error + (LiveInParent(&PlanBuilder::execs_, step.exec.value) ? BlockHint() : ""));
+    Error(At(step.exec(), step),
+          error + (LiveInParent(&PlanBuilder::execs_, step.exec().value) ? BlockHint() : ""));
   }
 }
 
 template <>
 void PlanBuilder::PlanOp<Op::kCapture>(const Step& step, PlanStep* p, BufferUses*) {
   if (step.steps.empty())
-    Error(step.loc, "capture '" + step.graph.value + "' records nothing; add steps to record");
+    Error(step.loc, "capture '" + step.graph().value + "' records nothing; add steps to record");
   CaptureContext context;
-  context.graph = step.graph.value;
+  context.graph = step.graph().value;
   context.line = step.loc.line;
   context.lane_deps.emplace_back();  // lane 0: the capturing stream itself
   capture_ = &context;
@@ -43,8 +43,8 @@ void PlanBuilder::PlanOp<Op::kCapture>(const Step& step, PlanStep* p, BufferUses
   // that runs on a device (CaptureSteps refuses the others elsewhere).
   p->device = context.device >= 0 ? context.device : 0;
   std::string error;
-  p->graph = graphs_.Create(step.graph.value, step.loc.line, &error);
-  if (!error.empty()) return Error(At(step.graph, step), error);
+  p->graph = graphs_.Create(step.graph().value, step.loc.line, &error);
+  if (!error.empty()) return Error(At(step.graph(), step), error);
   // The buffers its allocation nodes hold now have this graph's addresses.
   for (const NodeModel& node : context.model.nodes)
     if (node.alloc >= 0)
@@ -56,11 +56,11 @@ void PlanBuilder::PlanOp<Op::kCapture>(const Step& step, PlanStep* p, BufferUses
 template <>
 void PlanBuilder::PlanOp<Op::kInstantiate>(const Step& step, PlanStep* p, BufferUses*) {
   ResolveGraph(step, p);
-  p->upload = step.upload.value;
-  p->auto_free_on_launch = step.auto_free_on_launch.value;
-  p->device_launch = step.device_launch.value;
+  p->upload = step.upload().value;
+  p->auto_free_on_launch = step.auto_free_on_launch().value;
+  p->device_launch = step.device_launch().value;
   if (p->device_launch && p->auto_free_on_launch) {
-    Error(At(step.device_launch, step),
+    Error(At(step.device_launch(), step),
           "device_launch and auto_free_on_launch exclude each other (cudaGraphInstantiate refuses "
           "cudaGraphInstantiateFlagDeviceLaunch with cudaGraphInstantiateFlagAutoFreeOnLaunch)");
   }
@@ -73,8 +73,8 @@ void PlanBuilder::PlanOp<Op::kInstantiate>(const Step& step, PlanStep* p, Buffer
             execs_.LiveSlot(plan_.execs[e]) == static_cast<int>(e))
           live = plan_.execs[e];
       }
-      Error(At(step.graph, step),
-            "graph '" + step.graph.value + "' holds " +
+      Error(At(step.graph(), step),
+            "graph '" + step.graph().value + "' holds " +
                 (g.memory_nodes ? "graph memory nodes" : "conditional nodes (if / while)") +
                 ", so it can have one executable graph at a time (CUDA refuses a second "
                 "instantiation); destroy exec '" +
@@ -84,12 +84,12 @@ void PlanBuilder::PlanOp<Op::kInstantiate>(const Step& step, PlanStep* p, Buffer
     if (std::string why = UnwritableMemset(g.nodes, graph_devices_[p->graph], &stale); stale) {
       // Whether the driver refuses depends on what its VA allocator put at the old address since
       // (on the H200 a reservation landed there and the instantiate succeeded): never sent.
-      Error(At(step.graph, step), "instantiate of graph '" + step.graph.value + "': " + why +
-                                      ": the node would write wherever that address points now; "
-                                      "capture the graph again after the reserve");
+      Error(At(step.graph(), step), "instantiate of graph '" + step.graph().value + "': " + why +
+                                        ": the node would write wherever that address points now; "
+                                        "capture the graph again after the reserve");
     } else if (!why.empty()) {
-      Refusal(At(step.graph, step),
-              "instantiate of graph '" + step.graph.value + "' would be refused: " + why +
+      Refusal(At(step.graph(), step),
+              "instantiate of graph '" + step.graph().value + "' would be refused: " + why +
                   ": cudaGraphInstantiate checks a memset node's destination "
                   "(CUDA_ERROR_INVALID_VALUE on the H200); set_access with read_write first",
               "memset_node_without_write_access");
@@ -99,8 +99,8 @@ void PlanBuilder::PlanOp<Op::kInstantiate>(const Step& step, PlanStep* p, Buffer
       for (const NodeModel& node : g.nodes) {
         work = work || CanDisable(node.type) || node.type == NodeType::kGraph;
         if (!DeviceLaunchable(node.type) || node.host_source) {
-          Error(At(step.device_launch, step),
-                "graph '" + step.graph.value +
+          Error(At(step.device_launch(), step),
+                "graph '" + step.graph().value +
                     "' cannot be instantiated for device launch: node '" + node.name + "' is " +
                     (node.host_source ? std::string("a copy from host memory")
                                       : std::string("a ") + NodeTypeName(node.type) + " node") +
@@ -110,26 +110,26 @@ void PlanBuilder::PlanOp<Op::kInstantiate>(const Step& step, PlanStep* p, Buffer
         }
       }
       if (!work) {
-        Error(At(step.device_launch, step), "graph '" + step.graph.value +
-                                                "' cannot be instantiated for device launch: it "
-                                                "has no kernel, memcpy or memset node");
+        Error(At(step.device_launch(), step), "graph '" + step.graph().value +
+                                                  "' cannot be instantiated for device launch: it "
+                                                  "has no kernel, memcpy or memset node");
       }
     }
   }
   std::string error;
   // The exec runs the graph's kernels where they were captured: `device` may only say so.
   const int graph_device = p->graph >= 0 ? graph_devices_[p->graph] : p->device;
-  if (step.device.set && p->device != graph_device) {
-    Error(step.device.loc,
-          "graph '" + step.graph.value + "' was captured on device " +
+  if (step.device().set && p->device != graph_device) {
+    Error(step.device().loc,
+          "graph '" + step.graph().value + "' was captured on device " +
               std::to_string(graph_device) +
               "; its exec runs its kernels there: instantiate it on device " +
               std::to_string(graph_device) +
               ", or capture its kernels with 'device: " + std::to_string(p->device) + "'");
   }
   p->device = graph_device;
-  p->exec = execs_.Create(step.exec.value, step.loc.line, &error);
-  if (!error.empty()) return Error(At(step.exec, step), error);
+  p->exec = execs_.Create(step.exec().value, step.loc.line, &error);
+  if (!error.empty()) return Error(At(step.exec(), step), error);
   ExecModel exec;
   if (p->graph >= 0) {
     GraphModel& g = graph_models_[p->graph];
@@ -162,23 +162,23 @@ void PlanBuilder::PlanOp<Op::kUpdate>(const Step& step, PlanStep* p, BufferUses*
   ResolveExec(step, p);
   if (p->exec >= 0) p->device = exec_devices_[p->exec];  // the exec's own device
   if (p->exec >= 0 && p->graph >= 0 && graph_devices_[p->graph] != p->device) {
-    Error(At(step.graph, step), "graph '" + step.graph.value + "' was captured on device " +
-                                    std::to_string(graph_devices_[p->graph]) + ", exec '" +
-                                    step.exec.value + "' runs on device " +
-                                    std::to_string(p->device) +
-                                    "; an update takes a graph of the exec's own device");
+    Error(At(step.graph(), step), "graph '" + step.graph().value + "' was captured on device " +
+                                      std::to_string(graph_devices_[p->graph]) + ", exec '" +
+                                      step.exec().value + "' runs on device " +
+                                      std::to_string(p->device) +
+                                      "; an update takes a graph of the exec's own device");
   }
   p->expect = Expectation::kUpdateCode;
   p->expect_update = UpdateCode::kSuccess;
-  const std::string& e = step.expect.value;
+  const std::string& e = step.expect().value;
   if (!e.empty() && !ParseUpdateCode(e, &p->expect_update)) {
-    Error(At(step.expect, step),
+    Error(At(step.expect(), step),
           "'expect' of update must be an update result such as success, got '" + e + "'");
   }
-  if (step.expect_error_node.set) {
-    const std::string& name = step.expect_error_node.value;
+  if (step.expect_error_node().set) {
+    const std::string& name = step.expect_error_node().value;
     if (p->expect_update == UpdateCode::kSuccess) {
-      Error(At(step.expect_error_node, step),
+      Error(At(step.expect_error_node(), step),
             "'expect_error_node' names the node that blocks a refused update, but this update "
             "expects success; give 'expect' the refusal you expect");
     } else if (p->graph >= 0) {
@@ -193,9 +193,9 @@ void PlanBuilder::PlanOp<Op::kUpdate>(const Step& step, PlanStep* p, BufferUses*
         const std::string close = SuggestName(name, names);
         std::string list;
         for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
-        Error(At(step.expect_error_node, step),
+        Error(At(step.expect_error_node(), step),
               "'expect_error_node' names '" + name +
-                  "', which is not a named step of the capture of '" + step.graph.value +
+                  "', which is not a named step of the capture of '" + step.graph().value +
                   "' (the update reports a node of that graph)" +
                   (!close.empty() ? "; did you mean '" + close + "'?"
                    : list.empty() ? "; name its steps to refer to them"
@@ -237,7 +237,7 @@ void PlanBuilder::PlanOp<Op::kDestroyGraph>(const Step& step, PlanStep* p, Buffe
   ResolveGraph(step, p);
   // Execs made from the graph stay valid (CUDA semantics), and so do the graph allocations still
   // alive: destroying a graph frees none of them.
-  graphs_.End(step.graph.value, step.loc.line);
+  graphs_.End(step.graph().value, step.loc.line);
 }
 
 template <>
@@ -245,7 +245,7 @@ void PlanBuilder::PlanOp<Op::kDestroyExec>(const Step& step, PlanStep* p, Buffer
   ResolveExec(step, p);
   if (p->exec >= 0 && exec_models_[p->exec].graph >= 0)
     --graph_models_[exec_models_[p->exec].graph].live_execs;
-  execs_.End(step.exec.value, step.loc.line);
+  execs_.End(step.exec().value, step.loc.line);
 }
 
 template <>

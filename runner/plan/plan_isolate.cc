@@ -9,7 +9,7 @@
 namespace vmm {
 
 BlockExpectation PlanBuilder::DecodeBlockExpectation(const Step& step) {
-  const IsolateSpec& spec = step.isolate;
+  const IsolateSpec& spec = step.isolate();
   BlockExpectation e;
   e.limit_ns = spec.kill_after.value;
   if (spec.signal.set) {
@@ -80,8 +80,8 @@ void PlanBuilder::PlanOp<Op::kIsolate>(const Step& step, PlanStep* p, BufferUses
     bool found = false;
     for (const PlanStep& s : block->plan.steps) found = found || s.label == block->expect.at;
     if (!found) {
-      Error(step.isolate.at.loc, "'at' names no step of this block: '" + block->expect.at +
-                                     "'; give a step's name (or its label, such as 'map A')");
+      Error(step.isolate().at.loc, "'at' names no step of this block: '" + block->expect.at +
+                                       "'; give a step's name (or its label, such as 'map A')");
     }
   }
   p->block = std::move(block);

@@ -36,15 +36,15 @@ bool PlanBuilder::Overlap(int x, int y) const {
 void PlanBuilder::Kernel(const Step& step, PlanStep* p, BufferUses* capture_uses) {
   const std::string op = OpName(step.op);
   if (step.op == Op::kFill) {
-    p->buffer = ResolveBuffer(step.buffer, step);
-    p->seed = step.seed.value;
+    p->buffer = ResolveBuffer(step.buffer(), step);
+    p->seed = step.seed().value;
     if (p->buffer < 0) return;
     if (capture_uses != nullptr) return AddUse(capture_uses, p->buffer, Access::kReadWrite);
-    return Use(p->buffer, Access::kReadWrite, op + " writes", At(step.buffer, step), p->device);
+    return Use(p->buffer, Access::kReadWrite, op + " writes", At(step.buffer(), step), p->device);
   }
-  p->a = ResolveBuffer(step.a, step);
-  p->b = ResolveBuffer(step.b, step);
-  p->c = ResolveBuffer(step.c, step);
+  p->a = ResolveBuffer(step.a(), step);
+  p->b = ResolveBuffer(step.b(), step);
+  p->c = ResolveBuffer(step.c(), step);
   if (p->a < 0 || p->b < 0 || p->c < 0 || !MatmulShapes(step, p)) return;
   const Access out = step.op == Op::kMatmul ? Access::kReadWrite : Access::kRead;
   if (capture_uses != nullptr) {
@@ -53,9 +53,9 @@ void PlanBuilder::Kernel(const Step& step, PlanStep* p, BufferUses* capture_uses
     AddUse(capture_uses, p->c, out);
     return;
   }
-  Use(p->a, Access::kRead, op + " reads", At(step.a, step), p->device);
-  if (p->b != p->a) Use(p->b, Access::kRead, op + " reads", At(step.b, step), p->device);
-  Use(p->c, out, op + (out == Access::kRead ? " reads" : " writes"), At(step.c, step), p->device);
+  Use(p->a, Access::kRead, op + " reads", At(step.a(), step), p->device);
+  if (p->b != p->a) Use(p->b, Access::kRead, op + " reads", At(step.b(), step), p->device);
+  Use(p->c, out, op + (out == Access::kRead ? " reads" : " writes"), At(step.c(), step), p->device);
 }
 
 bool PlanBuilder::MatmulShapes(const Step& step, PlanStep* p) {
@@ -65,7 +65,7 @@ bool PlanBuilder::MatmulShapes(const Step& step, PlanStep* p) {
   const PlanBuffer& c = plan_.buffers[p->c];
   bool ok = true;
   const std::pair<const PlanBuffer*, const Located<std::string>*> operands[] = {
-      {&a, &step.a}, {&b, &step.b}, {&c, &step.c}};
+      {&a, &step.a()}, {&b, &step.b()}, {&c, &step.c()}};
   for (const auto& [buf, field] : operands) {
     if (buf->shape.size() != 2) {
       Error(At(*field, step), op + " needs 2-D buffers, but '" + buf->name + "' has shape " +
@@ -75,19 +75,20 @@ bool PlanBuilder::MatmulShapes(const Step& step, PlanStep* p) {
   }
   if (!ok) return false;
   if (step.op == Op::kMatmul && (Overlap(p->c, p->a) || Overlap(p->c, p->b))) {
-    Error(At(step.c, step), "matmul output '" + c.name + "' overlaps an input; use another buffer");
+    Error(At(step.c(), step),
+          "matmul output '" + c.name + "' overlaps an input; use another buffer");
     return false;
   }
   if (a.shape[1] != b.shape[0]) {
-    Error(At(step.b, step), op + " shapes disagree: '" + a.name + "' is " + FormatShape(a.shape) +
-                                " so '" + b.name + "' needs " + std::to_string(a.shape[1]) +
-                                " rows, got " + FormatShape(b.shape));
+    Error(At(step.b(), step), op + " shapes disagree: '" + a.name + "' is " + FormatShape(a.shape) +
+                                  " so '" + b.name + "' needs " + std::to_string(a.shape[1]) +
+                                  " rows, got " + FormatShape(b.shape));
     return false;
   }
   if (c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1]) {
-    Error(At(step.c, step), op + " shapes disagree: '" + c.name + "' must be " +
-                                FormatShape({a.shape[0], b.shape[1]}) + " (rows of '" + a.name +
-                                "' by columns of '" + b.name + "'), got " + FormatShape(c.shape));
+    Error(At(step.c(), step), op + " shapes disagree: '" + c.name + "' must be " +
+                                  FormatShape({a.shape[0], b.shape[1]}) + " (rows of '" + a.name +
+                                  "' by columns of '" + b.name + "'), got " + FormatShape(c.shape));
     return false;
   }
   p->m = static_cast<uint32_t>(a.shape[0]);
@@ -105,10 +106,10 @@ bool PlanBuilder::SameBytes(int x, int y) const {
 
 void PlanBuilder::Elementwise(const Step& step, PlanStep* p) {
   const std::string op = OpName(step.op);
-  const bool has_b = step.op == Op::kAdd || step.op == Op::kAxpy || step.b.set;
-  p->a = ResolveBuffer(step.a, step);
-  p->b = has_b ? ResolveBuffer(step.b, step) : -1;
-  p->c = ResolveBuffer(step.c, step);
+  const bool has_b = step.op == Op::kAdd || step.op == Op::kAxpy || step.b().set;
+  p->a = ResolveBuffer(step.a(), step);
+  p->b = has_b ? ResolveBuffer(step.b(), step) : -1;
+  p->c = ResolveBuffer(step.c(), step);
   const Located<std::string>& alpha = Key(step, "alpha");
   if (alpha.set) {
     char* end = nullptr;
@@ -123,7 +124,8 @@ void PlanBuilder::Elementwise(const Step& step, PlanStep* p) {
   const PlanBuffer& c = plan_.buffers[p->c];
   const bool writes = step.op != Op::kCheckElementwise;
   bool ok = true;
-  const std::pair<int, const Located<std::string>*> inputs[] = {{p->a, &step.a}, {p->b, &step.b}};
+  const std::pair<int, const Located<std::string>*> inputs[] = {{p->a, &step.a()},
+                                                                {p->b, &step.b()}};
   for (const auto& [slot, field] : inputs) {
     if (slot < 0) continue;
     const PlanBuffer& in = plan_.buffers[slot];
@@ -134,17 +136,17 @@ void PlanBuilder::Elementwise(const Step& step, PlanStep* p) {
                                   "; give them the same number (a view can cut one to size)");
       ok = false;
     } else if (writes && Overlap(p->c, slot) && !SameBytes(p->c, slot)) {
-      Error(At(step.c, step), op + " output '" + c.name + "' overlaps part of input '" + in.name +
-                                  "'; write in place (the same buffer) or elsewhere");
+      Error(At(step.c(), step), op + " output '" + c.name + "' overlaps part of input '" + in.name +
+                                    "'; write in place (the same buffer) or elsewhere");
       ok = false;
     }
   }
   if (!ok) return;
-  Use(p->a, Access::kRead, op + " reads", At(step.a, step), p->device);
+  Use(p->a, Access::kRead, op + " reads", At(step.a(), step), p->device);
   if (p->b >= 0 && p->b != p->a)
-    Use(p->b, Access::kRead, op + " reads", At(step.b, step), p->device);
+    Use(p->b, Access::kRead, op + " reads", At(step.b(), step), p->device);
   Use(p->c, writes ? Access::kReadWrite : Access::kRead, op + (writes ? " writes" : " reads"),
-      At(step.c, step), p->device);
+      At(step.c(), step), p->device);
 }
 
 template <>
@@ -173,56 +175,56 @@ void PlanBuilder::PlanOp<Op::kMatmul>(const Step& step, PlanStep* p, BufferUses*
 }
 
 void PlanBuilder::Pattern(const Step& step, PlanStep* p) {
-  if (step.value.set == step.byte.set) {
+  if (step.value().set == step.byte().set) {
     Error(step.loc, std::string(OpName(step.op)) +
                         " needs exactly one of 'value' (a 32-bit pattern) or 'byte' (one byte, "
                         "repeated in every byte)");
     return;
   }
-  p->pattern = step.value.set ? static_cast<uint32_t>(step.value.value)
-                              : static_cast<uint32_t>(step.byte.value) * 0x01010101u;
+  p->pattern = step.value().set ? static_cast<uint32_t>(step.value().value)
+                                : static_cast<uint32_t>(step.byte().value) * 0x01010101u;
 }
 
 template <>
 void PlanBuilder::PlanOp<Op::kMemset>(const Step& step, PlanStep* p, BufferUses* capture_uses) {
   Pattern(step, p);
-  p->buffer = ResolveBuffer(step.buffer, step);
+  p->buffer = ResolveBuffer(step.buffer(), step);
   if (p->buffer < 0) return;
   if (capture_uses != nullptr) return AddUse(capture_uses, p->buffer, Access::kReadWrite);
-  Use(p->buffer, Access::kReadWrite, "memset writes", At(step.buffer, step), p->device);
+  Use(p->buffer, Access::kReadWrite, "memset writes", At(step.buffer(), step), p->device);
 }
 
 // write_value: one word at `offset` bytes into the buffer or view (PlanStep::offset), `value` in
 // PlanStep::pattern. The whole buffer or view needs read_write access (as for memset).
 template <>
 void PlanBuilder::PlanOp<Op::kWriteValue>(const Step& step, PlanStep* p, BufferUses*) {
-  p->pattern = static_cast<uint32_t>(step.value.value);
-  p->offset = step.offset.value;
-  p->buffer = ResolveBuffer(step.buffer, step);
+  p->pattern = static_cast<uint32_t>(step.value().value);
+  p->offset = step.offset().value;
+  p->buffer = ResolveBuffer(step.buffer(), step);
   if (p->buffer < 0) return;
   const PlanBuffer& buffer = plan_.buffers[p->buffer];
   // Compared without adding to the offset, which may be near 2^64 (it would wrap).
   if (p->offset % 4 != 0 || buffer.bytes < 4 || p->offset > buffer.bytes - 4) {
-    Error(At(step.offset, step), "'offset' of write_value must be a multiple of 4 inside '" +
-                                     buffer.name + "' (" + FormatBytes(buffer.bytes) + "), got " +
-                                     std::to_string(p->offset) +
-                                     (p->offset % 4 != 0 ? ": the word must be 4-byte aligned"
-                                                         : ": the word would end past the buffer"));
+    Error(At(step.offset(), step),
+          "'offset' of write_value must be a multiple of 4 inside '" + buffer.name + "' (" +
+              FormatBytes(buffer.bytes) + "), got " + std::to_string(p->offset) +
+              (p->offset % 4 != 0 ? ": the word must be 4-byte aligned"
+                                  : ": the word would end past the buffer"));
     return;
   }
-  Use(p->buffer, Access::kReadWrite, "write_value writes", At(step.buffer, step), p->device);
+  Use(p->buffer, Access::kReadWrite, "write_value writes", At(step.buffer(), step), p->device);
 }
 
 template <>
 void PlanBuilder::PlanOp<Op::kBusy>(const Step& step, PlanStep* p, BufferUses*) {
-  p->duration_ns = step.duration.value;
+  p->duration_ns = step.duration().value;
   if (p->duration_ns == 0 || p->duration_ns > kMaxBusyNs) {
-    Error(At(step.duration, step), "'duration' of busy must be above 0 and at most 10min, got " +
-                                       DurationText(p->duration_ns));
+    Error(At(step.duration(), step), "'duration' of busy must be above 0 and at most 10min, got " +
+                                         DurationText(p->duration_ns));
   }
-  p->pattern = static_cast<uint32_t>(step.value.value);  // the schema default is 1.0f's bits
-  p->buffer = ResolveBuffer(step.buffer, step);
-  if (p->buffer >= 0) Use(p->buffer, Access::kReadWrite, "busy writes", At(step.buffer, step));
+  p->pattern = static_cast<uint32_t>(step.value().value);  // the schema default is 1.0f's bits
+  p->buffer = ResolveBuffer(step.buffer(), step);
+  if (p->buffer >= 0) Use(p->buffer, Access::kReadWrite, "busy writes", At(step.buffer(), step));
 }
 
 }  // namespace vmm

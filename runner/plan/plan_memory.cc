@@ -28,12 +28,12 @@ bool PlanBuilder::Aligned(const Located<uint64_t>& field, const char* key, uint6
 }
 
 int PlanBuilder::MemoryBuffer(const Step& step) {
-  const int slot = ResolveBuffer(step.buffer, step);
+  const int slot = ResolveBuffer(step.buffer(), step);
   if (slot < 0 || plan_.buffers[slot].base < 0) return slot;
   const std::string& owner = plan_.buffers[plan_.buffers[slot].base].name;
-  Error(At(step.buffer, step), "'" + step.buffer.value + "' is a view into '" + owner + "'; " +
-                                   OpName(step.op) + " acts on reservations: use buffer '" + owner +
-                                   "' (with an offset)");
+  Error(At(step.buffer(), step), "'" + step.buffer().value + "' is a view into '" + owner + "'; " +
+                                     OpName(step.op) + " acts on reservations: use buffer '" +
+                                     owner + "' (with an offset)");
   return -1;
 }
 
@@ -41,23 +41,23 @@ void PlanBuilder::Reserve(const Step& step, PlanStep* p) {
   p->buffer = MemoryBuffer(step);
   // Alignment 0 (the default) means the scenario's granularity, resolved here once for every
   // backend.
-  p->alignment = step.alignment.value != 0 ? step.alignment.value : granularity_;
-  Aligned(step.alignment, "alignment", p->alignment, step);
+  p->alignment = step.alignment().value != 0 ? step.alignment().value : granularity_;
+  Aligned(step.alignment(), "alignment", p->alignment, step);
   if (p->buffer < 0) return;
   PlanBuffer& buffer = plan_.buffers[p->buffer];
-  p->size = step.size.set ? step.size.value : RoundUp(buffer.bytes, granularity_);
-  if (step.size.set) {
+  p->size = step.size().set ? step.size().value : RoundUp(buffer.bytes, granularity_);
+  if (step.size().set) {
     if (p->size < buffer.bytes) {
-      Error(At(step.size, step), "'size' " + FormatBytes(p->size) + " is smaller than buffer '" +
-                                     buffer.name + "' (" + FormatBytes(buffer.bytes) + ")");
+      Error(At(step.size(), step), "'size' " + FormatBytes(p->size) + " is smaller than buffer '" +
+                                       buffer.name + "' (" + FormatBytes(buffer.bytes) + ")");
     } else if (p->size == 0) {
-      Error(At(step.size, step), "'size' must be greater than 0");
+      Error(At(step.size(), step), "'size' must be greater than 0");
     } else {
-      Aligned(step.size, "size", p->size, step, "reserve_size_not_granular");
+      Aligned(step.size(), "size", p->size, step, "reserve_size_not_granular");
     }
   }
   if (const GraphAllocation& a = graph_allocs_[p->buffer]; a.graph >= 0) {
-    Error(At(step.buffer, step),
+    Error(At(step.buffer(), step),
           "buffer '" + buffer.name + "' holds a graph allocation (mem_alloc at line " +
               std::to_string(a.alloc_line) + "); reserve a buffer of its own");
     return;
@@ -65,9 +65,9 @@ void PlanBuilder::Reserve(const Step& step, PlanStep* p) {
   ReservationState& r = reservations_[p->buffer];
   if (r.reserved()) {
     const auto& [label, line] = reserved_by_[p->buffer];
-    Error(At(step.buffer, step), "buffer '" + buffer.name + "' is already reserved (by step '" +
-                                     label + "' at line " + std::to_string(line) +
-                                     "); free it first");
+    Error(At(step.buffer(), step), "buffer '" + buffer.name + "' is already reserved (by step '" +
+                                       label + "' at line " + std::to_string(line) +
+                                       "); free it first");
     return;
   }
   if (buffer.reservation_size == 0) buffer.reservation_size = p->size;
@@ -84,15 +84,15 @@ int PlanBuilder::ReservedBuffer(const Step& step, std::string_view freed_rule) {
   if (reservations_[buffer].reserved()) return buffer;
   const int freed = freed_line_[buffer];
   std::string message =
-      "buffer '" + step.buffer.value + "' is not reserved" +
+      "buffer '" + step.buffer().value + "' is not reserved" +
       (freed > 0 ? ": it was freed at line " + std::to_string(freed)
                  : " at this step" + (ReservedInParent(buffer) ? BlockHint() : ""));
   if (freed == 0 || freed_rule.empty()) {
-    Error(At(step.buffer, step), std::move(message));
+    Error(At(step.buffer(), step), std::move(message));
     return -1;
   }
   const size_t errors = diagnostics_->size();
-  Refusal(At(step.buffer, step), std::move(message), freed_rule);
+  Refusal(At(step.buffer(), step), std::move(message), freed_rule);
   return diagnostics_->size() == errors ? buffer : -1;  // let through: the freed range is named
 }
 
@@ -107,8 +107,8 @@ void PlanBuilder::Free(const Step& step, PlanStep* p) {
   p->size = r.size();
   if (!r.mappings().empty()) {
     const MappingRecord& m = r.mappings().front();
-    Refusal(At(step.buffer, step),
-            "cannot free buffer '" + step.buffer.value + "': " + FormatRange(m.range) +
+    Refusal(At(step.buffer(), step),
+            "cannot free buffer '" + step.buffer().value + "': " + FormatRange(m.range) +
                 " is still mapped (by step '" + m.step_label + "' at line " +
                 std::to_string(m.line) + "); unmap it first",
             "free_while_mapped");
@@ -119,25 +119,25 @@ void PlanBuilder::Free(const Step& step, PlanStep* p) {
 }
 
 void PlanBuilder::Create(const Step& step, PlanStep* p) {
-  p->size = step.size.value;
+  p->size = step.size().value;
   if (p->size == 0) {
-    Error(At(step.size, step), "'size' must be greater than 0");
+    Error(At(step.size(), step), "'size' must be greater than 0");
   } else {
-    Aligned(step.size, "size", p->size, step, "create_size_not_granular");
+    Aligned(step.size(), "size", p->size, step, "create_size_not_granular");
   }
   AllocSpec spec;
   spec.props = PropsFromKeys(step, &spec.read_back);
   spec.props.size = p->size;
   spec.props.handle_types = HandleTypes(step);
   if (spec.props.handle_types != 0) spec.read_back = true;
-  if (step.granularity.set) {
-    spec.granularity = step.granularity.value == "recommended" ? GranularityKind::kRecommended
-                                                               : GranularityKind::kMinimum;
+  if (step.granularity().set) {
+    spec.granularity = step.granularity().value == "recommended" ? GranularityKind::kRecommended
+                                                                 : GranularityKind::kMinimum;
     spec.read_back = true;
   }
   std::string error;
-  p->alloc = allocs_.Create(step.alloc.value, step.loc.line, &error);
-  if (!error.empty()) return Error(At(step.alloc, step), error);
+  p->alloc = allocs_.Create(step.alloc().value, step.loc.line, &error);
+  if (!error.empty()) return Error(At(step.alloc(), step), error);
   plan_.alloc_sizes.push_back(p->size);
   alloc_memory_.push_back(p->alloc);
   // Visit resolved the step's `device`; memory in host RAM belongs to no device (-1).
@@ -148,51 +148,52 @@ void PlanBuilder::Create(const Step& step, PlanStep* p) {
 void PlanBuilder::Release(const Step& step, PlanStep* p) {
   NoWaitOnlyInBlocks(step);
   std::string error;
-  p->alloc = allocs_.Resolve(step.alloc.value, &error);
-  if (p->alloc < 0 && allocs_.Ended(step.alloc.value)) {
-    return Refusal(At(step.alloc, step), error, "double_release");  // never let through
+  p->alloc = allocs_.Resolve(step.alloc().value, &error);
+  if (p->alloc < 0 && allocs_.Ended(step.alloc().value)) {
+    return Refusal(At(step.alloc(), step), error, "double_release");  // never let through
   }
-  if (p->alloc < 0) return Error(At(step.alloc, step), error + AllocHint(step.alloc.value));
+  if (p->alloc < 0) return Error(At(step.alloc(), step), error + AllocHint(step.alloc().value));
   // Legal while still mapped: the memory lives until its last mapping is unmapped.
-  allocs_.End(step.alloc.value, step.loc.line);
+  allocs_.End(step.alloc().value, step.loc.line);
 }
 
 void PlanBuilder::Map(const Step& step, PlanStep* p) {
   std::string error;
-  p->alloc = allocs_.Resolve(step.alloc.value, &error);
-  if (p->alloc < 0 && allocs_.Ended(step.alloc.value)) {
-    Refusal(At(step.alloc, step), error, "map_after_release");  // never let through
+  p->alloc = allocs_.Resolve(step.alloc().value, &error);
+  if (p->alloc < 0 && allocs_.Ended(step.alloc().value)) {
+    Refusal(At(step.alloc(), step), error, "map_after_release");  // never let through
   } else if (p->alloc < 0) {
-    Error(At(step.alloc, step), error + AllocHint(step.alloc.value));
+    Error(At(step.alloc(), step), error + AllocHint(step.alloc().value));
   }
   p->buffer = ReservedBuffer(step);
-  p->offset = step.offset.value;
-  p->alloc_offset = step.alloc_offset.value;
-  bool ok = Aligned(step.offset, "offset", p->offset, step, "map_misaligned_address");
-  ok = Aligned(step.alloc_offset, "alloc_offset", p->alloc_offset, step, "map_part_of_alloc") && ok;
+  p->offset = step.offset().value;
+  p->alloc_offset = step.alloc_offset().value;
+  bool ok = Aligned(step.offset(), "offset", p->offset, step, "map_misaligned_address");
+  ok = Aligned(step.alloc_offset(), "alloc_offset", p->alloc_offset, step, "map_part_of_alloc") &&
+       ok;
   if (p->alloc >= 0) {
     const uint64_t alloc_size = plan_.alloc_sizes[p->alloc];
-    if (step.size.set) {
-      p->size = step.size.value;
+    if (step.size().set) {
+      p->size = step.size().value;
     } else if (p->alloc_offset < alloc_size) {
       p->size = alloc_size - p->alloc_offset;
     } else {
-      Error(At(step.alloc_offset, step), "'alloc_offset' " + FormatBytes(p->alloc_offset) +
-                                             " leaves nothing of alloc '" + step.alloc.value +
-                                             "' (" + FormatBytes(alloc_size) + ") to map");
+      Error(At(step.alloc_offset(), step), "'alloc_offset' " + FormatBytes(p->alloc_offset) +
+                                               " leaves nothing of alloc '" + step.alloc().value +
+                                               "' (" + FormatBytes(alloc_size) + ") to map");
       return;
     }
-    if (step.size.set && p->alloc_offset + p->size > alloc_size) {
-      Error(At(step.size, step), "'alloc_offset' + 'size' is " +
-                                     FormatBytes(p->alloc_offset + p->size) +
-                                     ", past the end of alloc '" + step.alloc.value + "' (" +
-                                     FormatBytes(alloc_size) + ")");
+    if (step.size().set && p->alloc_offset + p->size > alloc_size) {
+      Error(At(step.size(), step), "'alloc_offset' + 'size' is " +
+                                       FormatBytes(p->alloc_offset + p->size) +
+                                       ", past the end of alloc '" + step.alloc().value + "' (" +
+                                       FormatBytes(alloc_size) + ")");
       ok = false;
     } else if (p->alloc_offset != 0 || p->size != alloc_size) {
       // Seen on the H200 (driver 580.159): cuMemMap of part of a handle returns
       // CUDA_ERROR_NOT_SUPPORTED, as the driver documentation's "offset must be zero" warns.
-      Refusal(step.alloc_offset.set ? step.alloc_offset.loc : At(step.size, step),
-              "map of part of alloc '" + step.alloc.value + "' (" + FormatBytes(p->size) +
+      Refusal(step.alloc_offset().set ? step.alloc_offset().loc : At(step.size(), step),
+              "map of part of alloc '" + step.alloc().value + "' (" + FormatBytes(p->size) +
                   " at offset " + FormatBytes(p->alloc_offset) + " of " + FormatBytes(alloc_size) +
                   "): the CUDA driver maps whole allocations only (CUDA_ERROR_NOT_SUPPORTED); "
                   "create an allocation of the size to map",
@@ -200,28 +201,29 @@ void PlanBuilder::Map(const Step& step, PlanStep* p) {
       ok = false;
     }
   } else {
-    p->size = step.size.value;
+    p->size = step.size().value;
   }
-  if (p->size == 0 && step.size.set) {
-    Error(At(step.size, step), "'size' must be greater than 0");
+  if (p->size == 0 && step.size().set) {
+    Error(At(step.size(), step), "'size' must be greater than 0");
     ok = false;
-  } else if (step.size.set) {
-    ok = Aligned(step.size, "size", p->size, step, "map_part_of_alloc") && ok;
+  } else if (step.size().set) {
+    ok = Aligned(step.size(), "size", p->size, step, "map_part_of_alloc") && ok;
   }
   if (p->buffer < 0 || p->size == 0) return;
   ReservationState& r = reservations_[p->buffer];
   const ByteRange range{p->offset, p->offset + p->size};
   if (range.end > r.size() || range.end < range.begin) {
-    Refusal(step.offset.set ? step.offset.loc : At(step.size, step),
+    Refusal(step.offset().set ? step.offset().loc : At(step.size(), step),
             "mapping " + FormatRange(range) + " does not fit in the " + FormatBytes(r.size()) +
-                " reservation of '" + step.buffer.value + "'",
+                " reservation of '" + step.buffer().value + "'",
             "map_past_reservation_end");
     return;
   }
   if (const MappingRecord* m = r.FirstOverlap(range)) {
     Refusal(step.loc,
-            FormatRange(m->range) + " of '" + step.buffer.value + "' is already mapped (by step '" +
-                m->step_label + "' at line " + std::to_string(m->line) + "); unmap it first",
+            FormatRange(m->range) + " of '" + step.buffer().value +
+                "' is already mapped (by step '" + m->step_label + "' at line " +
+                std::to_string(m->line) + "); unmap it first",
             "map_over_live_mapping");
     return;
   }
@@ -233,29 +235,29 @@ void PlanBuilder::Map(const Step& step, PlanStep* p) {
 
 bool PlanBuilder::Range(const Step& step, int buffer, PlanStep* p, ByteRange* range) {
   const ReservationState& r = reservations_[buffer];
-  p->offset = step.offset.value;
-  bool ok = Aligned(step.offset, "offset", p->offset, step);
-  if (step.size.set) {
-    p->size = step.size.value;
+  p->offset = step.offset().value;
+  bool ok = Aligned(step.offset(), "offset", p->offset, step);
+  if (step.size().set) {
+    p->size = step.size().value;
     if (p->size == 0) {
-      Error(At(step.size, step), "'size' must be greater than 0");
+      Error(At(step.size(), step), "'size' must be greater than 0");
       ok = false;
     } else {
-      ok = Aligned(step.size, "size", p->size, step) && ok;
+      ok = Aligned(step.size(), "size", p->size, step) && ok;
     }
   } else if (p->offset < r.size()) {
     p->size = r.size() - p->offset;
   } else {
-    Error(At(step.offset, step), "'offset' " + FormatBytes(p->offset) + " is past the end of the " +
-                                     FormatBytes(r.size()) + " reservation of '" +
-                                     step.buffer.value + "'");
+    Error(At(step.offset(), step), "'offset' " + FormatBytes(p->offset) +
+                                       " is past the end of the " + FormatBytes(r.size()) +
+                                       " reservation of '" + step.buffer().value + "'");
     return false;
   }
   *range = ByteRange{p->offset, p->offset + p->size};
   if (ok && (range->end > r.size() || range->end <= range->begin)) {
-    Error(step.offset.set ? step.offset.loc : At(step.size, step),
+    Error(step.offset().set ? step.offset().loc : At(step.size(), step),
           "range " + FormatRange(*range) + " does not fit in the " + FormatBytes(r.size()) +
-              " reservation of '" + step.buffer.value + "'");
+              " reservation of '" + step.buffer().value + "'");
     ok = false;
   }
   return ok;
@@ -263,7 +265,7 @@ bool PlanBuilder::Range(const Step& step, int buffer, PlanStep* p, ByteRange* ra
 
 void PlanBuilder::DefaultToMappedRun(const Step& step, const ReservationState& r, PlanStep* p,
                                      ByteRange* range) const {
-  if (step.size.set) return;
+  if (step.size().set) return;
   const std::optional<ByteRange> hole = r.FirstUnmapped(*range);
   if (!hole || hole->begin == range->begin) return;
   range->end = hole->begin;
@@ -280,11 +282,11 @@ void PlanBuilder::SetAccess(const Step& step, PlanStep* p) {
   DefaultToMappedRun(step, r, p, &range);
   if (std::optional<ByteRange> hole = r.FirstUnmapped(range)) {
     const std::string hint = hole->begin == range.begin ? "; map it first"
-                             : step.size.set
+                             : step.size().set
                                  ? "; leave out 'size' to cover what is mapped from 'offset'"
                                  : "";
     Refusal(step.loc,
-            "cannot set access on " + FormatRange(range) + " of '" + step.buffer.value +
+            "cannot set access on " + FormatRange(range) + " of '" + step.buffer().value +
                 "': " + FormatRange(*hole) + " is not mapped" + hint,
             "set_access_unmapped");
     return;
@@ -293,7 +295,7 @@ void PlanBuilder::SetAccess(const Step& step, PlanStep* p) {
   // CUDA_ERROR_INVALID_VALUE; several whole mappings at once are fine.
   if (const MappingRecord* m = r.FirstCut(range)) {
     Refusal(step.loc,
-            "cannot set access on " + FormatRange(range) + " of '" + step.buffer.value +
+            "cannot set access on " + FormatRange(range) + " of '" + step.buffer().value +
                 "': it covers part of the mapping " + FormatRange(m->range) + " made by step '" +
                 m->step_label + "' at line " + std::to_string(m->line) +
                 " (CUDA sets access on whole mappings only, CUDA_ERROR_INVALID_VALUE)",
@@ -311,7 +313,7 @@ void PlanBuilder::Unmap(const Step& step, PlanStep* p) {
   ReservationState& r = reservations_[p->buffer];
   DefaultToMappedRun(step, r, p, &range);
   const std::string what =
-      "cannot unmap " + FormatRange(range) + " of '" + step.buffer.value + "': ";
+      "cannot unmap " + FormatRange(range) + " of '" + step.buffer().value + "': ";
   if (r.FirstOverlap(range) == nullptr) {
     Refusal(step.loc, what + "nothing is mapped there", "unmap_not_mapped");
     return;
@@ -397,12 +399,12 @@ std::string PlanBuilder::AllocHint(const std::string& name) const {
 }
 
 void PlanBuilder::NoWaitOnlyInBlocks(const Step& step) {
-  if (!step.wait.set || step.wait.value || parent_ != nullptr) return;
-  Error(step.wait.loc, std::string("'wait: false' on ") + OpName(step.op) +
-                           " is allowed only inside an isolate block: a call that does not wait "
-                           "for running kernels faults them, and the fault poisons the process "
-                           "that makes it; put the step in {isolate: {expect: "
-                           "CUDA_ERROR_ILLEGAL_ADDRESS}, steps: [...]}");
+  if (!step.wait().set || step.wait().value || parent_ != nullptr) return;
+  Error(step.wait().loc, std::string("'wait: false' on ") + OpName(step.op) +
+                             " is allowed only inside an isolate block: a call that does not wait "
+                             "for running kernels faults them, and the fault poisons the process "
+                             "that makes it; put the step in {isolate: {expect: "
+                             "CUDA_ERROR_ILLEGAL_ADDRESS}, steps: [...]}");
 }
 
 #define VMM_PLAN_MEMORY(Enum, Method)                                              \

@@ -41,20 +41,22 @@ std::string Bound::Text() const {
 
 AllocProps PlanBuilder::PropsFromKeys(const Step& step, bool* any) {
   AllocProps props;
-  *any = step.location.set || step.numa_node.set || step.compression.set || step.gpudirect_rdma.set;
-  ParseMemLocation(step.location.value, &props.location);  // the schema allows the three words
-  if (step.numa_node.set) {
+  *any = step.location().set || step.numa_node().set || step.compression().set ||
+         step.gpudirect_rdma().set;
+  ParseMemLocation(step.location().value, &props.location);  // the schema allows the three words
+  if (step.numa_node().set) {
     if (props.location != MemLocation::kHostNuma) {
-      Error(step.numa_node.loc, std::string("'numa_node' is for location host_numa; this step asks "
-                                            "for ") +
-                                    MemLocationName(props.location) + " memory");
+      Error(step.numa_node().loc,
+            std::string("'numa_node' is for location host_numa; this step asks "
+                        "for ") +
+                MemLocationName(props.location) + " memory");
     }
-    props.location_id = static_cast<int>(step.numa_node.value);  // the schema bounds it
+    props.location_id = static_cast<int>(step.numa_node().value);  // the schema bounds it
   } else if (props.location == MemLocation::kHostNuma) {
     props.location_id = 0;
   }
-  props.compression = step.compression.value;
-  props.gpudirect_rdma = step.gpudirect_rdma.value;
+  props.compression = step.compression().value;
+  props.gpudirect_rdma = step.gpudirect_rdma().value;
   return props;
 }
 
@@ -103,24 +105,24 @@ bool PlanBuilder::ReadBound(const StepMap& map, const char* quantity, const Step
 }
 
 void PlanBuilder::AddressHint(const Step& step, PlanStep* p) {
-  const bool hint = step.address.set || step.address_map.set;
+  const bool hint = step.address().set || step.address_map().set;
   const Located<std::string>& expect_address = Key(step, "expect_address");
   if (expect_address.set && !hint) {
     Error(expect_address.loc, "'expect_address' needs 'address' (the hint to compare with)");
   }
   if (expect_address.value == "honoured") p->expect = Expectation::kHonoured;
   if (expect_address.value == "moved") p->expect = Expectation::kMoved;
-  if (step.address.set) {
-    p->offset = step.address.value;
+  if (step.address().set) {
+    p->offset = step.address().value;
     if (p->offset == 0 || p->offset % granularity_ != 0) {
-      Error(step.address.loc, "'address' " + Hex(p->offset) +
-                                  " is not a non-zero multiple of the granularity (" +
-                                  FormatBytes(granularity_) + ")");
+      Error(step.address().loc, "'address' " + Hex(p->offset) +
+                                    " is not a non-zero multiple of the granularity (" +
+                                    FormatBytes(granularity_) + ")");
     }
     return;
   }
-  if (!step.address_map.set) return;
-  const StepMap& m = step.address_map;
+  if (!step.address_map().set) return;
+  const StepMap& m = step.address_map();
   if (m.entries.size() != 1) {
     Error(m.loc, "'address' needs exactly one of 'at' or 'after'");
     return;
@@ -154,37 +156,38 @@ const MappingRecord* PlanBuilder::MappedAt(int slot, uint64_t offset, const Step
       std::string(OpName(step.op)) + " at " + FormatBytes(offset) + " into '" + b.name + "'" +
       (b.base >= 0 ? " (" + FormatBytes(*at) + " into '" + plan_.buffers[owner].name + "')" : "");
   if (!r.reserved()) {
-    Error(At(step.buffer, step),
+    Error(At(step.buffer(), step),
           where + ": '" + plan_.buffers[owner].name + "' is not reserved at this step");
     return nullptr;
   }
   if (*at >= r.size()) {
-    Error(At(step.offset, step), where + " is past the end of the " + FormatBytes(r.size()) +
-                                     " reservation of '" + plan_.buffers[owner].name + "'");
+    Error(At(step.offset(), step), where + " is past the end of the " + FormatBytes(r.size()) +
+                                       " reservation of '" + plan_.buffers[owner].name + "'");
     return nullptr;
   }
   const MappingRecord* m = r.FirstOverlap(ByteRange{*at, *at + 1});
-  if (m == nullptr) Error(At(step.buffer, step), where + ": nothing is mapped there at this step");
+  if (m == nullptr)
+    Error(At(step.buffer(), step), where + ": nothing is mapped there at this step");
   return m;
 }
 
 template <>
 void PlanBuilder::PlanOp<Op::kRetain>(const Step& step, PlanStep* p, BufferUses*) {
   p->query = PlanQuery{};
-  p->buffer = ResolveBuffer(step.buffer, step);
-  p->offset = step.offset.value;
+  p->buffer = ResolveBuffer(step.buffer(), step);
+  p->offset = step.offset().value;
   const MappingRecord* m = nullptr;
   uint64_t at = 0;
   if (p->buffer >= 0) m = MappedAt(p->buffer, p->offset, step, &at);
-  if (const StepMapEntry* same = step.expect_map.Find("same_as")) {
+  if (const StepMapEntry* same = step.expect_map().Find("same_as")) {
     std::string error;
     p->query->same_as = allocs_.Resolve(same->value.value, &error);
     if (p->query->same_as < 0) Error(same->value.loc, error);
     p->expect = Expectation::kAnswers;
   }
   std::string error;
-  p->alloc = allocs_.Create(step.alloc.value, step.loc.line, &error);
-  if (!error.empty()) return Error(At(step.alloc, step), error);
+  p->alloc = allocs_.Create(step.alloc().value, step.loc.line, &error);
+  if (!error.empty()) return Error(At(step.alloc(), step), error);
   // The retained handle is the mapped allocation: its size (a whole allocation is mapped).
   const uint64_t size = m != nullptr && m->alloc_slot >= 0 ? plan_.alloc_sizes[m->alloc_slot] : 0;
   plan_.alloc_sizes.push_back(size);
@@ -201,10 +204,10 @@ void PlanBuilder::PlanOp<Op::kCheckProperties>(const Step& step, PlanStep* p, Bu
   p->query = PlanQuery{};
   p->expect = Expectation::kAnswers;
   std::string error;
-  p->alloc = allocs_.Resolve(step.alloc.value, &error);
-  if (p->alloc < 0) Error(At(step.alloc, step), error);
+  p->alloc = allocs_.Resolve(step.alloc().value, &error);
+  if (p->alloc < 0) Error(At(step.alloc(), step), error);
   PlanQuery& q = *p->query;
-  for (const StepMapEntry& e : step.expect_map.entries) {
+  for (const StepMapEntry& e : step.expect_map().entries) {
     if (e.key == "location") {
       ParseMemLocation(e.value.value, &q.props.location);
       q.asserted |= kCheckLocation;
@@ -228,7 +231,7 @@ void PlanBuilder::PlanOp<Op::kCheckProperties>(const Step& step, PlanStep* p, Bu
     }
   }
   if (q.asserted == 0) {
-    Error(step.expect_map.set ? step.expect_map.loc : step.loc,
+    Error(step.expect_map().set ? step.expect_map().loc : step.loc,
           "check_properties needs at least one property under 'expect' (location, numa_node, "
           "compression, gpudirect_rdma, device)");
   }
@@ -239,8 +242,8 @@ void PlanBuilder::PlanOp<Op::kCheckRange>(const Step& step, PlanStep* p, BufferU
   p->query = PlanQuery{};
   p->expect = Expectation::kAnswers;
   PlanQuery& q = *p->query;
-  p->buffer = ResolveBuffer(step.buffer, step);
-  p->offset = step.offset.value;
+  p->buffer = ResolveBuffer(step.buffer(), step);
+  p->offset = step.offset().value;
   uint64_t at = 0;
   const MappingRecord* m = p->buffer >= 0 ? MappedAt(p->buffer, p->offset, step, &at) : nullptr;
   if (m != nullptr) {
@@ -250,8 +253,8 @@ void PlanBuilder::PlanOp<Op::kCheckRange>(const Step& step, PlanStep* p, BufferU
         reservations_[owner].FirstProblem(ByteRange{at, at + 1}, Access::kRead, 0);
     if (problem == AccessProblem::kNeverSet || problem == AccessProblem::kAccessNone) {
       Refusal(
-          At(step.buffer, step),
-          "check_range at " + FormatBytes(p->offset) + " into '" + step.buffer.value +
+          At(step.buffer(), step),
+          "check_range at " + FormatBytes(p->offset) + " into '" + step.buffer().value +
               "': the mapping there " +
               (problem == AccessProblem::kNeverSet ? "has no access yet" : "has access 'none'") +
               ", and cuMemGetAddressRange finds a mapping only once the device has access to "
@@ -259,9 +262,9 @@ void PlanBuilder::PlanOp<Op::kCheckRange>(const Step& step, PlanStep* p, BufferU
           "range_without_access");
     }
   }
-  const StepMapEntry* base = step.expect_map.Find("base");
-  const StepMapEntry* base_offset = step.expect_map.Find("base_offset");
-  const StepMapEntry* size = step.expect_map.Find("size");
+  const StepMapEntry* base = step.expect_map().Find("base");
+  const StepMapEntry* base_offset = step.expect_map().Find("base_offset");
+  const StepMapEntry* size = step.expect_map().Find("size");
   if (base != nullptr) q.base = ResolveBuffer(base->value, step);
   if (base_offset != nullptr) {
     EntrySize(*base_offset, &q.base_offset);
@@ -273,7 +276,7 @@ void PlanBuilder::PlanOp<Op::kCheckRange>(const Step& step, PlanStep* p, BufferU
     if (EntrySize(*size, &b.value)) q.bounds.push_back(b);
   }
   if (base == nullptr && size == nullptr)
-    Error(step.expect_map.set ? step.expect_map.loc : step.loc,
+    Error(step.expect_map().set ? step.expect_map().loc : step.loc,
           "check_range needs 'base' or 'size' under 'expect'");
 }
 
@@ -284,15 +287,15 @@ void PlanBuilder::PlanOp<Op::kCheckGranularity>(const Step& step, PlanStep* p, B
   PlanQuery& q = *p->query;
   bool any = false;
   q.props = PropsFromKeys(step, &any);
-  for (const StepMapEntry& e : step.expect_map.entries) {
+  for (const StepMapEntry& e : step.expect_map().entries) {
     Bound b;
     const bool minimum = e.key.rfind("minimum", 0) == 0;
     b.quantity = minimum ? "minimum" : "recommended";
     b.cmp = e.key.find("_at_most") != std::string::npos ? Bound::Cmp::kAtMost : Bound::Cmp::kEqual;
     if (EntrySize(e, &b.value)) q.bounds.push_back(b);
   }
-  if (step.expect_map.entries.empty()) {
-    Error(step.expect_map.set ? step.expect_map.loc : step.loc,
+  if (step.expect_map().entries.empty()) {
+    Error(step.expect_map().set ? step.expect_map().loc : step.loc,
           "check_granularity needs at least one of 'minimum', 'recommended', 'minimum_at_most' or "
           "'recommended_at_most' under 'expect'");
   }
@@ -340,13 +343,13 @@ void PlanBuilder::PlanOp<Op::kCheckMemory>(const Step& step, PlanStep* p, Buffer
               subject.value + "'");
   }
   q.device_subject = subject.set && subject.value == "device";
-  if (step.freed.set == step.used.set) {
+  if (step.freed().set == step.used().set) {
     Error(step.loc, "check_memory needs exactly one of 'freed' or 'used'");
     return;
   }
   Bound b;
-  if (ReadBound(step.freed.set ? step.freed : step.used, step.freed.set ? "freed" : "used", step,
-                &b)) {
+  if (ReadBound(step.freed().set ? step.freed() : step.used(), step.freed().set ? "freed" : "used",
+                step, &b)) {
     q.bounds.push_back(b);
   }
 }

@@ -40,8 +40,8 @@ void PlanBuilder::SetNode(const Step& step, PlanStep* p) {
   if (exec.graph < 0) return;
   const std::string& graph = plan_.graphs[exec.graph];
   if (graphs_.LiveSlot(graph) != exec.graph) {
-    return Error(At(step.exec, step),
-                 "set_node on exec '" + step.exec.value + "' needs graph '" + graph +
+    return Error(At(step.exec(), step),
+                 "set_node on exec '" + step.exec().value + "' needs graph '" + graph +
                      "', which it was instantiated from: CUDA names an exec's nodes by that "
                      "graph's nodes, and it is no longer live (keep it until the last set_node)");
   }
@@ -50,15 +50,15 @@ void PlanBuilder::SetNode(const Step& step, PlanStep* p) {
   for (size_t i = 0; i < exec.nodes.size(); ++i) {
     if (!exec.nodes[i].named) continue;
     names.push_back(exec.nodes[i].name);
-    if (exec.nodes[i].name == step.node.value) index = static_cast<int>(i);
+    if (exec.nodes[i].name == step.node().value) index = static_cast<int>(i);
   }
   if (index < 0) {
-    const std::string close = SuggestName(step.node.value, names);
+    const std::string close = SuggestName(step.node().value, names);
     std::string list;
     for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
-    return Error(At(step.node, step),
-                 "exec '" + step.exec.value + "' has no node made by a step named '" +
-                     step.node.value + "' (in the capture of '" + graph + "')" +
+    return Error(At(step.node(), step),
+                 "exec '" + step.exec().value + "' has no node made by a step named '" +
+                     step.node().value + "' (in the capture of '" + graph + "')" +
                      (!close.empty() ? "; did you mean '" + close + "'?"
                       : list.empty() ? "; name the captured steps to refer to their nodes"
                                      : "; its named nodes: " + list));
@@ -69,8 +69,8 @@ void PlanBuilder::SetNode(const Step& step, PlanStep* p) {
   // Which keys the node takes: its step's parameters.
   const Op op = node.spec.op;
   const std::pair<const char*, const Located<std::string>*> text_keys[] = {
-      {"buffer", &step.buffer}, {"a", &step.a},       {"b", &step.b},
-      {"c", &step.c},           {"from", &step.from}, {"to", &step.to}};
+      {"buffer", &step.buffer()}, {"a", &step.a()},       {"b", &step.b()},
+      {"c", &step.c()},           {"from", &step.from()}, {"to", &step.to()}};
   auto takes = [&](const std::string& key) {
     if (op == Op::kFill) return key == "buffer" || key == "seed";
     if (op == Op::kMatmul) return key == "a" || key == "b" || key == "c";
@@ -83,7 +83,7 @@ void PlanBuilder::SetNode(const Step& step, PlanStep* p) {
                          : op == Op::kMemset ? "buffer and value or byte"
                          : op == Op::kCopy   ? (node.host_source ? "to" : "from and to")
                                              : "";
-  bool changes = false, ok = true, given = step.enabled.set;
+  bool changes = false, ok = true, given = step.enabled().set;
   auto refuse_key = [&](const char* key, const SourceLoc& loc) {
     given = true;
     Error(loc, std::string("set_node: '") + key + "' does not apply to " + what +
@@ -124,31 +124,31 @@ void PlanBuilder::SetNode(const Step& step, PlanStep* p) {
       ok = false;
     }
   }
-  if (step.seed.set) {
+  if (step.seed().set) {
     if (takes("seed")) {
-      spec.seed = step.seed.value;
+      spec.seed = step.seed().value;
       changes = true;
     } else {
-      refuse_key("seed", step.seed.loc);
+      refuse_key("seed", step.seed().loc);
     }
   }
-  if (step.value.set || step.byte.set) {
+  if (step.value().set || step.byte().set) {
     if (takes("value")) {
       Pattern(step, &spec);
       changes = true;
     } else {
-      refuse_key(step.value.set ? "value" : "byte",
-                 At(step.value.set ? step.value : step.byte, step));
+      refuse_key(step.value().set ? "value" : "byte",
+                 At(step.value().set ? step.value() : step.byte(), step));
     }
   }
-  if (step.enabled.set) {
+  if (step.enabled().set) {
     if (!CanDisable(node.type)) {
-      Error(At(step.enabled, step), "set_node: " + what +
-                                        " cannot be enabled or disabled; cudaGraphNodeSetEnabled "
-                                        "takes kernel, memset and memcpy nodes only");
+      Error(At(step.enabled(), step), "set_node: " + what +
+                                          " cannot be enabled or disabled; cudaGraphNodeSetEnabled "
+                                          "takes kernel, memset and memcpy nodes only");
       ok = false;
     }
-    p->enabled = step.enabled.value ? 1 : 0;
+    p->enabled = step.enabled().value ? 1 : 0;
   }
   if (!changes && !given) {
     return Error(step.loc, "set_node changes nothing: give " + what + " new parameters" +
@@ -190,7 +190,7 @@ void PlanBuilder::SetNode(const Step& step, PlanStep* p) {
     node.reservation_ids = ReservationIds(node.uses, nullptr);
     p->body.push_back(std::move(spec));
   }
-  if (step.enabled.set) exec.enabled[index] = step.enabled.value;
+  if (step.enabled().set) exec.enabled[index] = step.enabled().value;
   CheckExecRaces(step, exec);
 }
 

@@ -11,41 +11,41 @@ uint32_t PlanBuilder::HandleTypes(const Step& step) {
   // say (fabric: the H200 without an IMEX channel returns CUDA_ERROR_NOT_PERMITTED, as does the
   // host twin).
   uint32_t bits = 0;
-  for (const Located<std::string>& type : step.handle_types) bits |= HandleTypeBit(type.value);
+  for (const Located<std::string>& type : step.handle_types()) bits |= HandleTypeBit(type.value);
   return bits;
 }
 
 void PlanBuilder::Export(const Step& step, PlanStep* p) {
   std::string error;
-  p->alloc = allocs_.Resolve(step.alloc.value, &error);
+  p->alloc = allocs_.Resolve(step.alloc().value, &error);
   if (p->alloc < 0) {
-    Error(At(step.alloc, step), error);
+    Error(At(step.alloc(), step), error);
   } else if (auto from = imported_from_.find(p->alloc); from != imported_from_.end()) {
-    Error(At(step.alloc, step), "alloc '" + step.alloc.value + "' was imported (from alloc '" +
-                                    from->second +
-                                    "'); export the allocation that was created, or the handle "
-                                    "you already have");
+    Error(At(step.alloc(), step), "alloc '" + step.alloc().value + "' was imported (from alloc '" +
+                                      from->second +
+                                      "'); export the allocation that was created, or the handle "
+                                      "you already have");
   } else if ((plan_.alloc_specs[p->alloc].props.handle_types & kHandleTypePosixFd) == 0) {
-    Error(At(step.alloc, step),
-          "alloc '" + step.alloc.value + "' was created (at line " +
-              std::to_string(allocs_.MadeLine(step.alloc.value)) +
+    Error(At(step.alloc(), step),
+          "alloc '" + step.alloc().value + "' was created (at line " +
+              std::to_string(allocs_.MadeLine(step.alloc().value)) +
               ") without 'handle_types: [posix_fd]'; add it to the create (the driver's answer "
               "to such an export was not measured, so vmm-run does not send it)");
   }
-  const std::string& name = step.handle.value;
+  const std::string& name = step.handle().value;
   if (auto it = handles_.find(name); it != handles_.end()) {
-    Error(At(step.handle, step), "handle '" + name + "' was already exported (at line " +
-                                     std::to_string(it->second.line) + "); use another name");
+    Error(At(step.handle(), step), "handle '" + name + "' was already exported (at line " +
+                                       std::to_string(it->second.line) + "); use another name");
     p->handle = it->second.slot;
     return;
   }
   p->handle = static_cast<int>(plan_.handles.size());
   plan_.handles.push_back(name);
-  handles_[name] = SharedHandle{p->handle, p->alloc, step.alloc.value, step.loc.line};
+  handles_[name] = SharedHandle{p->handle, p->alloc, step.alloc().value, step.loc.line};
 }
 
 void PlanBuilder::Import(const Step& step, PlanStep* p) {
-  const std::string& name = step.handle.value;
+  const std::string& name = step.handle().value;
   std::unordered_map<std::string, SharedHandle>::const_iterator it = handles_.find(name);
   // Inside an isolate block, a handle the parent exported before the block: the child receives its
   // fd (SCM_RIGHTS) under the same name.
@@ -68,7 +68,7 @@ void PlanBuilder::Import(const Step& step, PlanStep* p) {
     if (parent_ != nullptr)
       for (const auto& [n, h] : parent_->handles_) names.push_back(n);
     const std::string close = SuggestName(name, names);
-    Error(At(step.handle, step),
+    Error(At(step.handle(), step),
           "unknown handle '" + name + "'" +
               (!close.empty()  ? ", did you mean '" + close + "'?"
                : names.empty() ? "; no handle was exported before this step (export one first)"
@@ -84,7 +84,7 @@ void PlanBuilder::Import(const Step& step, PlanStep* p) {
     std::string error;
     const int live = owner->allocs_.Resolve(shared.alloc_name, &error);
     if (live != shared.alloc) {
-      Error(At(step.handle, step),
+      Error(At(step.handle(), step),
             "handle '" + name + "' was exported from alloc '" + shared.alloc_name +
                 "', which is no longer live" + (error.empty() ? "" : " (" + error + ")") +
                 "; vmm-run imports a handle only while its allocation lives (the driver's answer "
@@ -100,8 +100,8 @@ void PlanBuilder::Import(const Step& step, PlanStep* p) {
     }
   }
   std::string error;
-  p->alloc = allocs_.Create(step.alloc.value, step.loc.line, &error);
-  if (!error.empty()) return Error(At(step.alloc, step), error);
+  p->alloc = allocs_.Create(step.alloc().value, step.loc.line, &error);
+  if (!error.empty()) return Error(At(step.alloc(), step), error);
   p->size = size;
   spec.props.size = size;
   if (!from.empty()) imported_from_[p->alloc] = from;

@@ -139,17 +139,17 @@ TEST(Expander, LocationsShareOneOriginPerFileAndPerLoopPass) {
   const Step& first = s->steps[1];
   const Step& second = s->steps[2];
   const Step& free = s->steps[3];
-  EXPECT_EQ(reserve.buffer.loc.origin, free.buffer.loc.origin);
-  EXPECT_EQ(reserve.loc.origin, reserve.buffer.loc.origin);
-  EXPECT_EQ(first.alloc.loc.origin, first.size.loc.origin);
-  EXPECT_NE(first.alloc.loc.origin, second.alloc.loc.origin);
-  EXPECT_NE(first.alloc.loc.origin, reserve.buffer.loc.origin);
-  EXPECT_EQ(reserve.buffer.loc.file(), "dir/s.yaml");
-  EXPECT_EQ(reserve.buffer.loc.context(), "");
-  EXPECT_EQ(second.alloc.loc.file(), "dir/s.yaml");
-  EXPECT_EQ(second.alloc.loc.context(), "for i = 1");
-  EXPECT_EQ(second.alloc.loc.line, 7);
-  EXPECT_EQ(second.size.loc.column, 48);
+  EXPECT_EQ(reserve.buffer().loc.origin, free.buffer().loc.origin);
+  EXPECT_EQ(reserve.loc.origin, reserve.buffer().loc.origin);
+  EXPECT_EQ(first.alloc().loc.origin, first.size().loc.origin);
+  EXPECT_NE(first.alloc().loc.origin, second.alloc().loc.origin);
+  EXPECT_NE(first.alloc().loc.origin, reserve.buffer().loc.origin);
+  EXPECT_EQ(reserve.buffer().loc.file(), "dir/s.yaml");
+  EXPECT_EQ(reserve.buffer().loc.context(), "");
+  EXPECT_EQ(second.alloc().loc.file(), "dir/s.yaml");
+  EXPECT_EQ(second.alloc().loc.context(), "for i = 1");
+  EXPECT_EQ(second.alloc().loc.line, 7);
+  EXPECT_EQ(second.size().loc.column, 48);
 }
 
 TEST(Expander, LoopMistakes) {

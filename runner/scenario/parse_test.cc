@@ -48,20 +48,20 @@ TEST(ParseScenarioTest, BuildsTypedTreeWithLocationsAndDefaults) {
   EXPECT_EQ(reserve.op, Op::kReserve);
   EXPECT_EQ(reserve.loc.line, 5);
   EXPECT_EQ(reserve.loc.column, 5);
-  EXPECT_EQ(reserve.size.value, 4u << 20);
-  EXPECT_TRUE(reserve.size.set);
-  EXPECT_EQ(reserve.size.loc.column, 36);
-  EXPECT_EQ(reserve.alignment.value, 0u);  // schema default
-  EXPECT_FALSE(reserve.alignment.set);
-  EXPECT_EQ(reserve.alignment.loc.line, 5);  // absent: the step's map
+  EXPECT_EQ(reserve.size().value, 4u << 20);
+  EXPECT_TRUE(reserve.size().set);
+  EXPECT_EQ(reserve.size().loc.column, 36);
+  EXPECT_EQ(reserve.alignment().value, 0u);  // schema default
+  EXPECT_FALSE(reserve.alignment().set);
+  EXPECT_EQ(reserve.alignment().loc.line, 5);  // absent: the step's map
   const Step& access = s.steps[1];
-  EXPECT_EQ(access.access.value, "read_write");
-  EXPECT_FALSE(access.access.set);
-  EXPECT_EQ(access.buffer.loc.line, 7);
-  EXPECT_EQ(access.buffer.loc.column, 13);
+  EXPECT_EQ(access.access().value, "read_write");
+  EXPECT_FALSE(access.access().set);
+  EXPECT_EQ(access.buffer().loc.line, 7);
+  EXPECT_EQ(access.buffer().loc.column, 13);
   const Step& update = s.steps[2];
   EXPECT_EQ(update.name.value, "up · date");
-  EXPECT_EQ(update.expect.value, "success");
+  EXPECT_EQ(update.expect().value, "success");
   EXPECT_EQ(update.repeat.value, 3u);
   EXPECT_FALSE(update.fatal.value);
 }
@@ -78,13 +78,13 @@ TEST(ParseScenarioTest, CaptureBodyAndLists) {
       "  - {op: check_address, of: [r1, r2], expect: different}\n"
       "  - {op: check_kernel_params, graphs: [g, h]}\n");
   ASSERT_EQ(s.steps[0].steps.size(), 2u);
-  EXPECT_EQ(s.steps[0].steps[0].seed.value, 7u);
-  EXPECT_EQ(s.steps[0].steps[1].c.value, "C");
-  ASSERT_EQ(s.steps[1].of.size(), 2u);
-  EXPECT_EQ(s.steps[1].of[1].value, "r2");
-  EXPECT_EQ(s.steps[1].of[1].loc.column, 34);
-  EXPECT_EQ(s.steps[2].expect.value, "identical");
-  EXPECT_EQ(s.steps[2].graphs[0].value, "g");
+  EXPECT_EQ(s.steps[0].steps[0].seed().value, 7u);
+  EXPECT_EQ(s.steps[0].steps[1].c().value, "C");
+  ASSERT_EQ(s.steps[1].of().size(), 2u);
+  EXPECT_EQ(s.steps[1].of()[1].value, "r2");
+  EXPECT_EQ(s.steps[1].of()[1].loc.column, 34);
+  EXPECT_EQ(s.steps[2].expect().value, "identical");
+  EXPECT_EQ(s.steps[2].graphs()[0].value, "g");
 }
 
 TEST(ParseScenarioTest, SizesTakeBinaryUnits) {
@@ -97,9 +97,9 @@ TEST(ParseScenarioTest, SizesTakeBinaryUnits) {
       "  - {op: create, alloc: c, size: 1TiB}\n");
   EXPECT_EQ(s.granularity.value, 64u << 10);
   EXPECT_TRUE(s.granularity.set);
-  EXPECT_EQ(s.steps[0].size.value, 4096u);
-  EXPECT_EQ(s.steps[1].size.value, 3ull << 30);
-  EXPECT_EQ(s.steps[2].size.value, 1ull << 40);
+  EXPECT_EQ(s.steps[0].size().value, 4096u);
+  EXPECT_EQ(s.steps[1].size().value, 3ull << 30);
+  EXPECT_EQ(s.steps[2].size().value, 1ull << 40);
 }
 
 TEST(ParseScenarioTest, ReportsEveryMistakeInFileOrder) {

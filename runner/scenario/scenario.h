@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "runner/base/boxed.h"
 #include "runner/base/diagnostic.h"
 #include "runner/vocab/op.h"
 
@@ -55,160 +56,174 @@ struct IsolateSpec {
   Located<std::string> at;       // the step (name or label) that must be the one that fails
 };
 
-// One step. Which fields are meaningful depends on `op` (see the enum); the others stay unset.
-struct Step {
+// The fields a step may carry besides op, loc, name, repeat, fatal and its bodies, by kind; each
+// is named as its key in the file. One row per field: a field is an accessor of Step, a row of
+// the builder's key tables (kStepTextFields, ...) and a slot of Step's sparse storage.
+// clang-format off
+#define VMM_STEP_TEXT_FIELDS(X) \
+  X(buffer) X(alloc) X(graph) X(exec) X(snapshot) X(other) X(from) X(to) X(a) X(b) X(c)     \
+  X(event) X(node) X(expect_error_node) X(handle) X(passes) X(access) X(expect) X(location) \
+  X(granularity) X(expect_error)
+#define VMM_STEP_SIZE_FIELDS(X) X(size) X(offset) X(alloc_offset) X(alignment)  // units -> bytes
+#define VMM_STEP_INTEGER_FIELDS(X) X(seed) X(value) X(byte) X(index) X(device) X(numa_node) X(address)
+#define VMM_STEP_DURATION_FIELDS(X) X(duration)  // units -> nanoseconds
+#define VMM_STEP_FLAG_FIELDS(X) \
+  X(async) X(enabled) X(upload) X(auto_free_on_launch) X(device_launch) X(pinned) X(compression) \
+  X(gpudirect_rdma) X(wait)
+#define VMM_STEP_LIST_FIELDS(X) X(of) X(graphs) X(handle_types)  // lists of names
+// clang-format on
+// Maps of scalars: (field, key). `expect` and `address` take a scalar or a map; the value's form
+// says which field it fills.
+#define VMM_STEP_MAP_FIELDS(X) \
+  X(freed, "freed") X(used, "used") X(expect_map, "expect") X(address_map, "address")
+
+// set_access's map form `access: {0: read_write, 1: read}`: one entry per device.
+struct DeviceAccessEntry {
+  Located<uint64_t> device;
+  Located<std::string> access;
+};
+
+// One step. Which fields are meaningful depends on `op` (see the enum and the schema).
+//
+// Steps are made by the hundred thousand (loops), and a step sets three of its fifty fields on
+// average, so a Step holds its op, location, name, repeat and fatal directly and every other field
+// sparsely: an accessor (`step.buffer()`) returns the field, or a shared unset one (value {},
+// `set` false, no location) when the step lacks it. A key the schema gives a default is stored
+// with that default, `set` false and the step's location, as before. The mutable_ accessors add
+// the field (the builder and tests write through them). What each field means:
+//   buffer alloc graph exec snapshot other: names of the things the step acts on. from, to: copy's
+//   source and destination (buffer, view or snapshot); snapshot: `to` is where it lives ("device" |
+//   "host"). a b c: matmul and elementwise operands. of: check_address's step names. graphs:
+//   check_kernel_params's graph names. event: record_event / wait_event. node: set_node's captured
+//   step. expect_error_node: update's step that made the blocking node. handle: export / import's
+//   shareable handle. passes: while's buffer whose first word counts the passes. handle_types:
+//   create's "posix_fd", "fabric".
+//   size offset alloc_offset alignment seed: bytes (sizes converted from units). value, byte:
+//   memset / check_value's 32-bit pattern, or one byte repeated. index: if / while's condition
+//   word. access: "read_write" | "read" | "none" (device 0); device_access: the map form (then
+//   access is unset). device: where create puts memory, which device runs a kernel, copy,
+//   instantiate or is asked (default 0). expect: the op's word ("same", "success", ...);
+//   expect_map: `expect` as a map (check_properties, ...). async: fill/matmul enqueue and do not
+//   wait. enabled: set_node's enable or disable. upload auto_free_on_launch device_launch:
+//   instantiate's options. pinned: a host snapshot's page-locked memory. location numa_node
+//   compression gpudirect_rdma granularity: allocation properties (create, check_granularity).
+//   freed used: check_memory's {at_least | at_most | about, tolerance}. address, address_map:
+//   reserve's literal hint or {at: BUFFER} / {after: BUFFER}. expect_error: the CUresult name a
+//   kDriver op must return (then the step passes only on that error, the state unchanged;
+//   runner/plan checks which refusals may be sent). duration: busy's run time, nanoseconds.
+//   wait: unmap/release wait for in-flight work first (false: isolate blocks only). keys: scalar
+//   keys one op alone reads, as written (PlanBuilder::Key parses them); the builder puts here every
+//   scalar key the schema accepts and the tables lack, so a new op's new key is a schema entry and
+//   a planner line. isolate: isolate blocks only.
+class Step {
+ public:
   Op op = Op::kSynchronize;
   SourceLoc loc;              // where the step's map starts
   Located<std::string> name;  // label in logs and reports; referenced by check_address
-
-  // Names of things the step acts on.
-  Located<std::string> buffer, alloc, graph, exec, snapshot, other;
-  // copy: source and destination (buffer, view or snapshot); snapshot: `to` is where it lives
-  // ("device" | "host")
-  Located<std::string> from, to;
-  Located<std::string> a, b, c;              // matmul operands (buffer names)
-  std::vector<Located<std::string>> of;      // check_address: step names
-  std::vector<Located<std::string>> graphs;  // check_kernel_params: graph names
-  Located<std::string> event;                // record_event / wait_event: an event's name
-  Located<std::string> node;                 // set_node: the captured step that made the node
-  Located<std::string> expect_error_node;    // update: the step that made the blocking node
-  Located<std::string> handle;  // export / import: the name of a shareable handle (an fd)
-  Located<std::string> passes;  // while: the buffer whose first word counts the loop's passes
-  std::vector<Located<std::string>> handle_types;  // create: "posix_fd", "fabric"
-
-  // Sizes and numbers (sizes already converted from units to bytes).
-  Located<uint64_t> size, offset, alloc_offset, alignment, seed;
-  Located<uint64_t> value, byte;  // memset / check_value: a 32-bit pattern, or one byte repeated
-  Located<uint64_t> index;        // if / while: which 32-bit word of `buffer` is the condition
-  Located<std::string> access;    // "read_write" | "read" | "none" (the scenario's device 0)
-  // set_access's map form `access: {0: read_write, 1: read}`: one entry per device, in file order
-  // (then `access` is unset).
-  struct DeviceAccessEntry {
-    Located<uint64_t> device;
-    Located<std::string> access;
-  };
-  std::vector<DeviceAccessEntry> device_access;
-  Located<uint64_t> device;     // create: where memory lives; kernels, copies, instantiate,
-                                // check_access: which device runs or is asked (default 0)
-  Located<std::string> expect;  // op-specific expectation, e.g. "same", "success", "different"
-  Located<uint64_t> repeat;     // run the step this many times and report min/median/p99
-  Located<bool> fatal;          // a failed check stops the run
-  Located<bool> async;          // fill/matmul: enqueue and do not wait (no device time)
-  Located<bool> enabled;        // set_node: enable (true) or disable (false) the node
-  Located<bool> upload, auto_free_on_launch, device_launch;  // instantiate options
-  Located<bool> pinned;  // snapshot to host: page-locked memory (default true)
-
-  // Allocation properties (create, check_granularity).
-  Located<std::string> location;  // "device" | "host" | "host_numa"
-  Located<uint64_t> numa_node;    // host_numa: the node
-  Located<bool> compression, gpudirect_rdma;
-  Located<std::string> granularity;  // create: "minimum" | "recommended"
-  // Queries.
-  StepMap freed, used;        // check_memory: {at_least | at_most | about, tolerance}
-  StepMap expect_map;         // `expect` written as a map (check_properties, ...)
-  Located<uint64_t> address;  // reserve: a literal address hint
-  StepMap address_map;        // reserve: {at: BUFFER} or {after: BUFFER}
-  // Ops with kDriver: the CUresult name the call must return ("CUDA_ERROR_INVALID_VALUE"); the
-  // step then passes only on that error, with the scenario's state unchanged (runner/plan checks
-  // the name and which refusals may be sent).
-  Located<std::string> expect_error;
-  Located<uint64_t> duration;  // busy: how long the kernel runs, nanoseconds
-  Located<bool> wait;  // unmap/release: wait for in-flight work first (false: isolate blocks only)
-
-  // Scalar keys without a member of their own, as written: a key that one op alone reads (through
-  // PlanBuilder::Key, which parses it). The builder puts here every scalar key the schema accepts
-  // and the tables below do not name, so a new op's new key is a schema entry and a planner line.
-  StepMap keys;
+  Located<uint64_t> repeat;   // run the step this many times and report min/median/p99
+  Located<bool> fatal;        // a failed check stops the run
 
   std::vector<Step> steps;                  // capture body; isolate block body; if / while body
   std::vector<std::vector<Step>> branches;  // parallel: each branch's steps
-  IsolateSpec isolate;                      // isolate blocks only
+
+#define VMM_STEP_TEXT_ACCESSORS(f)                                     \
+  const Located<std::string>& f() const { return Text(Field::k_##f); } \
+  Located<std::string>& mutable_##f() { return MutableText(Field::k_##f); }
+#define VMM_STEP_NUMBER_ACCESSORS(f)                                  \
+  const Located<uint64_t>& f() const { return Number(Field::k_##f); } \
+  Located<uint64_t>& mutable_##f() { return MutableNumber(Field::k_##f); }
+#define VMM_STEP_FLAG_ACCESSORS(f)                              \
+  const Located<bool>& f() const { return Flag(Field::k_##f); } \
+  Located<bool>& mutable_##f() { return MutableFlag(Field::k_##f); }
+#define VMM_STEP_RARE_ACCESSORS(type, f)                         \
+  const type& f() const { return rare_ ? rare_->f : kNoRare.f; } \
+  type& mutable_##f() { return Rare().f; }
+#define VMM_STEP_LIST_ACCESSORS(f) VMM_STEP_RARE_ACCESSORS(std::vector<Located<std::string>>, f)
+#define VMM_STEP_MAP_ACCESSORS(f, key) VMM_STEP_RARE_ACCESSORS(StepMap, f)
+  VMM_STEP_TEXT_FIELDS(VMM_STEP_TEXT_ACCESSORS)
+  VMM_STEP_SIZE_FIELDS(VMM_STEP_NUMBER_ACCESSORS)
+  VMM_STEP_INTEGER_FIELDS(VMM_STEP_NUMBER_ACCESSORS)
+  VMM_STEP_DURATION_FIELDS(VMM_STEP_NUMBER_ACCESSORS)
+  VMM_STEP_FLAG_FIELDS(VMM_STEP_FLAG_ACCESSORS)
+  VMM_STEP_LIST_FIELDS(VMM_STEP_LIST_ACCESSORS)
+  VMM_STEP_MAP_FIELDS(VMM_STEP_MAP_ACCESSORS)
+  VMM_STEP_RARE_ACCESSORS(std::vector<DeviceAccessEntry>, device_access)
+  VMM_STEP_RARE_ACCESSORS(StepMap, keys)
+  VMM_STEP_RARE_ACCESSORS(IsolateSpec, isolate)
+#undef VMM_STEP_TEXT_ACCESSORS
+#undef VMM_STEP_NUMBER_ACCESSORS
+#undef VMM_STEP_FLAG_ACCESSORS
+#undef VMM_STEP_LIST_ACCESSORS
+#undef VMM_STEP_MAP_ACCESSORS
+#undef VMM_STEP_RARE_ACCESSORS
+
+ private:
+  enum class Field : uint8_t {
+#define VMM_STEP_FIELD_ID(f) k_##f,
+    VMM_STEP_TEXT_FIELDS(VMM_STEP_FIELD_ID) VMM_STEP_SIZE_FIELDS(VMM_STEP_FIELD_ID)
+        VMM_STEP_INTEGER_FIELDS(VMM_STEP_FIELD_ID) VMM_STEP_DURATION_FIELDS(VMM_STEP_FIELD_ID)
+            VMM_STEP_FLAG_FIELDS(VMM_STEP_FIELD_ID)
+#undef VMM_STEP_FIELD_ID
+  };
+  template <typename V>
+  struct Entry {
+    Field field;
+    V value;
+  };
+  // The fields few steps have, boxed together.
+  struct RareFields {
+#define VMM_STEP_LIST_MEMBER(f) std::vector<Located<std::string>> f;
+#define VMM_STEP_MAP_MEMBER(f, key) StepMap f;
+    VMM_STEP_LIST_FIELDS(VMM_STEP_LIST_MEMBER)
+    VMM_STEP_MAP_FIELDS(VMM_STEP_MAP_MEMBER)
+#undef VMM_STEP_LIST_MEMBER
+#undef VMM_STEP_MAP_MEMBER
+    std::vector<DeviceAccessEntry> device_access;
+    StepMap keys;
+    IsolateSpec isolate;
+  };
+  static const RareFields kNoRare;
+
+  const Located<std::string>& Text(Field f) const;
+  const Located<uint64_t>& Number(Field f) const;
+  const Located<bool>& Flag(Field f) const;
+  Located<std::string>& MutableText(Field f);
+  Located<uint64_t>& MutableNumber(Field f);
+  Located<bool>& MutableFlag(Field f);
+  RareFields& Rare();
+
+  // In the order the fields were first written; a step has a handful, so lookups are linear.
+  std::vector<Entry<Located<std::string>>> texts_;
+  std::vector<Entry<Located<uint64_t>>> numbers_;  // sizes, integers and durations
+  std::vector<Entry<Located<bool>>> flags_;
+  Boxed<RareFields> rare_;
 };
 
 // Which schema key fills which Step field, by the field's kind (the schema says which op takes
-// which key). A scalar key the tables lack lands in Step::keys; a map or list key they lack is an
-// internal error found by the scenario tests. A key several ops share, or whose value is a map or
-// a list, is a Step member plus a row here.
-struct StepTextField {
+// which key): the field's mutable_ accessor. A scalar key the tables lack lands in
+// Step::keys(); a map or list key they lack is an internal error found by the scenario tests.
+template <typename V>
+struct StepFieldRow {
   const char* key;
-  Located<std::string> Step::*field;
+  V& (Step::*field)();
 };
-inline constexpr StepTextField kStepTextFields[] = {
-    {"name", &Step::name},
-    {"buffer", &Step::buffer},
-    {"alloc", &Step::alloc},
-    {"graph", &Step::graph},
-    {"exec", &Step::exec},
-    {"snapshot", &Step::snapshot},
-    {"other", &Step::other},
-    {"a", &Step::a},
-    {"b", &Step::b},
-    {"c", &Step::c},
-    {"access", &Step::access},
-    {"expect", &Step::expect},
-    {"from", &Step::from},
-    {"to", &Step::to},
-    {"location", &Step::location},
-    {"granularity", &Step::granularity},
-    {"event", &Step::event},
-    {"node", &Step::node},
-    {"expect_error_node", &Step::expect_error_node},
-    {"expect_error", &Step::expect_error},
-    {"handle", &Step::handle},
-    {"passes", &Step::passes},
-};
-struct StepSizeField {  // sizes with units ("2MiB"), converted to bytes
-  const char* key;
-  Located<uint64_t> Step::*field;
-};
-inline constexpr StepSizeField kStepSizeFields[] = {{"size", &Step::size},
-                                                    {"offset", &Step::offset},
-                                                    {"alloc_offset", &Step::alloc_offset},
-                                                    {"alignment", &Step::alignment}};
-struct StepIntegerField {
-  const char* key;
-  Located<uint64_t> Step::*field;
-};
-inline constexpr StepIntegerField kStepIntegerFields[] = {
-    {"seed", &Step::seed},       {"repeat", &Step::repeat}, {"value", &Step::value},
-    {"byte", &Step::byte},       {"device", &Step::device}, {"numa_node", &Step::numa_node},
-    {"address", &Step::address}, {"index", &Step::index}};
-struct StepFlagField {
-  const char* key;
-  Located<bool> Step::*field;
-};
-inline constexpr StepFlagField kStepFlagFields[] = {
-    {"fatal", &Step::fatal},
-    {"async", &Step::async},
-    {"compression", &Step::compression},
-    {"gpudirect_rdma", &Step::gpudirect_rdma},
-    {"enabled", &Step::enabled},
-    {"upload", &Step::upload},
-    {"auto_free_on_launch", &Step::auto_free_on_launch},
-    {"device_launch", &Step::device_launch},
-    {"pinned", &Step::pinned},
-    {"wait", &Step::wait}};
-struct StepDurationField {  // durations with units ("200ms"), converted to nanoseconds
-  const char* key;
-  Located<uint64_t> Step::*field;
-};
-inline constexpr StepDurationField kStepDurationFields[] = {{"duration", &Step::duration}};
-struct StepListField {  // lists of names
-  const char* key;
-  std::vector<Located<std::string>> Step::*field;
-};
-inline constexpr StepListField kStepListFields[] = {
-    {"of", &Step::of}, {"graphs", &Step::graphs}, {"handle_types", &Step::handle_types}};
-// Keys whose value is a map of scalars. A key may also be in a table above (`expect`, `address`):
-// the value's form, scalar or map, says which field it fills.
-struct StepMapField {
-  const char* key;
-  StepMap Step::*field;
-};
-inline constexpr StepMapField kStepMapFields[] = {{"expect", &Step::expect_map},
-                                                  {"freed", &Step::freed},
-                                                  {"used", &Step::used},
-                                                  {"address", &Step::address_map}};
+#define VMM_STEP_ROW(f) {#f, &Step::mutable_##f},
+#define VMM_STEP_MAP_ROW(f, key) {key, &Step::mutable_##f},
+inline constexpr StepFieldRow<Located<std::string>> kStepTextFields[] = {
+    VMM_STEP_TEXT_FIELDS(VMM_STEP_ROW)};
+inline constexpr StepFieldRow<Located<uint64_t>> kStepSizeFields[] = {
+    VMM_STEP_SIZE_FIELDS(VMM_STEP_ROW)};
+inline constexpr StepFieldRow<Located<uint64_t>> kStepIntegerFields[] = {
+    VMM_STEP_INTEGER_FIELDS(VMM_STEP_ROW)};
+inline constexpr StepFieldRow<Located<uint64_t>> kStepDurationFields[] = {
+    VMM_STEP_DURATION_FIELDS(VMM_STEP_ROW)};
+inline constexpr StepFieldRow<Located<bool>> kStepFlagFields[] = {
+    VMM_STEP_FLAG_FIELDS(VMM_STEP_ROW)};
+inline constexpr StepFieldRow<std::vector<Located<std::string>>> kStepListFields[] = {
+    VMM_STEP_LIST_FIELDS(VMM_STEP_ROW)};
+inline constexpr StepFieldRow<StepMap> kStepMapFields[] = {VMM_STEP_MAP_FIELDS(VMM_STEP_MAP_ROW)};
+#undef VMM_STEP_ROW
+#undef VMM_STEP_MAP_ROW
 
 // A named fp32 tensor. A buffer lives at the start of the reservation of the same name; a view
 // (declared under `views:`) lives `offset` bytes into the reservation of buffer `of` — PyTorch's

@@ -133,7 +133,7 @@ class Builder {
     step.loc = Loc(item);
     if (const YamlValue* name = item.Find("name")) Put(&step.name, name->scalar, Loc(*name), true);
     const YamlValue* spec = item.Find("isolate");
-    IsolateSpec& is = step.isolate;
+    IsolateSpec& is = step.mutable_isolate();
     const SourceLoc at = spec != nullptr ? Loc(*spec) : step.loc;
     Put(&is.expect, std::string("ok"), at, false);
     if (const YamlValue* expect = spec != nullptr ? spec->Find("expect") : nullptr) {
@@ -183,7 +183,7 @@ class Builder {
         steps.push_back(Group(item, item_schema));
         continue;
       }
-      Step& step = steps.emplace_back();  // built in place: a Step is large (about 3 KB)
+      Step& step = steps.emplace_back();
       step.loc = Loc(item);
       const YamlValue* op = item.Find(dispatch->discriminator);
       const SchemaNode* fields = op != nullptr ? dispatch->Case(op->scalar) : nullptr;
@@ -220,7 +220,7 @@ class Builder {
       if (v.members.empty())
         Error(v, "'access' names no device; give at least one, e.g. {0: read_write, 1: read}");
       for (const YamlMember& m : v.members) {
-        Step::DeviceAccessEntry e;
+        DeviceAccessEntry e;
         const SourceLoc key_loc = LocationOf(document_, v.origin, m.line, m.column);
         YamlValue key;
         key.kind = YamlValue::Kind::kScalar;
@@ -236,14 +236,14 @@ class Builder {
         }
         e.device = {static_cast<uint64_t>(device), key_loc, true};
         e.access = {m.value.scalar, Loc(m.value), true};
-        step->device_access.push_back(std::move(e));
+        step->mutable_device_access().push_back(std::move(e));
       }
       return;
     }
     if (v.IsMap()) {
-      for (const StepMapField& f : kStepMapFields) {
+      for (const auto& f : kStepMapFields) {
         if (key != f.key) continue;
-        StepMap& map = step->*f.field;
+        StepMap& map = (step->*f.field)();
         map.loc = std::move(loc);
         map.set = set;
         for (const YamlMember& m : v.members)
@@ -254,21 +254,26 @@ class Builder {
         return;
       }
     }
-    for (const StepTextField& f : kStepTextFields)
-      if (key == f.key) return Put(&(step->*f.field), v.scalar, std::move(loc), set);
-    for (const StepSizeField& f : kStepSizeFields)
-      if (key == f.key) return Put(&(step->*f.field), Size(v, key), std::move(loc), set);
-    for (const StepIntegerField& f : kStepIntegerFields)
+    // The fields every step has.
+    if (key == "name") return Put(&step->name, v.scalar, std::move(loc), set);
+    if (key == "repeat")
+      return Put(&step->repeat, static_cast<uint64_t>(Integer(v)), std::move(loc), set);
+    if (key == "fatal") return Put(&step->fatal, v.scalar == "true", std::move(loc), set);
+    for (const auto& f : kStepTextFields)
+      if (key == f.key) return Put(&(step->*f.field)(), v.scalar, std::move(loc), set);
+    for (const auto& f : kStepSizeFields)
+      if (key == f.key) return Put(&(step->*f.field)(), Size(v, key), std::move(loc), set);
+    for (const auto& f : kStepIntegerFields)
       if (key == f.key)
-        return Put(&(step->*f.field), static_cast<uint64_t>(Integer(v)), std::move(loc), set);
-    for (const StepFlagField& f : kStepFlagFields)
-      if (key == f.key) return Put(&(step->*f.field), v.scalar == "true", std::move(loc), set);
-    for (const StepDurationField& f : kStepDurationFields)
-      if (key == f.key) return Put(&(step->*f.field), Duration(v, key), std::move(loc), set);
-    for (const StepListField& f : kStepListFields) {
+        return Put(&(step->*f.field)(), static_cast<uint64_t>(Integer(v)), std::move(loc), set);
+    for (const auto& f : kStepFlagFields)
+      if (key == f.key) return Put(&(step->*f.field)(), v.scalar == "true", std::move(loc), set);
+    for (const auto& f : kStepDurationFields)
+      if (key == f.key) return Put(&(step->*f.field)(), Duration(v, key), std::move(loc), set);
+    for (const auto& f : kStepListFields) {
       if (key != f.key) continue;
-      for (const YamlValue& item : v.items)
-        (step->*f.field).push_back({item.scalar, Loc(item), true});
+      auto& list = (step->*f.field)();
+      for (const YamlValue& item : v.items) list.push_back({item.scalar, Loc(item), true});
       return;
     }
     if (key == "steps") {
@@ -288,7 +293,7 @@ class Builder {
       return;
     }
     if (v.IsScalar()) {  // a key of one op: the planner reads its text (Step::keys)
-      step->keys.entries.push_back({key, {v.scalar, std::move(loc), set}});
+      step->mutable_keys().entries.push_back({key, {v.scalar, std::move(loc), set}});
       return;
     }
     Error(v, "internal error: the schema's key '" + key + "' has no field in Step");
