@@ -94,7 +94,11 @@ std::optional<Scenario> ScenarioParser::Parse(const std::string& text, const std
   const bool clean = doc != nullptr && found.empty();
   diagnostics->insert(diagnostics->end(), found.begin(), found.end());
   if (!clean) return std::nullopt;
-  std::optional<Scenario> scenario = BuildScenario(*doc, validator_->schema(), file, diagnostics);
+  // Unless the caller keeps the expanded document, the builder consumes it step by step.
+  YamlValue* own = expanded != nullptr ? nullptr : expansion ? &expansion->document : &*document;
+  std::optional<Scenario> scenario =
+      own != nullptr ? BuildScenario(std::move(*own), validator_->schema(), file, diagnostics)
+                     : BuildScenario(*doc, validator_->schema(), file, diagnostics);
   if (scenario && expansion)
     for (const auto& [name, value] : expansion->vars)
       scenario->vars.emplace_back(name, value.ToString());

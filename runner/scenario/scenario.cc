@@ -15,6 +15,8 @@ const StepMapEntry* StepMap::Find(std::string_view key) const {
 }
 
 const Step::RareFields Step::kNoRare{};
+const StepMap Step::kNoKeys{};
+const IsolateSpec Step::kNoIsolate{};
 
 namespace {
 

@@ -148,8 +148,10 @@ class Step {
   VMM_STEP_LIST_FIELDS(VMM_STEP_LIST_ACCESSORS)
   VMM_STEP_MAP_FIELDS(VMM_STEP_MAP_ACCESSORS)
   VMM_STEP_RARE_ACCESSORS(std::vector<DeviceAccessEntry>, device_access)
-  VMM_STEP_RARE_ACCESSORS(StepMap, keys)
-  VMM_STEP_RARE_ACCESSORS(IsolateSpec, isolate)
+  const StepMap& keys() const { return keys_ ? *keys_ : kNoKeys; }
+  StepMap& mutable_keys() { return keys_ ? *keys_ : *(keys_ = StepMap{}); }
+  const IsolateSpec& isolate() const { return isolate_ ? *isolate_ : kNoIsolate; }
+  IsolateSpec& mutable_isolate() { return isolate_ ? *isolate_ : *(isolate_ = IsolateSpec{}); }
 #undef VMM_STEP_TEXT_ACCESSORS
 #undef VMM_STEP_NUMBER_ACCESSORS
 #undef VMM_STEP_FLAG_ACCESSORS
@@ -170,7 +172,7 @@ class Step {
     Field field;
     V value;
   };
-  // The fields few steps have, boxed together.
+  // The fields few steps have, boxed together (keys and isolate in boxes of their own).
   struct RareFields {
 #define VMM_STEP_LIST_MEMBER(f) std::vector<Located<std::string>> f;
 #define VMM_STEP_MAP_MEMBER(f, key) StepMap f;
@@ -179,10 +181,10 @@ class Step {
 #undef VMM_STEP_LIST_MEMBER
 #undef VMM_STEP_MAP_MEMBER
     std::vector<DeviceAccessEntry> device_access;
-    StepMap keys;
-    IsolateSpec isolate;
   };
   static const RareFields kNoRare;
+  static const StepMap kNoKeys;
+  static const IsolateSpec kNoIsolate;
 
   const Located<std::string>& Text(Field f) const;
   const Located<uint64_t>& Number(Field f) const;
@@ -197,6 +199,8 @@ class Step {
   std::vector<Entry<Located<uint64_t>>> numbers_;  // sizes, integers and durations
   std::vector<Entry<Located<bool>>> flags_;
   Boxed<RareFields> rare_;
+  Boxed<StepMap> keys_;
+  Boxed<IsolateSpec> isolate_;
 };
 
 // Which schema key fills which Step field, by the field's kind (the schema says which op takes

@@ -23,5 +23,10 @@ namespace vmm {
 std::optional<Scenario> BuildScenario(const YamlValue& document, const JsonSchema& schema,
                                       const std::string& file,
                                       std::vector<Diagnostic>* diagnostics);
+// The same, freeing each step's part of `document` once its step is built (the document is left
+// empty): the peak memory is the larger of the two, not their sum.
+std::optional<Scenario> BuildScenario(YamlValue&& document, const JsonSchema& schema,
+                                      const std::string& file,
+                                      std::vector<Diagnostic>* diagnostics);
 
 }  // namespace vmm
