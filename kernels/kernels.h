@@ -43,6 +43,10 @@ int LaunchBusy(uint32_t* dst, uint64_t count, uint64_t duration_ns, uint32_t pat
 // Zeroes *hash first (a memset on the same stream), then accumulates with 64-bit atomics: the sum
 // is order-independent, so the result is deterministic.
 int LaunchChecksum(const uint32_t* src, uint64_t count, uint64_t* hash, CUstream_st* stream);
+// dst[i] = src[i] for i < count, and *hash as LaunchChecksum over src, in one pass (the snapshot to
+// device memory). dst must not overlap src.
+int LaunchCopyChecksum(const uint32_t* src, uint32_t* dst, uint64_t count, uint64_t* hash,
+                       CUstream_st* stream);
 
 // Conditional nodes (condition.cu); only while `stream` is capturing, into a graph that holds the
 // conditional node of `handle` (a cudaGraphConditionalHandle). LaunchSetCondition: a kernel that

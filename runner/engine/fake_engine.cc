@@ -335,6 +335,12 @@ Status FakeEngine::Copy(DataRef dst, DataRef src, uint64_t bytes, OpTiming* timi
   return Status::Ok();
 }
 
+Status FakeEngine::CopyHashed(DataRef dst, DevicePtr src, uint64_t count, OpTiming* timing,
+                              uint64_t* hash) {
+  VMM_RETURN_IF_ERROR(Copy(dst, DataRef::Device(src), count * 4, timing));
+  return Checksum(src, count, hash);
+}
+
 namespace {
 uint64_t ZerosHash(uint64_t count) {
   uint64_t hash = 0;

@@ -109,6 +109,9 @@ class FakeEngine final : public Engine {
   Status AllocSnapshot(uint64_t bytes, DataPlace place, SnapshotHandle* out) override;
   Status FreeSnapshot(const SnapshotHandle& snapshot) override;
   Status Copy(DataRef dst, DataRef src, uint64_t bytes, OpTiming* timing) override;
+  // Copy, then Checksum of the source: the two lines, as a backend without the fused pass.
+  Status CopyHashed(DataRef dst, DevicePtr src, uint64_t count, OpTiming* timing,
+                    uint64_t* hash) override;
   Status CompareData(DevicePtr a, DataRef b, uint64_t count, const CompareOptions& options,
                      DataCompareResult* out) override;
   Status CompareValue(DevicePtr a, uint32_t pattern, uint64_t count, uint32_t max_report,

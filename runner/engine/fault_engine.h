@@ -34,7 +34,7 @@ enum class FaultKind : uint8_t {
   kExport,       // Export (an allocation as a POSIX fd)
   kImport,       // Import (a POSIX fd as an allocation)
   kLaunch,       // work on the stream: Fill, Matmul, Memset, Busy, HostFunction
-  kCopy,         // CopyDevice, Copy, CopyToHost
+  kCopy,         // CopyDevice, Copy, CopyToHost, CopyHashed
   kSnapshot,     // AllocSnapshot, FreeSnapshot (snapshot storage)
   kCheck,        // Checksum, CompareData, CompareValue, CheckMatmul (checks that read data)
   kCapture,      // BeginCapture, EndCapture

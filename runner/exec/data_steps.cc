@@ -114,8 +114,7 @@ Status RunStep<Op::kSnapshot>(const PlanStep& step, RunState& state, StepRecord&
     VMM_RETURN_IF_ERROR(state.engine.AllocSnapshot(buffer.bytes, step.place, &snap.storage));
     OpTiming timing;
     const DataRef dst = DataRef::Of(snap.storage);
-    VMM_RETURN_IF_ERROR(state.engine.Copy(dst, DataRef::Device(va), buffer.bytes, &timing));
-    VMM_RETURN_IF_ERROR(state.engine.Checksum(va, buffer.elements, &snap.hash));
+    VMM_RETURN_IF_ERROR(state.engine.CopyHashed(dst, va, buffer.elements, &timing, &snap.hash));
     record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));
     record.details.emplace_back("data_hash", Hex(snap.hash));
     record.details.emplace_back("to", std::string(IsHostPlace(step.place) ? "host" : "device"));

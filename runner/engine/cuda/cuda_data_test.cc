@@ -243,6 +243,50 @@ TEST_F(CudaDataTest, OneFlippedBitAmong2To30WordsIsFoundAndNamed) {
   ASSERT_OK(engine_->FreeSnapshot(on_host));
 }
 
+// The snapshot's one-pass copy and hash (CopyHashed) against the slow oracle: the CPU's hash of the
+// words read back, and a byte-for-byte comparison of the copy, on corrupted data (a flipped word
+// at the vector tail), with source and destination aligned and not (the scalar path), to device
+// memory, a device snapshot and a pinned host snapshot.
+TEST_F(CudaDataTest, CopyHashedCopiesAndHashesAsTheCpuDoes) {
+  const uint64_t count = (1u << 20) + 7;
+  DevicePtr a = 0, b = 0;
+  ASSERT_NO_FATAL_FAILURE(NewBuffer((count + 1) * 4, &a));
+  ASSERT_NO_FATAL_FAILURE(NewBuffer((count + 1) * 4, &b));
+  ASSERT_OK(engine_->Fill(a, count + 1, 31, nullptr));
+  ASSERT_OK(engine_->Synchronize());
+  ASSERT_NO_FATAL_FAILURE(Poke(a, count - 3, 0xdeadbeefu));
+  SnapshotHandle on_device, on_host;
+  ASSERT_OK(engine_->AllocSnapshot(count * 4, DataPlace::kDevice, &on_device));
+  ASSERT_OK(engine_->AllocSnapshot(count * 4, DataPlace::kHostPinned, &on_host));
+  for (const uint64_t src_skew : {0u, 1u}) {
+    const DevicePtr src = a + src_skew * 4;
+    std::vector<uint32_t> want(count);
+    ASSERT_OK(engine_->CopyToHost(src, count * 4, want.data()));
+    const uint64_t cpu_hash = host::ChecksumWords(want.data(), count);
+    for (const DataRef dst : {DataRef::Device(b), DataRef::Device(b + 4), DataRef::Of(on_device),
+                              DataRef::Of(on_host)}) {
+      const std::string what = std::string(DataPlaceName(dst.place)) + " dst +" +
+                               std::to_string(dst.addr % 16) + ", src +" +
+                               std::to_string(src_skew * 4);
+      uint64_t hash = 0;
+      OpTiming timing;
+      SCOPED_TRACE(what);
+      ASSERT_OK(engine_->CopyHashed(dst, src, count, &timing, &hash));
+      EXPECT_EQ(hash, cpu_hash) << what;
+      EXPECT_GE(timing.gpu_us, 0) << what;
+      std::vector<uint32_t> got(count);
+      if (IsHostPlace(dst.place)) {
+        std::memcpy(got.data(), reinterpret_cast<const void*>(dst.addr), count * 4);
+      } else {
+        ASSERT_OK(engine_->CopyToHost(dst.addr, count * 4, got.data()));
+      }
+      EXPECT_TRUE(got == want) << what;
+    }
+  }
+  ASSERT_OK(engine_->FreeSnapshot(on_device));
+  ASSERT_OK(engine_->FreeSnapshot(on_host));
+}
+
 TEST_F(CudaDataTest, SnapshotsHoldCopiesInEveryPlaceAndRestoreThem) {
   const uint64_t count = (3u << 20) + 5;
   DevicePtr a = 0, b = 0;

@@ -218,6 +218,37 @@ Status CudaEngine::Checksum(DevicePtr src, uint64_t count, uint64_t* hash) {
   return Status::Ok();
 }
 
+Status CudaEngine::CopyHashed(DataRef dst, DevicePtr src, uint64_t count, OpTiming* timing,
+                              uint64_t* hash) {
+  // A host destination is bound by PCIe, not by the second read of the source; a capture refuses
+  // the hash's wait either way (as Checksum does).
+  if (capturing_ || IsHostPlace(dst.place)) {
+    VMM_RETURN_IF_ERROR(Copy(dst, DataRef::Device(src), count * 4, timing));
+    return Checksum(src, count, hash);
+  }
+  auto what = [&] {
+    return "CopyHashed(dst=" + Hex(dst.addr) + ", src=" + Hex(src) +
+           ", count=" + std::to_string(count) + ")";
+  };
+  VMM_RETURN_IF_ERROR(Bind());
+  VMM_RETURN_IF_ERROR(Annotate(lane_->hash_scratch.Reserve(sizeof(uint64_t)), what));
+  auto* sum = static_cast<uint64_t*>(lane_->hash_scratch.data());
+  const uint32_t* from = DevicePointer<const uint32_t>(src);
+  uint32_t* to = DevicePointer<uint32_t>(dst.addr);
+  VMM_RETURN_IF_ERROR(Annotate(
+      TimedLaunch(
+          timing,
+          [&] { return CUDA_CALL(kernels::LaunchCopyChecksum(from, to, count, sum, stream())); }),
+      what));
+  uint64_t value = 0;
+  VMM_RETURN_IF_ERROR(Annotate(
+      CUDA_CALL(cudaMemcpyAsync(&value, sum, sizeof(value), cudaMemcpyDeviceToHost, stream())),
+      what));
+  VMM_RETURN_IF_ERROR(Annotate(SyncStream(), what));
+  *hash = value;
+  return Status::Ok();
+}
+
 Status CudaEngine::Synchronize() {
   VMM_RETURN_IF_ERROR(Bind());
   if (capturing_ || lanes_.size() == 1) return Annotate(SyncStream(), "Synchronize");

@@ -242,6 +242,12 @@ Status HostEngine::Checksum(DevicePtr src, uint64_t count, uint64_t* hash) {
   return kernels_.Guarded(kChecksumKernel, current_, {}, kernel);
 }
 
+Status HostEngine::CopyHashed(DataRef dst, DevicePtr src, uint64_t count, OpTiming* timing,
+                              uint64_t* hash) {
+  VMM_RETURN_IF_ERROR(Copy(dst, DataRef::Device(src), Bytes4(count), timing));
+  return Checksum(src, count, hash);
+}
+
 // --- Data plane (host_data.h) ---
 Status HostEngine::AllocSnapshot(uint64_t bytes, DataPlace place, SnapshotHandle* out) {
   return data_.AllocSnapshot(bytes, place, out);
