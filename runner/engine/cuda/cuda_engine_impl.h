@@ -181,6 +181,8 @@ class CudaEngine final : public Engine {
   // Ends a capture in progress and drops its graph (destruction path).
   void AbortCapture() noexcept;
 
+  // Waits for the stream, then reads the 8-byte hash a checksum kernel summed at `sum`.
+  Status ReadHash(const uint64_t* sum, uint64_t* hash);
   // cudaMemcpyAsync of `kind` on the stream, timed as a kernel (TimedLaunch).
   Status CopyMemory(void* dst, const void* src, uint64_t bytes, cudaMemcpyKind kind,
                     OpTiming* timing);

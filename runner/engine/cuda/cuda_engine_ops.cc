@@ -199,6 +199,15 @@ Status CudaEngine::CopyToHost(DevicePtr src, uint64_t bytes, void* dst) {
   return Annotate(SyncStream(), what);
 }
 
+Status CudaEngine::ReadHash(const uint64_t* sum, uint64_t* hash) {
+  uint64_t value = 0;
+  VMM_RETURN_IF_ERROR(
+      CUDA_CALL(cudaMemcpyAsync(&value, sum, sizeof(value), cudaMemcpyDeviceToHost, stream())));
+  VMM_RETURN_IF_ERROR(SyncStream());
+  *hash = value;
+  return Status::Ok();
+}
+
 Status CudaEngine::Checksum(DevicePtr src, uint64_t count, uint64_t* hash) {
   auto what = [&] { return "Checksum(src=" + Hex(src) + ", count=" + std::to_string(count) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
@@ -209,13 +218,7 @@ Status CudaEngine::Checksum(DevicePtr src, uint64_t count, uint64_t* hash) {
   lane_->busy = true;
   VMM_RETURN_IF_ERROR(
       Annotate(CUDA_CALL(kernels::LaunchChecksum(words, count, sum, stream())), what));
-  uint64_t value = 0;
-  VMM_RETURN_IF_ERROR(Annotate(
-      CUDA_CALL(cudaMemcpyAsync(&value, sum, sizeof(value), cudaMemcpyDeviceToHost, stream())),
-      what));
-  VMM_RETURN_IF_ERROR(Annotate(SyncStream(), what));
-  *hash = value;
-  return Status::Ok();
+  return Annotate(ReadHash(sum, hash), what);
 }
 
 Status CudaEngine::CopyHashed(DataRef dst, DevicePtr src, uint64_t count, OpTiming* timing,
@@ -240,13 +243,7 @@ Status CudaEngine::CopyHashed(DataRef dst, DevicePtr src, uint64_t count, OpTimi
           timing,
           [&] { return CUDA_CALL(kernels::LaunchCopyChecksum(from, to, count, sum, stream())); }),
       what));
-  uint64_t value = 0;
-  VMM_RETURN_IF_ERROR(Annotate(
-      CUDA_CALL(cudaMemcpyAsync(&value, sum, sizeof(value), cudaMemcpyDeviceToHost, stream())),
-      what));
-  VMM_RETURN_IF_ERROR(Annotate(SyncStream(), what));
-  *hash = value;
-  return Status::Ok();
+  return Annotate(ReadHash(sum, hash), what);
 }
 
 Status CudaEngine::Synchronize() {
