@@ -1,7 +1,6 @@
 // fill / matmul / memset: work on the engine's stream, run directly or recorded inside a capture;
 // add / scale / axpy: elementwise work on the stream (not captured).
 #include "runner/base/format.h"
-#include "runner/base/stopwatch.h"
 #include "runner/exec/run_state.h"
 #include "runner/exec/step_text.h"
 #include "runner/vocab/isolate.h"
@@ -11,14 +10,17 @@ namespace {
 
 using report::StepRecord;
 
-// An async launch passes no OpTiming: timing it would mean waiting for it.
-OpTiming* TimingOut(const PlanStep& step, OpTiming* timing) {
-  return step.async ? nullptr : timing;
-}
-
-void Finish(const PlanStep& step, const OpTiming& timing, StepRecord& record) {
+// One launch on the stream, timed by TimedCall: `launch(timing)` gets the OpTiming to fill, or
+// nullptr for an async step (timing it would mean waiting for it); then `details()` adds the
+// step's own details, and the async flag and the device time follow.
+template <typename Launch, typename Details>
+Status RecordLaunch(const PlanStep& step, StepRecord& record, Launch&& launch, Details&& details) {
+  OpTiming timing;
+  Status status = TimedCall(record, [&] { return launch(step.async ? nullptr : &timing); });
+  details();
   if (step.async) record.details.emplace_back("async", true);
   if (timing.gpu_us >= 0) record.gpu_us = timing.gpu_us;
+  return status;
 }
 
 Status RunElementwise(const PlanStep& step, RunState& state, StepRecord& record) {
@@ -28,14 +30,13 @@ Status RunElementwise(const PlanStep& step, RunState& state, StepRecord& record)
   args.c = DataVa(state, step.c);
   args.count = state.plan.buffers[step.c].elements;
   args.alpha = step.alpha;
-  OpTiming timing;
-  Stopwatch watch;
-  Status status = state.engine.Axpy(args, TimingOut(step, &timing));
-  record.wall_us = watch.ElapsedUs();
-  record.details.emplace_back("elements", static_cast<int64_t>(args.count));
-  if (step.op != Op::kAdd) record.details.emplace_back("alpha", static_cast<double>(step.alpha));
-  Finish(step, timing, record);
-  return status;
+  return RecordLaunch(
+      step, record, [&](OpTiming* timing) { return state.engine.Axpy(args, timing); },
+      [&] {
+        record.details.emplace_back("elements", static_cast<int64_t>(args.count));
+        if (step.op != Op::kAdd)
+          record.details.emplace_back("alpha", static_cast<double>(step.alpha));
+      });
 }
 
 }  // namespace
@@ -43,15 +44,15 @@ Status RunElementwise(const PlanStep& step, RunState& state, StepRecord& record)
 template <>
 Status RunStep<Op::kFill>(const PlanStep& step, RunState& state, StepRecord& record) {
   const PlanBuffer& buffer = state.plan.buffers[step.buffer];
-  OpTiming timing;
-  Stopwatch watch;
-  Status status = state.engine.Fill(DataVa(state, step.buffer), buffer.elements, step.seed,
-                                    TimingOut(step, &timing));
-  record.wall_us = watch.ElapsedUs();
-  record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));
-  record.details.emplace_back("seed", static_cast<int64_t>(step.seed));
-  Finish(step, timing, record);
-  return status;
+  return RecordLaunch(
+      step, record,
+      [&](OpTiming* timing) {
+        return state.engine.Fill(DataVa(state, step.buffer), buffer.elements, step.seed, timing);
+      },
+      [&] {
+        record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));
+        record.details.emplace_back("seed", static_cast<int64_t>(step.seed));
+      });
 }
 
 template <>
@@ -63,15 +64,13 @@ Status RunStep<Op::kMatmul>(const PlanStep& step, RunState& state, StepRecord& r
   args.m = step.m;
   args.n = step.n;
   args.k = step.k;
-  OpTiming timing;
-  Stopwatch watch;
-  Status status = state.engine.Matmul(args, TimingOut(step, &timing));
-  record.wall_us = watch.ElapsedUs();
-  record.details.emplace_back("m", static_cast<int64_t>(step.m));
-  record.details.emplace_back("n", static_cast<int64_t>(step.n));
-  record.details.emplace_back("k", static_cast<int64_t>(step.k));
-  Finish(step, timing, record);
-  return status;
+  return RecordLaunch(
+      step, record, [&](OpTiming* timing) { return state.engine.Matmul(args, timing); },
+      [&] {
+        record.details.emplace_back("m", static_cast<int64_t>(step.m));
+        record.details.emplace_back("n", static_cast<int64_t>(step.n));
+        record.details.emplace_back("k", static_cast<int64_t>(step.k));
+      });
 }
 
 template <>
@@ -92,27 +91,28 @@ Status RunStep<Op::kAxpy>(const PlanStep& step, RunState& state, StepRecord& rec
 template <>
 Status RunStep<Op::kMemset>(const PlanStep& step, RunState& state, StepRecord& record) {
   const PlanBuffer& buffer = state.plan.buffers[step.buffer];
-  OpTiming timing;
-  Status status = TimedCall(record, [&] {
-    return state.engine.Memset(DataVa(state, step.buffer), buffer.elements, step.pattern,
-                               TimingOut(step, &timing));
-  });
-  record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));
-  record.details.emplace_back("pattern", Hex(step.pattern));
-  Finish(step, timing, record);
-  return status;
+  return RecordLaunch(
+      step, record,
+      [&](OpTiming* timing) {
+        return state.engine.Memset(DataVa(state, step.buffer), buffer.elements, step.pattern,
+                                   timing);
+      },
+      [&] {
+        record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));
+        record.details.emplace_back("pattern", Hex(step.pattern));
+      });
 }
 
 template <>
 Status RunStep<Op::kWriteValue>(const PlanStep& step, RunState& state, StepRecord& record) {
   const DevicePtr dst = DataVa(state, step.buffer) + step.offset;
-  OpTiming timing;
-  Status status = TimedCall(
-      record, [&] { return state.engine.WriteValue(dst, step.pattern, TimingOut(step, &timing)); });
-  record.details.emplace_back("offset_bytes", static_cast<int64_t>(step.offset));
-  record.details.emplace_back("value", Hex(step.pattern));
-  Finish(step, timing, record);
-  return status;
+  return RecordLaunch(
+      step, record,
+      [&](OpTiming* timing) { return state.engine.WriteValue(dst, step.pattern, timing); },
+      [&] {
+        record.details.emplace_back("offset_bytes", static_cast<int64_t>(step.offset));
+        record.details.emplace_back("value", Hex(step.pattern));
+      });
 }
 
 template <>
@@ -125,16 +125,17 @@ std::string DescribeStep<Op::kWriteValue>(const Plan& plan, const PlanStep& step
 template <>
 Status RunStep<Op::kBusy>(const PlanStep& step, RunState& state, StepRecord& record) {
   const PlanBuffer& buffer = state.plan.buffers[step.buffer];
-  OpTiming timing;
-  Stopwatch watch;
-  Status status = state.engine.Busy(DataVa(state, step.buffer), buffer.elements, step.duration_ns,
-                                    step.pattern, TimingOut(step, &timing));
-  record.wall_us = watch.ElapsedUs();
-  record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));
-  record.details.emplace_back("duration_ns", static_cast<int64_t>(step.duration_ns));
-  record.details.emplace_back("pattern", Hex(step.pattern));
-  Finish(step, timing, record);
-  return status;
+  return RecordLaunch(
+      step, record,
+      [&](OpTiming* timing) {
+        return state.engine.Busy(DataVa(state, step.buffer), buffer.elements, step.duration_ns,
+                                 step.pattern, timing);
+      },
+      [&] {
+        record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));
+        record.details.emplace_back("duration_ns", static_cast<int64_t>(step.duration_ns));
+        record.details.emplace_back("pattern", Hex(step.pattern));
+      });
 }
 
 template <>
