@@ -14,6 +14,8 @@
 
 #include <cstdint>
 
+#include "kernels/launch_config.h"
+
 struct CUstream_st;  // = cudaStream_t
 
 namespace vmm::kernels {
@@ -34,10 +36,12 @@ int LaunchFill(float* dst, uint64_t count, uint64_t seed, CUstream_st* stream);
 int LaunchAxpy(const float* a, const float* b, float* c, uint64_t count, float alpha,
                CUstream_st* stream);
 
-// Spins for `duration_ns` of the GPU's global timer, then sets dst[i] = pattern for i < count
-// (one block; BusyLaunch). In-flight work of a known length for isolate blocks' races.
+// In-flight work of a known length for isolate blocks' races (one block; BusyLaunch), over
+// dst[0, count) for `duration_ns` of the GPU's global timer, as `touch` says (BusyTouch):
+// spin then set every word to pattern, read every word pass after pass, or write pattern pass
+// after pass.
 int LaunchBusy(uint32_t* dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
-               CUstream_st* stream);
+               BusyTouch touch, CUstream_st* stream);
 
 // *hash (device memory, 8 bytes) = wrapping sum over i < count of datagen::HashWord(src[i], i).
 // Zeroes *hash first (a memset on the same stream), then accumulates with 64-bit atomics: the sum

@@ -46,6 +46,17 @@ inline LaunchConfig FillLaunch(uint64_t count) {
   return c;
 }
 
+// What a busy kernel does with its buffer while it runs (the scenario's `touch`):
+//   kEnd    spin for the duration, then write the pattern once (work that writes at its end)
+//   kRead   read every word again and again until the duration has passed (a reader in flight)
+//   kWrite  write the pattern into every word again and again until then (a writer in flight)
+// kRead and kWrite make at least one whole pass, however short the duration.
+enum class BusyTouch : uint32_t { kEnd = 0, kRead = 1, kWrite = 2 };
+// The scenario's word for it: "end", "read", "write".
+inline const char* BusyTouchName(BusyTouch touch) {
+  return touch == BusyTouch::kRead ? "read" : touch == BusyTouch::kWrite ? "write" : "end";
+}
+
 // Busy: one block, so that its wait starts once (the first thread reads the clock for all) and
 // the kernel's length is its duration plus one grid-stride pass of writes.
 inline constexpr uint32_t kBusyThreads = 256;

@@ -63,6 +63,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/launch_config.h"
 #include "runner/base/status.h"
 #include "runner/engine/data_plane.h"
 #include "runner/vocab/access.h"

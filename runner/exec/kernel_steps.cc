@@ -99,7 +99,10 @@ Status RunStep<Op::kMemset>(const PlanStep& step, RunState& state, StepRecord& r
       },
       [&] {
         record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));
-        record.details.emplace_back("pattern", Hex(step.pattern));
+        if (step.touch != kernels::BusyTouch::kRead)
+          record.details.emplace_back("pattern", Hex(step.pattern));
+        if (step.touch != kernels::BusyTouch::kEnd)
+          record.details.emplace_back("touch", kernels::BusyTouchName(step.touch));
       });
 }
 
@@ -129,7 +132,7 @@ Status RunStep<Op::kBusy>(const PlanStep& step, RunState& state, StepRecord& rec
       step, record,
       [&](OpTiming* timing) {
         return state.engine.Busy(DataVa(state, step.buffer), buffer.elements, step.duration_ns,
-                                 step.pattern, timing);
+                                 step.pattern, step.touch, timing);
       },
       [&] {
         record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));
@@ -140,8 +143,18 @@ Status RunStep<Op::kBusy>(const PlanStep& step, RunState& state, StepRecord& rec
 
 template <>
 std::string DescribeStep<Op::kBusy>(const Plan& plan, const PlanStep& step, const StepRecord&) {
-  return plan.buffers[step.buffer].name + " ← " + Hex(step.pattern) + " after " +
-         DurationText(step.duration_ns) + (step.async ? " · left running" : "");
+  const std::string& name = plan.buffers[step.buffer].name;
+  const std::string running = step.async ? " · left running" : "";
+  switch (step.touch) {
+    case kernels::BusyTouch::kRead:
+      return "reads " + name + " for " + DurationText(step.duration_ns) + running;
+    case kernels::BusyTouch::kWrite:
+      return "writes " + Hex(step.pattern) + " to " + name + " for " +
+             DurationText(step.duration_ns) + running;
+    case kernels::BusyTouch::kEnd:
+      break;
+  }
+  return name + " ← " + Hex(step.pattern) + " after " + DurationText(step.duration_ns) + running;
 }
 
 template <>

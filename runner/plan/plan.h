@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/launch_config.h"
 #include "runner/base/boxed.h"
 #include "runner/base/diagnostic.h"
 #include "runner/scenario/scenario.h"
@@ -173,7 +174,8 @@ struct PlanStep {
   // (the driver refuses it safely); nullptr when the step breaks none.
   const VmmRule* broken_rule = nullptr;
   bool wait = true;  // unmap/release: wait for in-flight work first (false: isolate blocks only)
-  uint64_t duration_ns = 0;  // busy
+  uint64_t duration_ns = 0;                             // busy
+  kernels::BusyTouch touch = kernels::BusyTouch::kEnd;  // busy: what it does with its buffer
 
   // capture: the recorded steps. set_node: one step, the node's new parameters (a step of the
   // node's op whose fields are the node's after the change), or none when only `enabled` changes.

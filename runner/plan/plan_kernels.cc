@@ -223,8 +223,22 @@ void PlanBuilder::PlanOp<Op::kBusy>(const Step& step, PlanStep* p, BufferUses*) 
                                          DurationText(p->duration_ns));
   }
   p->pattern = static_cast<uint32_t>(step.value().value);  // the schema default is 1.0f's bits
+  const Located<std::string>& touch = Key(step, "touch");  // the schema allows end, read, write
+  p->touch = touch.value == "read"    ? kernels::BusyTouch::kRead
+             : touch.value == "write" ? kernels::BusyTouch::kWrite
+                                      : kernels::BusyTouch::kEnd;
+  if (p->touch == kernels::BusyTouch::kRead && step.value().set) {
+    Error(At(step.value(), step),
+          "'value' has no use with 'touch: read' (the kernel only reads its buffer); drop it, or "
+          "say touch: write to keep writing that word");
+  }
   p->buffer = ResolveBuffer(step.buffer(), step);
-  if (p->buffer >= 0) Use(p->buffer, Access::kReadWrite, "busy writes", At(step.buffer(), step));
+  if (p->buffer < 0) return;
+  if (p->touch == kernels::BusyTouch::kRead) {
+    Use(p->buffer, Access::kRead, "busy reads", At(step.buffer(), step));
+  } else {
+    Use(p->buffer, Access::kReadWrite, "busy writes", At(step.buffer(), step));
+  }
 }
 
 }  // namespace vmm

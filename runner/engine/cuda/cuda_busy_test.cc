@@ -25,7 +25,8 @@ TEST_F(CudaEngineTest, BusyRunsForItsDurationThenWritesEveryElement) {
   DevicePtr va = 0;
   ASSERT_NO_FATAL_FAILURE(NewBuffer(count * 4, &va));
   OpTiming timing;
-  ASSERT_OK(engine_->Busy(va, count, 50000000, 0xB05EB05Eu, &timing));  // 50 ms
+  ASSERT_OK(
+      engine_->Busy(va, count, 50000000, 0xB05EB05Eu, kernels::BusyTouch::kEnd, &timing));  // 50 ms
   EXPECT_GE(timing.gpu_us, 49000.0);
   EXPECT_LT(timing.gpu_us, 500000.0);
   const std::vector<uint32_t> words = ReadWords(*engine_, va, count);
@@ -34,12 +35,35 @@ TEST_F(CudaEngineTest, BusyRunsForItsDurationThenWritesEveryElement) {
   EXPECT_EQ(wrong, 0u);
 }
 
+// touch: read runs for its duration and changes nothing; touch: write leaves its pattern in every
+// element, as the host twin's (host_busy_test.cc).
+TEST_F(CudaEngineTest, BusyReadsOrWritesPassAfterPassForItsDuration) {
+  const uint64_t count = gran_ / 4;
+  DevicePtr va = 0;
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(count * 4, &va));
+  ASSERT_OK(engine_->Memset(va, count, 3, nullptr));
+  OpTiming timing;
+  ASSERT_OK(engine_->Busy(va, count, 20000000, 7, kernels::BusyTouch::kRead, &timing));  // 20 ms
+  EXPECT_GE(timing.gpu_us, 19000.0);
+  std::vector<uint32_t> words = ReadWords(*engine_, va, count);
+  uint64_t wrong = 0;
+  for (uint32_t w : words) wrong += w != 3u;
+  EXPECT_EQ(wrong, 0u);
+  ASSERT_OK(engine_->Busy(va, count, 20000000, 9, kernels::BusyTouch::kWrite, &timing));
+  EXPECT_GE(timing.gpu_us, 19000.0);
+  words = ReadWords(*engine_, va, count);
+  wrong = 0;
+  for (uint32_t w : words) wrong += w != 9u;
+  EXPECT_EQ(wrong, 0u);
+}
+
 TEST_F(CudaEngineTest, AWaitingUnmapWaitsForABusyKernelInFlight) {
   DevicePtr va = 0;
   AllocHandle h;
   ASSERT_NO_FATAL_FAILURE(NewBuffer(gran_, &va, &h));
   const auto start = std::chrono::steady_clock::now();
-  ASSERT_OK(engine_->Busy(va, gran_ / 4, 200000000, 7, nullptr));  // 200 ms, left running
+  ASSERT_OK(engine_->Busy(va, gran_ / 4, 200000000, 7, kernels::BusyTouch::kEnd,
+                          nullptr));  // 200 ms, left running
   const double launch_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(launch_ms, 100.0);  // the launch did not wait

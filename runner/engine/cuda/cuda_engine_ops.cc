@@ -84,17 +84,18 @@ Status CudaEngine::WriteValue(DevicePtr dst, uint32_t value, OpTiming* timing) {
 }
 
 Status CudaEngine::Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
-                        OpTiming* timing) {
+                        kernels::BusyTouch touch, OpTiming* timing) {
   auto what = [&] {
     return "Busy(dst=" + Hex(dst) + ", count=" + std::to_string(count) +
-           ", duration_ns=" + std::to_string(duration_ns) + ", pattern=" + Hex(pattern) + ")";
+           ", duration_ns=" + std::to_string(duration_ns) + ", pattern=" + Hex(pattern) +
+           ", touch=" + std::to_string(static_cast<uint32_t>(touch)) + ")";
   };
   VMM_RETURN_IF_ERROR(Bind());
   uint32_t* out = DevicePointer<uint32_t>(dst);
   return Annotate(TimedLaunch(timing,
                               [&] {
                                 return CUDA_CALL(kernels::LaunchBusy(out, count, duration_ns,
-                                                                     pattern, stream()));
+                                                                     pattern, touch, stream()));
                               }),
                   what);
 }

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include <chrono>
+#include <thread>
 #include <vector>
 
 #include "runner/engine/host/fault_trap.h"
@@ -45,7 +46,8 @@ TEST(HostBusyTest, AWaitedBusyRunsForItsDurationThenWrites) {
   std::unique_ptr<Engine> engine = NewEngine(false);
   const DevicePtr va = Page(*engine, Access::kReadWrite);
   OpTiming timing;
-  ASSERT_TRUE(engine->Busy(va, kWords, 20000000, 0x3F800000u, &timing).ok());
+  ASSERT_TRUE(
+      engine->Busy(va, kWords, 20000000, 0x3F800000u, kernels::BusyTouch::kEnd, &timing).ok());
   EXPECT_GE(timing.gpu_us, 20000.0);
   EXPECT_EQ(Word(*engine, va, 0), 0x3F800000u);
   EXPECT_EQ(Word(*engine, va, kWords - 1), 0x3F800000u);
@@ -56,7 +58,7 @@ TEST(HostBusyTest, AWaitingUnmapWaitsForABusyLeftRunning) {
   AllocHandle h;
   const DevicePtr va = Page(*engine, Access::kReadWrite, &h);
   const auto start = std::chrono::steady_clock::now();
-  ASSERT_TRUE(engine->Busy(va, kWords, 100000000, 7, nullptr).ok());
+  ASSERT_TRUE(engine->Busy(va, kWords, 100000000, 7, kernels::BusyTouch::kEnd, nullptr).ok());
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(50));
   SyncNote note;
   ASSERT_TRUE(engine->Unmap(va, 2 * kMiB, &note).ok());
@@ -73,7 +75,7 @@ TEST(HostBusyTest, AWaitingUnmapWaitsForABusyLeftRunning) {
 TEST(HostBusyTest, LaterKernelsRunAfterTheBusyInStreamOrder) {
   std::unique_ptr<Engine> engine = NewEngine(false);
   const DevicePtr va = Page(*engine, Access::kReadWrite);
-  ASSERT_TRUE(engine->Busy(va, kWords, 50000000, 7, nullptr).ok());
+  ASSERT_TRUE(engine->Busy(va, kWords, 50000000, 7, kernels::BusyTouch::kEnd, nullptr).ok());
   ASSERT_TRUE(engine->Memset(va, kWords, 9, nullptr).ok());  // waits for the busy first
   EXPECT_EQ(Word(*engine, va, 0), 9u);
 }
@@ -84,7 +86,7 @@ TEST(HostBusyTest, LaterKernelsRunAfterTheBusyInStreamOrder) {
 TEST(HostBusyTest, AnUnmapThatDoesNotWaitFaultsTheKernelUnderIt) {
   std::unique_ptr<Engine> engine = NewEngine(false);
   const DevicePtr va = Page(*engine, Access::kReadWrite);
-  ASSERT_TRUE(engine->Busy(va, kWords, 100000000, 7, nullptr).ok());
+  ASSERT_TRUE(engine->Busy(va, kWords, 100000000, 7, kernels::BusyTouch::kEnd, nullptr).ok());
   SyncNote note;
   note.wait = false;
   ASSERT_TRUE(engine->Unmap(va, 2 * kMiB, &note).ok());
@@ -100,13 +102,52 @@ TEST(HostBusyTest, AnUnmapThatDoesNotWaitFaultsTheKernelUnderIt) {
   EXPECT_EQ(engine->Reserve(2 * kMiB, 0, &other).message(), sync.message());  // poisoned
 }
 
+// touch: read keeps reading and writes nothing; read access is enough for it. touch: write keeps
+// writing and leaves the pattern everywhere.
+TEST(HostBusyTest, AReaderInFlightWritesNothingAndAWriterLeavesItsPattern) {
+  std::unique_ptr<Engine> engine = NewEngine(false);
+  const DevicePtr va = Page(*engine, Access::kReadWrite);
+  ASSERT_TRUE(engine->Memset(va, kWords, 3, nullptr).ok());
+  ASSERT_TRUE(engine->SetAccess(va, 2 * kMiB, Access::kRead).ok());
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(engine->Busy(va, kWords, 30000000, 7, kernels::BusyTouch::kRead, nullptr).ok());
+  ASSERT_TRUE(engine->Synchronize().ok());
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(30));
+  EXPECT_EQ(Word(*engine, va, 0), 3u);
+  EXPECT_EQ(Word(*engine, va, kWords - 1), 3u);
+  // A reader on a read-only page is legal; a writer there is refused before it runs.
+  Status refused = engine->Busy(va, kWords, 1000, 7, kernels::BusyTouch::kWrite, nullptr);
+  EXPECT_STREQ(refused.cuda_error(), "CUDA_ERROR_ILLEGAL_ADDRESS") << refused.message();
+  ASSERT_TRUE(engine->SetAccess(va, 2 * kMiB, Access::kReadWrite).ok());
+  OpTiming timing;
+  ASSERT_TRUE(engine->Busy(va, kWords, 1000, 9, kernels::BusyTouch::kWrite, &timing).ok());
+  EXPECT_EQ(Word(*engine, va, 0), 9u);
+  EXPECT_EQ(Word(*engine, va, kWords - 1), 9u);
+}
+
+// The reader's race: an unmap that does not wait lands while the kernel still reads, and its next
+// load faults, as the H200's reader does.
+TEST(HostBusyTest, AnUnmapThatDoesNotWaitFaultsAReaderUnderIt) {
+  std::unique_ptr<Engine> engine = NewEngine(false);
+  const DevicePtr va = Page(*engine, Access::kRead);
+  ASSERT_TRUE(engine->Busy(va, kWords, 200000000, 0, kernels::BusyTouch::kRead, nullptr).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // it is reading by now
+  SyncNote note;
+  note.wait = false;
+  ASSERT_TRUE(engine->Unmap(va, 2 * kMiB, &note).ok());
+  Status sync = engine->Synchronize();
+  EXPECT_NE(sync.message().find("CUDA_ERROR_ILLEGAL_ADDRESS: the kernel faulted: SIGSEGV"),
+            std::string::npos)
+      << sync.message();
+}
+
 // A release that does not wait is harmless on its own: the mapping keeps the memory alive, so the
 // kernel under it finishes its writes.
 TEST(HostBusyTest, AReleaseThatDoesNotWaitLeavesTheMappingAlive) {
   std::unique_ptr<Engine> engine = NewEngine(false);
   AllocHandle h;
   const DevicePtr va = Page(*engine, Access::kReadWrite, &h);
-  ASSERT_TRUE(engine->Busy(va, kWords, 50000000, 5, nullptr).ok());
+  ASSERT_TRUE(engine->Busy(va, kWords, 50000000, 5, kernels::BusyTouch::kEnd, nullptr).ok());
   SyncNote note;
   note.wait = false;
   ASSERT_TRUE(engine->Release(h, &note).ok());

@@ -26,6 +26,30 @@ void FillWords(DevicePtr dst, uint64_t count, uint32_t pattern) {
   std::fill_n(reinterpret_cast<uint32_t*>(dst), count, pattern);
 }
 
+// Busy's body, as the CUDA kernel's (kernels/busy.cu): kEnd waits then writes once; kRead and
+// kWrite pass over every word (volatile: each pass really touches memory) until the time is up
+// or the stream is cancelled, at least once.
+void BusyBody(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
+              kernels::BusyTouch touch, const HostStream* stream) {
+  auto cancelled = [&] { return stream != nullptr && stream->Cancelled(); };
+  if (touch == kernels::BusyTouch::kEnd) {
+    BusyWait(duration_ns, stream);
+    if (!cancelled()) FillWords(dst, count, pattern);
+    return;
+  }
+  volatile uint32_t* words = reinterpret_cast<uint32_t*>(dst);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(duration_ns);
+  uint32_t seen = 0;
+  do {
+    if (touch == kernels::BusyTouch::kRead) {
+      for (uint64_t i = 0; i < count; ++i) seen ^= words[i];
+    } else {
+      for (uint64_t i = 0; i < count; ++i) words[i] = pattern;
+    }
+  } while (std::chrono::steady_clock::now() < end && !cancelled());
+  (void)seen;
+}
+
 }  // namespace
 
 KernelRunner::KernelRunner(const AddressSpace& space, bool trap) : space_(space), trap_(trap) {
@@ -85,32 +109,25 @@ HostStream& KernelRunner::Stream() {
 }
 
 Status KernelRunner::Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
-                          OpTiming* timing, int device) {
+                          kernels::BusyTouch touch, OpTiming* timing, int device) {
   const char* fn = kernels::kBusyKernelName;
+  const Access need = touch == kernels::BusyTouch::kRead ? Access::kRead : Access::kReadWrite;
   if (timing != nullptr) {  // waited for: runs here, like the other kernels
     timing->gpu_us = -1;
     VMM_RETURN_IF_ERROR(Ordered());
     Stopwatch watch;
-    auto kernel = [&] {
-      BusyWait(duration_ns, nullptr);
-      FillWords(dst, count, pattern);
-    };
-    VMM_RETURN_IF_ERROR(
-        Guarded(fn, device, {{"dst", dst, Bytes4(count), Access::kReadWrite}}, kernel));
+    auto kernel = [&] { BusyBody(dst, count, duration_ns, pattern, touch, nullptr); };
+    VMM_RETURN_IF_ERROR(Guarded(fn, device, {{"dst", dst, Bytes4(count), need}}, kernel));
     timing->gpu_us = watch.ElapsedUs();
     return Status::Ok();
   }
   // Left in flight: the stream's worker runs it, trapped. Outside trap mode the launch proves its
   // access now (what is accessible at launch; only a call that does not wait changes it later).
   VMM_RETURN_IF_ERROR(poisoned_);
-  if (!trap_)
-    VMM_RETURN_IF_ERROR(Check(fn, {"dst", dst, Bytes4(count), Access::kReadWrite}, device));
+  if (!trap_) VMM_RETURN_IF_ERROR(Check(fn, {"dst", dst, Bytes4(count), need}, device));
   HostStream& stream = Stream();
-  stream.Enqueue([fn, dst, count, duration_ns, pattern, &stream](std::string* note) {
-    auto kernel = [&] {
-      BusyWait(duration_ns, &stream);
-      if (!stream.Cancelled()) FillWords(dst, count, pattern);
-    };
+  stream.Enqueue([fn, dst, count, duration_ns, pattern, touch, &stream](std::string* note) {
+    auto kernel = [&] { BusyBody(dst, count, duration_ns, pattern, touch, &stream); };
     FaultInfo fault;
     if (RunTrapped(kernel, &fault)) return Status::Ok();
     *note = fault.Describe();

@@ -68,10 +68,11 @@ class KernelRunner {
   // Unmap/Release: Ordered unless note->wait is false; fills the note's outputs.
   Status WaitIfAsked(SyncNote* note);
 
-  // busy: `duration_ns` of waiting, then `count` words of `pattern` at dst; with `timing` here and
-  // timed, without it on the stream's worker (left in flight).
+  // busy over `count` words at dst for `duration_ns`, as `touch` says (kernels::BusyTouch: wait
+  // then write `pattern`, or read or write them pass after pass); with `timing` here and timed,
+  // without it on the stream's worker (left in flight).
   Status Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
-              OpTiming* timing, int device);
+              kernels::BusyTouch touch, OpTiming* timing, int device);
 
  private:
   Status Check(const std::string& fn, const Operand& o, int device) const;
