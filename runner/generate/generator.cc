@@ -61,7 +61,7 @@ std::vector<uint64_t> ShapeOf(uint64_t elements, Rng& rng) {
 }  // namespace
 
 Generator::Generator(const GenOptions& opts)
-    : rng(opts.seed * 0x9e3779b97f4a7c15ull + 17), options(opts), model(2ull << 20) {}
+    : rng(Rng::StreamFor(opts.seed)), options(opts), model(2ull << 20) {}
 
 std::string Generator::Name(const std::string& text) {
   std::string name = text;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "runner/base/diagnostic.h"
+#include "runner/generate/rng.h"
 #include "runner/plan/plan.h"
 #include "runner/scenario/parse.h"
 
@@ -23,6 +24,38 @@ TEST(Generator, TheSameSeedWritesTheSameText) {
   EXPECT_EQ(Generate(options).text, Generate(options).text);
   options.seed = 43;
   EXPECT_NE(Generate(GenOptions{.seed = 42}).text, Generate(options).text);
+}
+
+// Each seed has a stream of its own: seed k+1's draws are not seed k's shifted by one (as they
+// were when the state was a linear function of the seed).
+TEST(Generator, NeighbouringSeedsDrawUnrelatedStreams) {
+  int shifted = 0;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    Rng a(Rng::StreamFor(seed)), b(Rng::StreamFor(seed + 1));
+    a.Next();  // a one draw ahead
+    for (int i = 0; i < 8; ++i) shifted += a.Next() == b.Next();
+  }
+  EXPECT_EQ(shifted, 0);
+}
+
+// What a draw decides varies across scenarios: among 300 scenarios' busy steps, the readers and
+// the writers in flight (25% and about 22% of them) both appear. With the shifted streams every
+// scenario reached the choice with the same draw, and 1 busy in 150 was a reader, none a writer.
+TEST(Generator, ChoicesVaryAcrossSeeds) {
+  int busy = 0, readers = 0, writers = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    const std::string text = Generate(GenOptions{.seed = seed}).text;
+    for (size_t at = text.find("op: busy"); at != std::string::npos;
+         at = text.find("op: busy", at + 1)) {
+      const std::string line = text.substr(at, text.find('\n', at) - at);
+      ++busy;
+      readers += line.find("touch: read") != std::string::npos;
+      writers += line.find("touch: write") != std::string::npos;
+    }
+  }
+  ASSERT_GE(busy, 40);
+  EXPECT_GE(readers, busy / 10) << readers << " readers in " << busy << " busy steps";
+  EXPECT_GE(writers, busy / 10) << writers << " writers in " << busy << " busy steps";
 }
 
 TEST(Generator, EveryScenarioValidates) {
@@ -49,7 +82,8 @@ TEST(Generator, EveryScenarioValidates) {
 
 // Seeds whose scenarios did not validate in a twin-fidelity run on the H200 (session 10): an
 // update's capture copied a destroyed graph from a fork's branch (only top-level child graph nodes
-// were checked for a live graph).
+// were checked for a live graph). Since the seeding fix of session 12 these seeds write other
+// scenarios; they stay as six more that must validate.
 TEST(Generator, AChildGraphInAForkBranchCopiesALiveGraph) {
   for (uint64_t seed : {110321, 110333, 110335, 112148, 112173, 120215}) {
     GenOptions options;
