@@ -37,6 +37,19 @@ std::string FormatMicros(double us) {
 
 void ConsoleLog::OnStep(const PlanStep& step, const StepRecord& record) {
   PrintStep(plan_, step, record, "");
+  if (step.op == Op::kThreads) {  // each thread's steps under it, the thread named on each line
+    for (size_t t = 0; t < step.body.size() && t < record.body.size(); ++t) {
+      const PlanStep& thread = step.body[t];
+      const StepRecord& ran = record.body[t];
+      std::string indent = "    │ " + thread.label;
+      size_t width = 0;
+      for (unsigned char ch : thread.label) width += (ch & 0xC0) != 0x80;
+      if (width < 10) indent.append(10 - width, ' ');
+      for (size_t i = 0; i < thread.body.size() && i < ran.body.size(); ++i)
+        PrintStep(plan_, thread.body[i], ran.body[i], (indent + " ").c_str());
+    }
+    return;
+  }
   if (step.block == nullptr) return;
   // An isolate block: the child's steps under it, as the child reported them.
   const std::vector<PlanStep>& inner = step.block->plan.steps;

@@ -271,6 +271,18 @@ class Engine {
   // How many host functions (HostFunction) have run so far.
   virtual uint64_t host_calls() const { return 0; }
 
+  // Threads (runner/engine/shared_engine.h serialises every other call of several threads).
+  // True when the VMM calls that do not wait for work (Reserve, Free, Create, Map, and Unmap,
+  // Release, SetAccess whose SyncNote says wait false) may run from several threads at once, and
+  // beside one other call: the CUDA backend (the driver takes them from any thread; the engine
+  // guards its own tables). The host twin says false: its calls are serialised.
+  virtual bool ConcurrentVmm() const { return false; }
+  // Waits until the work in flight when it is called has run; true when there was some. Errors
+  // are the next waiting call's to report. Safe to call from any thread while another calls the
+  // engine; SharedEngine calls it, outside its lock, before a call that would wait for the stream,
+  // so that one thread's wait does not hold the others back. The default waits for nothing.
+  virtual bool WaitForWork() { return false; }
+
   // The backend calls, one virtual method per row of engine_calls.def (their contracts are
   // written there), each refusing by default. The parameters are named for the backends and
   // unused here.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -9,6 +10,7 @@
 #include "runner/base/process_memory.h"
 #include "runner/base/stop_signal.h"
 #include "runner/base/stopwatch.h"
+#include "runner/engine/shared_engine.h"
 #include "runner/exec/run_state.h"
 #include "runner/exec/timing_stats.h"
 
@@ -110,8 +112,11 @@ Status RunOnce(const PlanStep& step, RunState& state, StepRecord& record) {
 }
 
 // Runs `step` step.repeat times; the record keeps the first run's facts plus timing statistics.
-Status RunRepeated(const PlanStep& step, RunState& state, StepRecord& record) {
+// `samples` (when given) receives the wall time of every run.
+Status RunRepeated(const PlanStep& step, RunState& state, StepRecord& record,
+                   std::vector<double>* samples) {
   Status status = RunOnce(step, state, record);
+  if (samples != nullptr) samples->push_back(record.wall_us);
   if (!status.ok() || step.repeat <= 1) return status;
   std::vector<double> wall{record.wall_us}, gpu;
   if (record.gpu_us) gpu.push_back(*record.gpu_us);
@@ -121,6 +126,7 @@ Status RunRepeated(const PlanStep& step, RunState& state, StepRecord& record) {
     status = RunOnce(step, state, again);
     if (!status.ok()) return status.WithContext("repetition " + std::to_string(i + 1));
     wall.push_back(again.wall_us);
+    if (samples != nullptr) samples->push_back(again.wall_us);
     if (again.gpu_us) gpu.push_back(*again.gpu_us);
     // A repeated check must hold every time: keep the first failing verdict.
     if (again.check && again.check->verdict == report::Verdict::kFail &&
@@ -133,16 +139,18 @@ Status RunRepeated(const PlanStep& step, RunState& state, StepRecord& record) {
   return Status::Ok();
 }
 
-// RunRepeated, with running out of memory in vmm-run itself (a huge reference, a huge record)
-// turned into a failure of this step: the run stops, the engine releases everything, the report
-// is written and the exit code is 4.
-Status RunRepeatedOrOutOfMemory(const PlanStep& step, RunState& state, StepRecord& record) {
+}  // namespace
+
+Status RunRecorded(const PlanStep& step, RunState& state, StepRecord& record,
+                   std::vector<double>* samples) {
   try {
-    return RunRepeated(step, state, record);
+    return RunRepeated(step, state, record, samples);
   } catch (const std::bad_alloc&) {
     return RuntimeError("vmm-run ran out of memory while running this step");
   }
 }
+
+namespace {
 
 void Count(const StepRecord& record, report::Summary& summary) {
   ++summary.steps;
@@ -169,9 +177,12 @@ void Count(const StepRecord& record, report::Summary& summary) {
   };
   count_check(record);
   // A together group's blocks are steps of the group's record (summary.steps counts the group
-  // once), but each block's verdict is a check of its own.
+  // once), but each block's verdict is a check of its own; so is each check of a thread.
   if (!record.body.empty() && record.op == OpName(Op::kTogether))
     for (const StepRecord& block : record.body) count_check(block);
+  if (!record.body.empty() && record.op == OpName(Op::kThreads))
+    for (const StepRecord& thread : record.body)
+      for (const StepRecord& step : thread.body) count_check(step);
 }
 
 }  // namespace
@@ -194,7 +205,13 @@ RunOutcome SkipPlan(const Plan& plan, const std::string& reason) {
 RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer, BlockRunner* blocks,
                    std::map<std::string, UniqueFd> shared_handles) {
   Stopwatch total;
-  RunState state(plan, engine, blocks);
+  // A threads group calls the engine from several threads: through SharedEngine for the whole
+  // run (one engine, one view of it), so that no call of the run's own thread bypasses its lock.
+  std::optional<SharedEngine> shared;
+  if (std::any_of(plan.steps.begin(), plan.steps.end(),
+                  [](const PlanStep& s) { return s.op == Op::kThreads; }))
+    shared.emplace(engine);
+  RunState state(plan, shared ? *shared : engine, blocks);
   state.shared_handles = std::move(shared_handles);
   RunOutcome outcome;
   state.graph_records = &outcome.graphs;
@@ -257,7 +274,7 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer, Blo
       record.status = StepStatus::kSkipped;
     } else {
       record = NewStepRecord(step);
-      Status status = RunRepeatedOrOutOfMemory(step, state, record);
+      Status status = RunRecorded(step, state, record);
       if (!status.ok()) {
         record.status = StepStatus::kFailed;
         record.error = status.message();

@@ -26,6 +26,8 @@ struct Snapshot {
   uint64_t hash = 0;
 };
 
+struct ThreadSync;  // thread_steps.cc: a threads group's sync points while it runs
+
 struct RunState {
   RunState(const Plan& p, Engine& e, BlockRunner* b = nullptr);
 
@@ -57,6 +59,9 @@ struct RunState {
   // closes when it ends. `import` reads them without taking them. Isolate blocks pass these to
   // their child processes (SCM_RIGHTS), which import them under the same names.
   std::map<std::string, UniqueFd> shared_handles;
+  // While a threads group runs: its sync points (signal / wait_for). The group's threads share
+  // this state; the validator proved that no two of them touch one slot unordered.
+  ThreadSync* sync = nullptr;
 };
 
 // The address of the first element of buffer or view `slot` (a view: its buffer's reservation
@@ -143,6 +148,11 @@ std::string DescribeStep(const Plan& plan, const PlanStep& step, const report::S
 #include "runner/vocab/ops.def"
 #undef VMM_OP
 
+// Runs `step` (step.repeat times) into `record`, as the executor's loop does: its Status is the
+// step's run-time failure (running out of memory included). `samples`, when given, receives the
+// wall time of every run.
+Status RunRecorded(const PlanStep& step, RunState& state, report::StepRecord& record,
+                   std::vector<double>* samples = nullptr);
 // Selects the step's device when its op runs on one (kOnDevice) and it is not the current one.
 Status SelectStepDevice(const PlanStep& step, RunState& state);
 // Runs `step` once through its op's RunStep (the op table's dispatch), on its device.

@@ -51,6 +51,8 @@ void AddTargets(const Plan& plan, const std::vector<const PlanStep*>& steps,
     AddBuffer("a", step.a, plan, &t);
     AddBuffer("b", step.b, plan, &t);
     AddBuffer("c", step.c, plan, &t);
+    if (step.op == Op::kSignal || step.op == Op::kWaitFor)
+      AddSlot("point", step.event, plan.sync_points, &t);
     if (IsMemoryOp(step.op) && step.buffer >= 0) {  // the range within the reservation
       t.emplace_back("offset_bytes", static_cast<int64_t>(step.offset));
       t.emplace_back("size_bytes", static_cast<int64_t>(step.size));

@@ -89,7 +89,7 @@ struct MemoryOp<Op::kReserve> {
   static void Record(const PlanStep& step, const HotVmmStep& done, bool ok, RunState& state,
                      StepRecord& record) {
     if (!ok) return;
-    state.step_address[step.index] = done.result;
+    if (!step.in_thread) state.step_address[step.index] = done.result;  // check_address: top level
     record.addresses.emplace_back("va", Hex(done.result));
     record.details.emplace_back("size_bytes", static_cast<int64_t>(step.size));
     if (done.offset == 0) return;  // no hint
@@ -219,7 +219,7 @@ struct MemoryOp<Op::kMap> {
   static void Record(const PlanStep& step, const HotVmmStep& done, bool ok, RunState& state,
                      StepRecord& record) {
     if (!ok) return;
-    state.step_address[step.index] = done.result;
+    if (!step.in_thread) state.step_address[step.index] = done.result;  // check_address: top level
     record.addresses.emplace_back("va", Hex(done.result));
     record.details.reserve(3);
     record.details.emplace_back("offset_bytes", static_cast<int64_t>(step.offset));

@@ -157,7 +157,7 @@ struct PlanStep {
   bool verify_host = false;  // check_matmul `verify: host`: read back and judge on the CPU
 
   // Graphs (plan_graphs.cc, plan_graph_nodes.cc).
-  int event = -1;  // record_event / wait_event: event slot
+  int event = -1;  // record_event / wait_event: event slot; signal / wait_for: sync point slot
   int lane = 0;    // capture body: the capture stream the step records on (0: origin)
   std::vector<int> branch_lanes;  // parallel: each branch's lane (the first is `lane` itself)
   // Captured steps: the node's name as the engine and the report know it (the label). set_node:
@@ -176,10 +176,12 @@ struct PlanStep {
   bool wait = true;  // unmap/release: wait for in-flight work first (false: isolate blocks only)
   uint64_t duration_ns = 0;                             // busy
   kernels::BusyTouch touch = kernels::BusyTouch::kEnd;  // busy: what it does with its buffer
+  bool in_thread = false;  // a step of a threads group's thread (index: its place in the thread)
 
   // capture: the recorded steps. set_node: one step, the node's new parameters (a step of the
   // node's op whose fields are the node's after the change), or none when only `enabled` changes.
   // together: one isolate step per block, in the order written (index: position in the group).
+  // threads: one kThread step per thread (label: its name), whose `body` holds its steps.
   std::vector<PlanStep> body;
   std::vector<std::vector<PlanStep>> branches;  // parallel: each branch's steps
   // isolate: the block's own plan (its steps, run by a child process) and what it expects. Shared
@@ -211,6 +213,7 @@ struct Plan {
   std::vector<int> alloc_devices;      // slot -> scenario device whose memory it is (-1: host RAM)
   std::vector<AllocSpec> alloc_specs;  // slot -> how create makes it (retain: the size only)
   std::vector<std::string> marks;      // slot -> the mark step's name
+  std::vector<std::string> sync_points;  // slot -> a threads group's sync point (signal/wait_for)
   std::vector<uint64_t> snapshot_bytes;    // slot -> bytes it holds
   std::vector<DataPlace> snapshot_places;  // slot -> where it lives
   std::vector<PlanStep> steps;

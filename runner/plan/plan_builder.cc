@@ -166,7 +166,8 @@ void PlanBuilder::IndexStepName(const Step& s, int index) {
   // Explicit names are report keys and node names: unique across the file, capture bodies,
   // parallel branches and isolate blocks included. Only this plan's own steps are top-level
   // (index >= 0).
-  if (s.name.set && !s.name.value.empty()) {
+  // A thread's name is its group's business (unique there), so that groups may reuse names.
+  if (s.name.set && !s.name.value.empty() && s.op != Op::kThread) {
     auto [it, inserted] =
         step_names_.try_emplace(s.name.value, NamedStep{index, s.op, s.name.loc.line});
     if (!inserted && report_duplicates_) {
@@ -190,6 +191,11 @@ std::string DefaultLabel(const Step& step) {
   std::string label = OpName(step.op);
   if (step.op == Op::kIsolate) return "isolate block";
   if (step.op == Op::kTogether) return "together";
+  if (step.op == Op::kThreads) return "threads";
+  if (step.op == Op::kSignal || step.op == Op::kWaitFor) {
+    const StepMapEntry* point = step.keys().Find("point");
+    return point != nullptr ? label + " " + point->value.value : label;
+  }
   for (const Located<std::string>* target : {&step.buffer(), &step.alloc(), &step.c(), &step.to(),
                                              &step.exec(), &step.graph(), &step.event()}) {
     if (target->set && !target->value.empty()) return label + " " + target->value;

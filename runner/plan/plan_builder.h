@@ -279,6 +279,16 @@ class PlanBuilder {
   void Conditional(const Step& step, PlanStep* p, BufferUses* uses);
   bool RefuseInBody(const Step& step);
 
+  // plan_threads.cc: a threads group. Its sync points (signal / wait_for) by name while the group
+  // is planned, and the thread being planned (nullptr outside a group).
+  struct ThreadAccess;
+  std::unordered_map<std::string, int> sync_points_;
+  const Step* thread_ = nullptr;
+  // True when `step` may run in a thread; otherwise an Error says why.
+  bool AllowedInThread(const Step& step);
+  // What a planned step of a thread touches, for the group's order check.
+  std::vector<ThreadAccess> Footprint(const PlanStep& p) const;
+
   const Scenario& scenario_;
   const std::vector<Step>& steps_;  // the scenario's steps, or an isolate block's
   std::vector<Diagnostic>* diagnostics_;

@@ -37,9 +37,12 @@
 namespace vmm {
 
 // The keys whose value is a list of steps, where loops and fragment uses expand: a step list (the
-// top level, capture bodies, isolate blocks, fragments) and a `together` group's blocks.
-inline constexpr const char* kStepListKeys[] = {"steps", "together"};
-inline bool IsStepListKey(std::string_view key) { return key == "steps" || key == "together"; }
+// top level, capture bodies, isolate blocks, fragments, a thread's steps), a `together` group's
+// blocks and a `threads` group's threads.
+inline constexpr const char* kStepListKeys[] = {"steps", "together", "threads"};
+inline bool IsStepListKey(std::string_view key) {
+  return key == "steps" || key == "together" || key == "threads";
+}
 
 // `--set name=value`.
 struct VarOverride {

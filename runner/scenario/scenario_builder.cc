@@ -175,6 +175,26 @@ class Builder {
     return step;
   }
 
+  // `{threads: [{thread: NAME, steps: [...]}, ...], name: ...}`: op kThreads, one kThread step per
+  // thread in `steps` (its name the thread's, its steps in its own `steps`).
+  Step Threads(const YamlValue& item, const SchemaNode* dispatch) {
+    Step step;
+    step.op = Op::kThreads;
+    step.loc = Loc(item);
+    if (const YamlValue* name = item.Find("name")) Put(&step.name, name->scalar, Loc(*name), true);
+    const YamlValue* threads = item.Find("threads");
+    if (threads == nullptr) return step;
+    for (const YamlValue& t : threads->items) {
+      Step& thread = step.steps.emplace_back();
+      thread.op = Op::kThread;
+      thread.loc = Loc(t);
+      if (const YamlValue* name = t.Find("thread"))
+        Put(&thread.name, name->scalar, Loc(*name), true);
+      if (const YamlValue* body = t.Find("steps")) thread.steps = Steps(*body, dispatch);
+    }
+    return step;
+  }
+
   // Frees a step's tree when the step is built (see release_steps_). The document is not const:
   // BuildScenario(YamlValue&&) owns it, and nothing reads a step's tree after its step is built.
   struct ReleaseWhenBuilt {
@@ -197,6 +217,10 @@ class Builder {
       }
       if (item.Find("together") != nullptr) {
         steps.push_back(Group(item, item_schema));
+        continue;
+      }
+      if (item.Find("threads") != nullptr) {
+        steps.push_back(Threads(item, item_schema));
         continue;
       }
       Step& step = steps.emplace_back();

@@ -44,8 +44,9 @@ TEST_F(ScenarioSchemaTest, OpsMatchTheOpTableInOrder) {
     EXPECT_EQ(AllOps()[i].family == OpFamily::kBlock, i >= rows.size()) << AllOps()[i].name;
 }
 
-// Top-level steps and a block's steps are ops, isolate blocks or together groups; the block and
-// the group have their keys (a group's items are checked by the validator: isolate blocks only).
+// Top-level steps and a block's steps are ops, isolate blocks, together groups or threads groups;
+// the block and the groups have their keys (a together group's items are checked by the
+// validator: isolate blocks only; a threads group's are threads).
 TEST_F(ScenarioSchemaTest, IsolateBlocksAreStepsOfTheirOwnForm) {
   const SchemaNode* items = schema_->root().Property("steps")->Resolved()->items->Resolved();
   ASSERT_NE(items->if_schema, nullptr);
@@ -56,7 +57,17 @@ TEST_F(ScenarioSchemaTest, IsolateBlocksAreStepsOfTheirOwnForm) {
   EXPECT_EQ(other->if_schema->Resolved()->required, std::vector<std::string>{"together"});
   const SchemaNode* group = schema_->Find("#/definitions/together_group")->Resolved();
   EXPECT_EQ(other->then_schema->Resolved(), group);
-  EXPECT_EQ(other->else_schema->Resolved(), Steps());
+  const SchemaNode* rest = other->else_schema->Resolved();
+  ASSERT_NE(rest->if_schema, nullptr);
+  EXPECT_EQ(rest->if_schema->Resolved()->required, std::vector<std::string>{"threads"});
+  const SchemaNode* threads = schema_->Find("#/definitions/threads_group")->Resolved();
+  EXPECT_EQ(rest->then_schema->Resolved(), threads);
+  EXPECT_EQ(rest->else_schema->Resolved(), Steps());
+  const SchemaNode* thread = schema_->Find("#/definitions/thread")->Resolved();
+  EXPECT_EQ(threads->Property("threads")->Resolved()->items->Resolved(), thread);
+  EXPECT_EQ(thread->Property("steps")->Resolved()->items->Resolved(), items);
+  EXPECT_FALSE(threads->additional_allowed);
+  EXPECT_FALSE(thread->additional_allowed);
   EXPECT_EQ(group->Property("together")->Resolved()->items->Resolved(), items);
   EXPECT_FALSE(group->additional_allowed);
   const SchemaNode* block = schema_->Find("#/definitions/isolate_block")->Resolved();

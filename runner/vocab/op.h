@@ -28,8 +28,9 @@ enum class OpFamily : uint8_t {
   kCheck,   // check_* of data, addresses and graphs
   kQuery,   // retain, mark and the check_* that ask the driver (properties, range, granularity,
             // memory)
-  kWait,    // synchronize
-  kBlock,   // isolate: steps that run in a child process; together: several such at once
+  kWait,    // synchronize; signal and wait_for (a threads group's sync points)
+  kBlock,   // isolate: steps that run in a child process; together: several such at once;
+            // threads / thread: step lists run by host threads at once
 };
 
 // Bit flags of an op (see ops.def for their meaning).

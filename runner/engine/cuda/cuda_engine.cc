@@ -236,6 +236,21 @@ Status CudaEngine::BindLane(const Lane& lane) {
   return CUDA_CALL(cudaSetDevice(lane.ordinal));
 }
 
+bool CudaEngine::WaitForWork() {
+  // Called from any thread beside the other calls (SharedEngine): the lanes are not added to while
+  // threads run (they run on device 0), the streams are the runtime's to query and synchronize
+  // from any thread, and nothing of the engine's own is written (errors are the next waiting
+  // call's).
+  bool was_busy = false;
+  for (const std::unique_ptr<Lane>& lane : lanes_) {
+    if (!BindLane(*lane).ok()) continue;
+    if (cudaStreamQuery(lane->stream.get()) != cudaErrorNotReady) continue;
+    was_busy = true;
+    (void)cudaStreamSynchronize(lane->stream.get());
+  }
+  return was_busy;
+}
+
 Status CudaEngine::SyncStream(Lane& lane) {
   VMM_RETURN_IF_ERROR(CUDA_CALL(cudaStreamSynchronize(lane.stream.get())));
   lane.busy = false;

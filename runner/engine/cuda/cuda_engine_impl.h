@@ -25,6 +25,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <set>
 #include <span>
@@ -112,6 +113,9 @@ class CudaEngine final : public Engine {
   Status DescribeDevice(int ordinal, DeviceInfo* out) override;
 
   uint64_t host_calls() const override { return host_calls_.load(); }
+  // The VMM calls guard the tables below (vmm_mu_) and call the driver outside the guard.
+  bool ConcurrentVmm() const override { return true; }
+  bool WaitForWork() override;
 
   // Equal handle values are the same allocation. Different values of the same size are mapped
   // side by side in a scratch reservation; the first word of `a` is flipped and read through `b`,
@@ -246,6 +250,9 @@ class CudaEngine final : public Engine {
   };
   std::map<uint64_t, ExecMemory> exec_memory_;
   std::map<DevicePtr, int> live_graph_allocs_;
+  // Guards next_id_, reservations_, allocs_ and mappings_ in the VMM calls, which several threads
+  // may make at once (ConcurrentVmm). Never held across a driver call.
+  std::mutex vmm_mu_;
   uint64_t next_id_ = 1;
   std::map<uint64_t, Reservation> reservations_;
   // The VMM hot path (create/map/unmap/release) allocates nothing in steady state: allocations

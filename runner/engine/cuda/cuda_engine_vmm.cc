@@ -33,6 +33,7 @@ Status CudaEngine::Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, De
   StatusOr<Reservation> r = CreateReservation(api_, size, alignment, hint);
   if (!r.ok()) return Annotate(r.status(), what);
   *va = r->get().va;
+  std::lock_guard<std::mutex> lock(vmm_mu_);
   reservations_.emplace(NextId(), std::move(r).value());
   return Status::Ok();
 }
@@ -40,20 +41,33 @@ Status CudaEngine::Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, De
 Status CudaEngine::Free(DevicePtr va, uint64_t size) {
   auto what = [&] { return "Free(va=" + Hex(va) + ", size=" + FormatBytes(size) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
-  auto it = reservations_.begin();
-  while (it != reservations_.end() && it->second->va != va) ++it;
-  if (it != reservations_.end() && it->second->size == size) {
-    VMM_RETURN_IF_ERROR(Annotate(FreeReservation(&it->second), what));
-    reservations_.erase(it);
+  // Taken out of the table while the driver frees it (another thread may use the table); put back
+  // when the driver refuses.
+  uint64_t id = 0;
+  Reservation owned;
+  {
+    std::lock_guard<std::mutex> lock(vmm_mu_);
+    auto it = reservations_.begin();
+    while (it != reservations_.end() && it->second->va != va) ++it;
+    if (it != reservations_.end()) {
+      id = it->first;
+      owned = std::move(it->second);
+      reservations_.erase(it);
+    }
+  }
+  Status freed = owned && owned->size == size ? FreeReservation(&owned)
+                                                // Not a range this engine reserved as given: the
+                                                // driver decides (and names the error).
+                                                : CU_CALL(api_, cuMemAddressFree(va, size));
+  if (freed.ok()) {
+    owned.release();  // freed by the call above (FreeReservation already emptied it)
     return Status::Ok();
   }
-  // Not a range this engine reserved as given: the driver decides (and names the error).
-  VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemAddressFree(va, size)), what));
-  if (it != reservations_.end()) {
-    it->second.release();  // freed by the call above
-    reservations_.erase(it);
+  if (owned) {
+    std::lock_guard<std::mutex> lock(vmm_mu_);
+    reservations_.emplace(id, std::move(owned));
   }
-  return Status::Ok();
+  return Annotate(freed, what);
 }
 
 Status CudaEngine::Create(const AllocProps& props, AllocHandle* out) {
@@ -64,6 +78,7 @@ Status CudaEngine::Create(const AllocProps& props, AllocHandle* out) {
   // props.location_id >= 0 places the memory on another device: cuMemCreate takes any device's
   // ordinal from any context.
   if (!a.ok()) return Annotate(a.status(), what);
+  std::lock_guard<std::mutex> lock(vmm_mu_);
   out->value = allocs_.Insert(std::move(a).value());
   return Status::Ok();
 }
@@ -71,11 +86,24 @@ Status CudaEngine::Create(const AllocProps& props, AllocHandle* out) {
 Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
   auto what = [&] { return "Release(handle=" + std::to_string(handle.value) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
-  PhysicalAlloc* alloc = allocs_.Find(handle.value);
-  if (alloc == nullptr) return UnknownHandle(what());
+  {
+    std::lock_guard<std::mutex> lock(vmm_mu_);
+    if (allocs_.Find(handle.value) == nullptr) return UnknownHandle(what());
+  }
   VMM_RETURN_IF_ERROR(
       Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
-  VMM_RETURN_IF_ERROR(Annotate(ReleasePhysicalAlloc(alloc), what));
+  // The driver's handle, copied under the guard; the call goes out without it. Only this thread
+  // releases this handle (the validator orders every other use of it before or after).
+  PhysicalMemory memory;
+  {
+    std::lock_guard<std::mutex> lock(vmm_mu_);
+    PhysicalAlloc* alloc = allocs_.Find(handle.value);
+    if (alloc == nullptr) return UnknownHandle(what());
+    memory = alloc->get();
+  }
+  VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemRelease(memory.handle)), what));
+  std::lock_guard<std::mutex> lock(vmm_mu_);
+  if (PhysicalAlloc* alloc = allocs_.Find(handle.value)) alloc->release();  // released above
   allocs_.Erase(handle.value);
   return Status::Ok();
 }
@@ -86,10 +114,16 @@ Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
            ", handle=" + std::to_string(handle.value) + ")";
   };
   VMM_RETURN_IF_ERROR(Bind());
-  const PhysicalAlloc* alloc = allocs_.Find(handle.value);
-  if (alloc == nullptr) return UnknownHandle(what());
-  StatusOr<Mapping> m = CreateMapping(api_, va, size, offset, alloc->get().handle, handle.value);
+  CUmemGenericAllocationHandle memory = 0;
+  {
+    std::lock_guard<std::mutex> lock(vmm_mu_);
+    const PhysicalAlloc* alloc = allocs_.Find(handle.value);
+    if (alloc == nullptr) return UnknownHandle(what());
+    memory = alloc->get().handle;
+  }
+  StatusOr<Mapping> m = CreateMapping(api_, va, size, offset, memory, handle.value);
   if (!m.ok()) return Annotate(m.status(), what);
+  std::lock_guard<std::mutex> lock(vmm_mu_);
   mappings_.push_back(std::move(m).value());
   return Status::Ok();
 }
@@ -208,6 +242,7 @@ Status CudaEngine::Unmap(DevicePtr va, uint64_t size, SyncNote* note) {
       Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
   VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemUnmap(va, size)), what));
   // The driver unmapped the whole range: forget every mapping it touched.
+  std::lock_guard<std::mutex> lock(vmm_mu_);
   std::erase_if(mappings_, [&](Mapping& m) {
     if (!m->Overlaps(va, size)) return false;
     m.release();  // unmapped by the call above

@@ -54,6 +54,7 @@ class HostEngine final : public Engine {
   Status DescribeDevice(int ordinal, DeviceInfo* out) override;
 
   uint64_t host_calls() const override { return host_calls_; }
+  bool WaitForWork() override { return kernels_.WaitInFlight(); }
 
  private:
   struct Exec {

@@ -8,7 +8,8 @@
 // Errors are sticky, as a CUDA context's are: the first task that fails (a trapped fault) makes
 // every later Drain return its Status, and later tasks are dropped unrun.
 //
-// Thread safety: Enqueue, Drain and Idle are called by the engine's one thread; the worker only
+// Thread safety: Enqueue and Idle are called by the engine's one thread, Drain by it or by any
+// other (KernelRunner::WaitInFlight, for a threads group); the worker only
 // runs tasks. Destruction cancels what has not started, asks a running task to stop early
 // (Cancelled() turns true) and joins the worker.
 #pragma once

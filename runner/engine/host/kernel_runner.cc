@@ -104,8 +104,17 @@ HostStream& KernelRunner::Stream() {
   if (stream_ == nullptr) {
     InstallFaultTrap();  // the worker always runs trapped: a fault there is a sticky error
     stream_ = std::make_unique<HostStream>();
+    published_.store(stream_.get(), std::memory_order_release);
   }
   return *stream_;
+}
+
+bool KernelRunner::WaitInFlight() {
+  HostStream* stream = published_.load(std::memory_order_acquire);
+  if (stream == nullptr) return false;
+  bool was_busy = false;
+  (void)stream->Drain(&was_busy);  // a sticky error is the next waiting call's to report
+  return was_busy;
 }
 
 Status KernelRunner::Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,

@@ -13,6 +13,7 @@
 // Not thread-safe: the engine's one thread calls it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -67,6 +68,9 @@ class KernelRunner {
   Status Ordered(bool* was_busy = nullptr);
   // Unmap/Release: Ordered unless note->wait is false; fills the note's outputs.
   Status WaitIfAsked(SyncNote* note);
+  // Engine::WaitForWork: waits for the stream's work without touching the runner's own state, so
+  // any thread may call it while the engine's thread calls the rest; true when there was work.
+  bool WaitInFlight();
 
   // busy over `count` words at dst for `duration_ns`, as `touch` says (kernels::BusyTouch: wait
   // then write `pattern`, or read or write them pass after pass); with `timing` here and timed,
@@ -85,6 +89,7 @@ class KernelRunner {
   Status poisoned_;                     // the first device fault (ok: none)
   std::string fault_note_;              // the fault trap's account of it
   std::unique_ptr<HostStream> stream_;  // made by the first Busy left in flight
+  std::atomic<HostStream*> published_{nullptr};  // stream_, for WaitInFlight's other threads
 };
 
 }  // namespace vmm::host

@@ -1,0 +1,222 @@
+// threads: a group of step lists, each run by a host thread of its own; signal / wait_for: the
+// named sync points that order steps across them. The validator proved every order the points
+// allow legal (runner/plan/plan_threads.cc), so the threads share the run state without locks:
+// no two of them touch one slot unordered, and a point's signal happens before its waits return.
+//
+// The threads start together at a barrier. A thread stops at its first failed step (later steps
+// skipped) or fatal check; the points it had still to signal are then abandoned, and a thread that
+// waits for one fails at once instead of waiting forever. A stop request (SIGINT) ends every
+// thread at its next step or wait. The group's record holds one record per thread (op "thread",
+// named as the thread, its steps in its body) and the latency of each op: per thread in the
+// thread's details, overall in the group's (`<op>_n`, `_min_us`, `_p50_us`, `_p99_us`,
+// `_max_us`, one sample per run of a step).
+#include <algorithm>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "runner/base/stop_signal.h"
+#include "runner/exec/run_state.h"
+#include "runner/exec/timing_stats.h"
+
+namespace vmm {
+
+using report::StepRecord;
+using report::StepStatus;
+
+struct ThreadSync {
+  enum class Point : uint8_t { kPending, kSignalled, kAbandoned };
+  explicit ThreadSync(size_t points, size_t threads)
+      : state(points, Point::kPending), abandoned_by(points), waiting(threads) {}
+
+  std::mutex mu;
+  std::condition_variable changed;
+  std::vector<Point> state;                // by sync point slot
+  std::vector<std::string> abandoned_by;   // by slot: the thread that stopped without signalling
+  size_t arrived = 0;                      // the start barrier
+  size_t waiting;                          // threads still to arrive
+
+  void Set(int point, Point to, const std::string& by = "") {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (state[point] != Point::kPending) return;
+      state[point] = to;
+      abandoned_by[point] = by;
+    }
+    changed.notify_all();
+  }
+  // Every thread waits here until all have arrived, so that they start together.
+  void Arrive() {
+    std::unique_lock<std::mutex> lock(mu);
+    if (++arrived == waiting) {
+      changed.notify_all();
+      return;
+    }
+    changed.wait(lock, [&] { return arrived == waiting; });
+  }
+  // Until `point` is signalled (ok), abandoned or a stop is requested (an error saying which).
+  Status Wait(int point, const std::string& name) {
+    std::unique_lock<std::mutex> lock(mu);
+    while (state[point] == Point::kPending) {
+      if (StopRequested()) return RuntimeError("stopped while waiting for '" + name + "'");
+      changed.wait_for(lock, std::chrono::milliseconds(20));
+    }
+    if (state[point] == Point::kSignalled) return Status::Ok();
+    return RuntimeError("'" + name + "' will never be signalled: thread '" + abandoned_by[point] +
+                        "' stopped before it got there");
+  }
+};
+
+namespace {
+
+using Samples = std::map<std::string, std::vector<double>>;  // op name -> wall times (µs)
+
+void AddLatency(const Samples& samples, report::Details& details) {
+  for (const auto& [op, wall] : samples) {
+    const report::TimingStats s = ComputeStats(wall);
+    details.emplace_back(op + "_n", static_cast<int64_t>(s.count));
+    details.emplace_back(op + "_min_us", s.min_us);
+    details.emplace_back(op + "_p50_us", s.median_us);
+    details.emplace_back(op + "_p99_us", s.p99_us);
+    details.emplace_back(op + "_max_us", s.max_us);
+  }
+}
+
+// One thread's run: its steps in order into `out` (one record each), their samples by op.
+void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRecord& out,
+               Samples& samples) {
+  sync.Arrive();
+  Stopwatch watch;
+  bool stopped = false;
+  out.body.reserve(thread.body.size());
+  for (const PlanStep& step : thread.body) {
+    StepRecord& record = out.body.emplace_back();
+    if (!stopped && StopRequested()) stopped = true;
+    if (stopped) {
+      record = NewStepRecord(step);
+      record.status = StepStatus::kSkipped;
+      continue;
+    }
+    record = NewStepRecord(step);
+    std::vector<double>& wall = samples[record.op];
+    Status status = RunRecorded(step, state, record, &wall);
+    if (!status.ok()) {
+      record.status = StepStatus::kFailed;
+      record.error = status.message();
+      out.status = StepStatus::kFailed;
+      out.error = "'" + step.label + "' failed: " + status.message();
+      stopped = true;
+    } else if (record.check && record.check->verdict == report::Verdict::kFail) {
+      record.status = StepStatus::kFailed;
+      out.status = StepStatus::kFailed;  // a failed check: the thread's error stays empty
+      if (step.fatal) stopped = true;
+    }
+  }
+  // The points this thread never reached are abandoned: their waiters fail instead of hanging.
+  for (const PlanStep& step : thread.body)
+    if (step.op == Op::kSignal) sync.Set(step.event, ThreadSync::Point::kAbandoned, thread.label);
+  out.wall_us = watch.ElapsedUs();
+  AddLatency(samples, out.details);
+}
+
+}  // namespace
+
+template <>
+Status RunStep<Op::kThreads>(const PlanStep& step, RunState& state, StepRecord& record) {
+  if (state.sync != nullptr) return InternalError("a threads group inside a threads group");
+  ThreadSync sync(state.plan.sync_points.size(), step.body.size());
+  state.sync = &sync;
+  std::vector<StepRecord> threads;
+  std::vector<Samples> samples(step.body.size());
+  threads.reserve(step.body.size());
+  for (const PlanStep& thread : step.body) threads.push_back(NewStepRecord(thread));
+  Stopwatch watch;
+  {
+    std::vector<std::jthread> running;
+    running.reserve(step.body.size());
+    for (size_t t = 0; t < step.body.size(); ++t) {
+      running.emplace_back([&, t] { RunThread(step.body[t], state, sync, threads[t], samples[t]); });
+    }
+  }  // joined here
+  record.wall_us = watch.ElapsedUs();
+  state.sync = nullptr;
+  Samples overall;
+  for (const Samples& s : samples)
+    for (const auto& [op, wall] : s) overall[op].insert(overall[op].end(), wall.begin(), wall.end());
+  record.details.emplace_back("threads", static_cast<int64_t>(threads.size()));
+  AddLatency(overall, record.details);
+  Status failed;
+  for (const StepRecord& t : threads) {
+    if (!t.error.empty() && failed.ok()) failed = RuntimeError("thread '" + t.name + "': " + t.error);
+    if (t.status == StepStatus::kFailed) record.status = StepStatus::kFailed;
+  }
+  record.body = std::move(threads);
+  return failed;
+}
+
+template <>
+Status RunStep<Op::kThread>(const PlanStep&, RunState&, StepRecord&) {
+  return InternalError("a thread runs inside its threads group");
+}
+
+template <>
+Status RunStep<Op::kSignal>(const PlanStep& step, RunState& state, StepRecord& record) {
+  if (state.sync == nullptr) return InternalError("signal outside a threads group");
+  return TimedCall(record, [&] {
+    state.sync->Set(step.event, ThreadSync::Point::kSignalled);
+    return Status::Ok();
+  });
+}
+
+template <>
+Status RunStep<Op::kWaitFor>(const PlanStep& step, RunState& state, StepRecord& record) {
+  if (state.sync == nullptr) return InternalError("wait_for outside a threads group");
+  return TimedCall(record, [&] {
+    return state.sync->Wait(step.event, state.plan.sync_points[step.event]);
+  });
+}
+
+// "3 threads · map p50 12.1 µs, p99 40.2 µs (n=48) · ..." : the ops' latency over all threads.
+template <>
+std::string DescribeStep<Op::kThreads>(const Plan&, const PlanStep& step, const StepRecord& r) {
+  std::string out = std::to_string(step.body.size()) + " threads";
+  auto find = [&](const std::string& key) -> const report::Scalar* {
+    for (const report::Detail& d : r.details)
+      if (d.first == key) return &d.second;
+    return nullptr;
+  };
+  for (const report::Detail& d : r.details) {
+    const std::string& key = d.first;
+    if (key.size() < 7 || key.compare(key.size() - 7, 7, "_p50_us") != 0) continue;
+    const std::string op = key.substr(0, key.size() - 7);
+    const report::Scalar* p99 = find(op + "_p99_us");
+    const report::Scalar* n = find(op + "_n");
+    char buf[160];
+    std::snprintf(buf, sizeof buf, " · %s p50 %.1f µs, p99 %.1f µs (n=%lld)", op.c_str(),
+                  std::get<double>(d.second), p99 ? std::get<double>(*p99) : 0.0,
+                  n ? static_cast<long long>(std::get<int64_t>(*n)) : 0LL);
+    out += buf;
+  }
+  return out;
+}
+
+template <>
+std::string DescribeStep<Op::kThread>(const Plan&, const PlanStep& step, const StepRecord& r) {
+  return std::to_string(step.body.size()) + " steps · " + std::to_string(r.body.size()) + " ran";
+}
+
+template <>
+std::string DescribeStep<Op::kSignal>(const Plan& plan, const PlanStep& step, const StepRecord&) {
+  return "point '" + plan.sync_points[step.event] + "' reached";
+}
+
+template <>
+std::string DescribeStep<Op::kWaitFor>(const Plan& plan, const PlanStep& step,
+                                       const StepRecord& r) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, " (waited %.1f µs)", r.wall_us);
+  return "point '" + plan.sync_points[step.event] + "' signalled" + buf;
+}
+
+}  // namespace vmm
