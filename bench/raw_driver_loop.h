@@ -4,7 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace vmm::bench {
 
@@ -17,6 +20,16 @@ class RawDriverLoop {
   // Nanoseconds per cuCtxGetCurrent, which the CUDA engine calls before each of its calls (it
   // binds its context there); < 0 on a driver error.
   virtual double ContextQueryNs() = 0;
+
+  // `threads` host threads, started together, each doing `cycles` cycles on a page of its own:
+  // the page cycle above (`map_only` false), or map + unmap of one allocation it made before.
+  // Returns the wall time from the start to the last thread's end (< 0 on a driver error) and
+  // every call's latency by op name ("create", "map", ...), each call timed by the thread.
+  struct Threaded {
+    double wall_us = -1;
+    std::map<std::string, std::vector<double>> latency_us;
+  };
+  virtual Threaded RunThreaded(int threads, int cycles, bool map_only) = 0;
 };
 
 // For the CUDA device `ordinal` (already initialized by the engine); nullptr when this build has no

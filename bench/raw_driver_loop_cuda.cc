@@ -1,4 +1,10 @@
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <mutex>
+#include <thread>
 
 #include "bench/raw_driver_loop.h"
 #include "runner/base/stopwatch.h"
@@ -31,6 +37,69 @@ class CudaRawDriverLoop final : public RawDriverLoop {
     }
     if (api_.cuMemAddressFree(va, page_) != CUDA_SUCCESS) return Fail("free");
     return watch.ElapsedUs();
+  }
+
+  Threaded RunThreaded(int threads, int cycles, bool map_only) override {
+    Threaded out;
+    std::mutex mu;
+    std::atomic<int> ready{0};
+    std::atomic<bool> go{false}, failed{false};
+    int ordinal = 0;
+    cudaGetDevice(&ordinal);
+    std::chrono::steady_clock::time_point start;
+    {
+      std::vector<std::jthread> workers;
+      for (int t = 0; t < threads; ++t) {
+        workers.emplace_back([&] {
+          cudaSetDevice(ordinal);  // the primary context, current on this thread
+          std::map<std::string, std::vector<double>> mine;
+          auto timed = [&](const char* op, auto call) {
+            const auto t0 = std::chrono::steady_clock::now();
+            const bool ok = call() == CUDA_SUCCESS;
+            mine[op].push_back(
+                std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                    .count());
+            if (!ok) failed = true;
+            return ok;
+          };
+          CUdeviceptr va = 0;
+          CUmemGenericAllocationHandle kept = 0;
+          bool ok = api_.cuMemAddressReserve(&va, page_, page_, 0, 0) == CUDA_SUCCESS &&
+                    (!map_only || api_.cuMemCreate(&kept, page_, &prop_, 0) == CUDA_SUCCESS);
+          ++ready;
+          while (!go.load()) std::this_thread::yield();
+          for (int i = 0; ok && i < cycles; ++i) {
+            CUmemGenericAllocationHandle h = kept;
+            if (map_only) {
+              ok = timed("map", [&] { return api_.cuMemMap(va, page_, 0, h, 0); }) &&
+                   timed("unmap", [&] { return api_.cuMemUnmap(va, page_); });
+              continue;
+            }
+            ok = timed("create", [&] { return api_.cuMemCreate(&h, page_, &prop_, 0); }) &&
+                 timed("map", [&] { return api_.cuMemMap(va, page_, 0, h, 0); }) &&
+                 timed("set_access", [&] { return api_.cuMemSetAccess(va, page_, &access_, 1); }) &&
+                 timed("unmap", [&] { return api_.cuMemUnmap(va, page_); }) &&
+                 timed("release", [&] { return api_.cuMemRelease(h); });
+          }
+          if (!ok) failed = true;
+          if (kept != 0) api_.cuMemRelease(kept);
+          if (va != 0) api_.cuMemAddressFree(va, page_);
+          std::lock_guard<std::mutex> lock(mu);
+          for (auto& [op, v] : mine)
+            out.latency_us[op].insert(out.latency_us[op].end(), v.begin(), v.end());
+        });
+      }
+      while (ready.load() < threads) std::this_thread::yield();
+      start = std::chrono::steady_clock::now();
+      go = true;
+    }  // joined
+    out.wall_us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    if (failed) {
+      Fail("threaded loop");
+      out.wall_us = -1;
+    }
+    return out;
   }
 
   double ContextQueryNs() override {

@@ -1,0 +1,176 @@
+// VMM calls from several host threads: how the driver serialises them, and what the runner adds.
+// For 1, 2, 4, 8 and 16 threads and two mixes (the page cycle: create, map, set_access, unmap,
+// release of a 2 MiB page; map-only: map + unmap of an allocation made before), each thread on a
+// page of its own, it runs in the same process:
+//   - raw: a plain C++ loop of the driver calls on std::threads (bench/raw_driver_loop_cuda.cc),
+//   - runner: a threads group of the same calls, parsed, planned and run by the executor.
+// Every round runs both, alternating which goes first. Prints, per point, the cycles per second
+// of each, the runner's time over raw (median of the rounds' ratios) and each op's p99 latency on
+// both sides. Asserts nothing (CUDA only: the twin's calls go one at a time).
+//
+//   thread_scaling_bench [--cycles N] [--rounds R] [--threads 1,2,4,8,16]
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "bench/raw_driver_loop.h"
+#include "runner/engine/select/engine_select.h"
+#include "runner/exec/executor.h"
+#include "runner/exec/timing_stats.h"
+#include "runner/plan/plan.h"
+#include "runner/scenario/parse.h"
+
+namespace {
+
+constexpr uint64_t kPage = 2ull << 20;
+
+// A threads group of `threads` threads, each doing `cycles` cycles on its buffer W<t>.
+std::string Scenario(int threads, int cycles, bool map_only) {
+  std::string text = "version: 1\nname: thread_scaling\ngranularity: 2MiB\nbuffers:\n";
+  for (int t = 0; t < threads; ++t) text += "  W" + std::to_string(t) + ": {shape: [1024]}\n";
+  text += "steps:\n";
+  for (int t = 0; t < threads; ++t) {
+    const std::string w = "W" + std::to_string(t), p = "p" + std::to_string(t);
+    text += "  - {op: reserve, buffer: " + w + ", size: 2MiB}\n";
+    if (map_only) text += "  - {op: create, alloc: " + p + ", size: 2MiB}\n";
+  }
+  text += "  - name: group\n    threads:\n";
+  for (int t = 0; t < threads; ++t) {
+    const std::string w = "W" + std::to_string(t), p = "p" + std::to_string(t);
+    text += "      - thread: t" + std::to_string(t) + "\n        steps:\n";
+    for (int i = 0; i < cycles; ++i) {
+      if (map_only) {
+        text += "          - {op: map, buffer: " + w + ", alloc: " + p + "}\n" +
+                "          - {op: unmap, buffer: " + w + "}\n";
+        continue;
+      }
+      text += "          - {op: create, alloc: " + p + ", size: 2MiB}\n" +
+              "          - {op: map, buffer: " + w + ", alloc: " + p + "}\n" +
+              "          - {op: set_access, buffer: " + w + "}\n" +
+              "          - {op: unmap, buffer: " + w + "}\n" +
+              "          - {op: release, alloc: " + p + "}\n";
+    }
+  }
+  return text;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+double Detail(const vmm::report::StepRecord& r, const std::string& key) {
+  for (const vmm::report::Detail& d : r.details)
+    if (d.first == key) return std::get<double>(d.second);
+  return -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int cycles = 200, rounds = 5;
+  std::vector<int> thread_counts{1, 2, 4, 8, 16};
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--cycles")) cycles = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--rounds")) rounds = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--threads")) {
+      thread_counts.clear();
+      for (const char* s = argv[i + 1]; *s != '\0';) {
+        thread_counts.push_back(std::atoi(s));
+        while (*s != '\0' && *s != ',') ++s;
+        if (*s == ',') ++s;
+      }
+    }
+  }
+  if (cycles < 1 || rounds < 1 || thread_counts.empty()) {
+    std::fprintf(stderr, "usage: thread_scaling_bench [--cycles N] [--rounds R] [--threads 1,2]\n");
+    return 2;
+  }
+  vmm::EngineRequest request;
+  request.kind = vmm::BackendKind::kCuda;
+  request.granularity = kPage;
+  vmm::StatusOr<vmm::EngineChoice> choice = vmm::SelectEngine(request);
+  if (!choice.ok()) {
+    std::fprintf(stderr, "thread_scaling_bench needs the CUDA backend: %s\n",
+                 choice.status().message().c_str());
+    return 3;
+  }
+  vmm::Engine& engine = *choice->engine;
+  std::unique_ptr<vmm::bench::RawDriverLoop> raw =
+      vmm::bench::MakeRawDriverLoop(engine.info().ordinal, kPage);
+  if (raw == nullptr) return 3;
+  std::printf("%s, %d cycles per thread, %d rounds (median of the rounds)\n",
+              engine.info().name.c_str(), cycles, rounds);
+  std::printf("%-9s %7s %13s %13s %11s %-46s %-46s\n", "mix", "threads", "raw cyc/s",
+              "runner cyc/s", "runner/raw", "raw p99 µs per op", "runner p99 µs per op");
+  for (bool map_only : {false, true}) {
+    const char* mix = map_only ? "map-only" : "cycle";
+    const std::vector<std::string> ops =
+        map_only ? std::vector<std::string>{"map", "unmap"}
+                 : std::vector<std::string>{"create", "map", "set_access", "unmap", "release"};
+    for (int threads : thread_counts) {
+      std::vector<vmm::Diagnostic> diagnostics;
+      std::optional<vmm::Scenario> scenario =
+          vmm::ParseScenario(Scenario(threads, cycles, map_only), "scaling.yaml", &diagnostics);
+      vmm::Plan plan;
+      if (scenario) plan = vmm::BuildPlan(*scenario, &diagnostics);
+      if (!diagnostics.empty()) {
+        std::fprintf(stderr, "%s", vmm::FormatDiagnostics(diagnostics).c_str());
+        return 1;
+      }
+      std::vector<double> raw_wall, runner_wall, ratio;
+      std::map<std::string, std::vector<double>> raw_p99, runner_p99;
+      for (int r = 0; r < rounds; ++r) {
+        double raw_us = -1, runner_us = -1;
+        vmm::report::StepRecord group;
+        auto run_raw = [&] {
+          vmm::bench::RawDriverLoop::Threaded t = raw->RunThreaded(threads, cycles, map_only);
+          raw_us = t.wall_us;
+          for (const std::string& op : ops)
+            raw_p99[op].push_back(vmm::ComputeStats(t.latency_us[op]).p99_us);
+        };
+        auto run_runner = [&] {
+          vmm::RunOutcome out = vmm::RunPlan(plan, engine, nullptr);
+          if (out.summary.exit_code != 0) return;
+          for (const vmm::report::StepRecord& s : out.steps)
+            if (s.op == "threads") group = s;
+          runner_us = group.wall_us;
+          for (const std::string& op : ops) runner_p99[op].push_back(Detail(group, op + "_p99_us"));
+        };
+        if (r % 2 == 0) {
+          run_raw();
+          run_runner();
+        } else {
+          run_runner();
+          run_raw();
+        }
+        if (raw_us <= 0 || runner_us <= 0) {
+          std::fprintf(stderr, "a run failed (raw %.0f µs, runner %.0f µs)\n", raw_us, runner_us);
+          return 1;
+        }
+        raw_wall.push_back(raw_us);
+        runner_wall.push_back(runner_us);
+        ratio.push_back(runner_us / raw_us);
+      }
+      const double total = static_cast<double>(threads) * cycles;
+      std::string raw_ops, runner_ops;
+      for (const std::string& op : ops) {
+        char buf[48];
+        std::snprintf(buf, sizeof buf, "%s %.0f ", op.c_str(), Median(raw_p99[op]));
+        raw_ops += buf;
+        std::snprintf(buf, sizeof buf, "%s %.0f ", op.c_str(), Median(runner_p99[op]));
+        runner_ops += buf;
+      }
+      std::printf("%-9s %7d %13.0f %13.0f %11.3f %-46s %-46s\n", mix, threads,
+                  total / Median(raw_wall) * 1e6, total / Median(runner_wall) * 1e6, Median(ratio),
+                  raw_ops.c_str(), runner_ops.c_str());
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}

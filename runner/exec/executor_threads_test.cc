@@ -1,0 +1,216 @@
+// Threads groups: the executor runs each thread on a host thread of its own against one engine
+// (SharedEngine), nests the records per thread with each op's latency, and a thread that stops
+// abandons its sync points so that nobody waits forever. SharedEngine's own contract is tested
+// against an engine that counts how many of its calls overlap.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "runner/engine/fault_engine.h"
+#include "runner/engine/host/host_engine.h"
+#include "runner/engine/shared_engine.h"
+#include "runner/exec/executor.h"
+#include "runner/plan/planned_test_util.h"
+
+namespace vmm {
+namespace {
+
+const char* kTwoMappers = R"(version: 1
+name: two_mappers
+granularity: 2MiB
+buffers:
+  A: {shape: [524288]}
+  B: {shape: [524288]}
+steps:
+  - {op: reserve, buffer: A}
+  - {op: reserve, buffer: B}
+  - name: group
+    threads:
+      - thread: one
+        steps:
+          - {op: create, alloc: a, size: 2MiB}
+          - {op: map, buffer: A, alloc: a}
+          - {op: set_access, buffer: A}
+          - {op: fill, buffer: A, seed: 3}
+          - {op: signal, point: a ready}
+      - thread: two
+        steps:
+          - {op: create, alloc: b, size: 2MiB}
+          - {op: map, buffer: B, alloc: b}
+          - {op: set_access, buffer: B}
+          - {op: wait_for, point: a ready}
+          - {op: copy, from: A, to: B}
+          - {op: check_equal, buffer: B, other: A}
+)";
+
+std::unique_ptr<Engine> Twin() {
+  HostEngineOptions options;
+  options.granularity = 2 << 20;
+  return std::move(CreateHostEngine(options)).value();
+}
+
+const report::Scalar* Detail(const report::StepRecord& r, const std::string& key) {
+  for (const report::Detail& d : r.details)
+    if (d.first == key) return &d.second;
+  return nullptr;
+}
+
+TEST(ThreadsRun, EachThreadRunsItsStepsAndTheRecordNestsThemWithLatencies) {
+  Planned p(kTwoMappers);
+  ASSERT_EQ(p.errors, "");
+  std::unique_ptr<Engine> engine = Twin();
+  RunOutcome out = RunPlan(p.plan, *engine, nullptr);
+  ASSERT_EQ(out.summary.exit_code, 0) << out.steps.back().error;
+  EXPECT_EQ(out.summary.checks_passed, 1);  // the thread's check counts
+  const report::StepRecord& group = out.steps[2];
+  EXPECT_EQ(group.op, "threads");
+  ASSERT_EQ(group.body.size(), 2u);
+  EXPECT_EQ(group.body[0].op, "thread");
+  EXPECT_EQ(group.body[0].name, "one");
+  EXPECT_EQ(group.body[1].name, "two");
+  ASSERT_EQ(group.body[1].body.size(), 6u);
+  EXPECT_EQ(group.body[1].body[4].op, "copy");
+  ASSERT_TRUE(group.body[1].body[5].check);
+  EXPECT_EQ(group.body[1].body[5].check->verdict, report::Verdict::kPass);
+  // Latency: both threads' maps overall, one per thread.
+  ASSERT_NE(Detail(group, "map_n"), nullptr);
+  EXPECT_EQ(std::get<int64_t>(*Detail(group, "map_n")), 2);
+  EXPECT_EQ(std::get<int64_t>(*Detail(group.body[0], "map_n")), 1);
+  EXPECT_GT(std::get<double>(*Detail(group, "create_p99_us")), 0.0);
+  EXPECT_EQ(Detail(group.body[0], "copy_n"), nullptr);  // thread one copies nothing
+}
+
+// Ping-pong: each thread waits for a point the other signals after ITS wait. Only threads that
+// really run at the same time finish this (run one after the other, the first would wait forever).
+TEST(ThreadsRun, ThreadsRunAtTheSameTime) {
+  Planned p(R"(version: 1
+name: ping_pong
+steps:
+  - threads:
+      - thread: ping
+        steps:
+          - {op: signal, point: ping 1}
+          - {op: wait_for, point: pong 1}
+          - {op: signal, point: ping 2}
+          - {op: wait_for, point: pong 2}
+      - thread: pong
+        steps:
+          - {op: wait_for, point: ping 1}
+          - {op: signal, point: pong 1}
+          - {op: wait_for, point: ping 2}
+          - {op: signal, point: pong 2}
+)");
+  ASSERT_EQ(p.errors, "");
+  std::unique_ptr<Engine> engine = Twin();
+  RunOutcome out = RunPlan(p.plan, *engine, nullptr);
+  EXPECT_EQ(out.summary.exit_code, 0);
+  EXPECT_EQ(out.steps[0].body[1].body.size(), 4u);
+}
+
+// Thread one's create fails (an injected driver error): it stops, and thread two, which waits for
+// the point thread one never reaches, fails at once instead of hanging; the run fails with exit 4.
+TEST(ThreadsRun, AWaitForAPointOfAStoppedThreadFailsInsteadOfHanging) {
+  Planned p(kTwoMappers);
+  ASSERT_EQ(p.errors, "");
+  std::unique_ptr<Engine> twin = Twin();
+  // The first create fails: thread one's or thread two's, whichever comes first.
+  FaultEngine faulty(*twin, FaultPlan{FaultKind::kCreate, 1});
+  RunOutcome first = RunPlan(p.plan, faulty, nullptr);
+  EXPECT_EQ(first.summary.exit_code, 4);
+  const report::StepRecord& group = first.steps[2];
+  EXPECT_EQ(group.status, report::StepStatus::kFailed);
+  // Whichever thread's create was the first call of its kind failed; if it was thread one's, thread
+  // two's wait names it.
+  const report::StepRecord& one = group.body[0];
+  const report::StepRecord& two = group.body[1];
+  if (one.body[0].status == report::StepStatus::kFailed) {
+    EXPECT_EQ(one.body[4].status, report::StepStatus::kSkipped);  // its signal
+    EXPECT_EQ(two.body[3].status, report::StepStatus::kFailed);
+    EXPECT_NE(two.body[3].error.find("'a ready' will never be signalled: thread 'one' stopped"),
+              std::string::npos)
+        << two.body[3].error;
+  } else {
+    EXPECT_EQ(two.body[0].status, report::StepStatus::kFailed);
+  }
+}
+
+// An engine whose Map and Fill take 20 ms and count how many run at once.
+class OverlapEngine final : public Engine {
+ public:
+  explicit OverlapEngine(bool concurrent) : concurrent_(concurrent) {}
+  const DeviceInfo& info() const override { return info_; }
+  bool ConcurrentVmm() const override { return concurrent_; }
+  bool WaitForWork() override {
+    waited_ += 1;
+    return true;
+  }
+  Status Map(DevicePtr, uint64_t, uint64_t, AllocHandle) override { return Slow(); }
+  Status Fill(DevicePtr, uint64_t, uint64_t, OpTiming*) override { return Slow(); }
+  Status Unmap(DevicePtr, uint64_t, SyncNote*) override { return Slow(); }
+  int most() const { return most_; }
+  int waited() const { return waited_; }
+
+ private:
+  Status Slow() {
+    const int now = ++running_;
+    int seen = most_.load();
+    while (now > seen && !most_.compare_exchange_weak(seen, now)) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    --running_;
+    return Status::Ok();
+  }
+  DeviceInfo info_;
+  bool concurrent_;
+  std::atomic<int> running_{0}, most_{0}, waited_{0};
+};
+
+template <typename Call>
+void FromFourThreads(Call call) {
+  std::vector<std::jthread> threads;
+  for (int i = 0; i < 4; ++i) threads.emplace_back(call);
+}
+
+TEST(SharedEngine, ACudaLikeEnginesMapsReachItAtOnceAndItsKernelsOneAtATime) {
+  OverlapEngine inner(true);
+  SharedEngine shared(inner);
+  FromFourThreads([&] { EXPECT_TRUE(shared.Map(0, 0, 0, AllocHandle{}).ok()); });
+  EXPECT_EQ(inner.most(), 4);
+  OverlapEngine kernels(true);
+  SharedEngine shared_kernels(kernels);
+  FromFourThreads([&] { EXPECT_TRUE(shared_kernels.Fill(0, 0, 0, nullptr).ok()); });
+  EXPECT_EQ(kernels.most(), 1);
+}
+
+TEST(SharedEngine, TheTwinsCallsGoOneAtATime) {
+  OverlapEngine inner(false);
+  SharedEngine shared(inner);
+  FromFourThreads([&] { EXPECT_TRUE(shared.Map(0, 0, 0, AllocHandle{}).ok()); });
+  EXPECT_EQ(inner.most(), 1);
+}
+
+// An unmap that waits waits first (outside the lock) and its note says what that wait found; one
+// that does not wait goes straight to the driver.
+TEST(SharedEngine, AWaitingUnmapWaitsFirstAndSaysSo) {
+  OverlapEngine inner(true);
+  SharedEngine shared(inner);
+  SyncNote note;
+  ASSERT_TRUE(shared.Unmap(0, 0, &note).ok());
+  EXPECT_EQ(inner.waited(), 1);
+  EXPECT_TRUE(note.waited);
+  FromFourThreads([&] {
+    SyncNote n;
+    n.wait = false;
+    EXPECT_TRUE(shared.Unmap(0, 0, &n).ok());
+  });
+  EXPECT_EQ(inner.waited(), 1);
+  EXPECT_EQ(inner.most(), 4);
+}
+
+}  // namespace
+}  // namespace vmm

@@ -1,0 +1,16 @@
+#!/bin/bash
+# ThreadSanitizer run of what several threads touch: a host-backend build with -fsanitize=thread
+# (build-tsan/), then the tests of threads groups, the shared engine, the twin's stream and the
+# busy kernels, and the threaded scenarios through the binary. Exit status: the tests'.
+#   tools/tsan.sh [extra ctest -R regex]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVMMRUN_CUDA=OFF \
+  -DVMMRUN_TSAN=ON >/dev/null
+cmake --build build-tsan --target vmm_tests vmm-run
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+build-tsan/vmm_tests --gtest_filter='*Thread*:SharedEngine*:HostBusy*:HostStream*'
+for s in scenarios/unmap_from_another_thread.yaml scenarios/vmm_threads.yaml; do
+  build-tsan/vmm-run "$s" --backend host --quiet --report-dir build-tsan/reports
+done
+echo "tsan: clean"
