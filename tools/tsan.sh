@@ -5,7 +5,9 @@
 #   tools/tsan.sh [extra ctest -R regex]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVMMRUN_CUDA=OFF \
+prefix=()
+[ -d .deps/usr ] && prefix=(-DCMAKE_PREFIX_PATH="$PWD/.deps/usr")  # valijson, where it is not installed
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVMMRUN_CUDA=OFF "${prefix[@]}" \
   -DVMMRUN_TSAN=ON >/dev/null
 cmake --build build-tsan --target vmm_tests vmm-run
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
