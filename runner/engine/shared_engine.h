@@ -42,8 +42,8 @@ class SharedEngine final : public Engine {
     return inner_.DescribeDevice(ordinal, out);
   }
 
-#define VMMRUN_ENGINE_CALL(name, fault_kind, params, args)                          \
-  Status name params override {                                                     \
+#define VMMRUN_ENGINE_CALL(name, fault_kind, params, args)                                \
+  Status name params override {                                                           \
     return Forward(FaultKind::fault_kind, NoteOf args, [&] { return inner_.name args; }); \
   }
 #include "runner/engine/engine_calls.def"

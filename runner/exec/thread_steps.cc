@@ -32,10 +32,10 @@ struct ThreadSync {
 
   std::mutex mu;
   std::condition_variable changed;
-  std::vector<Point> state;                // by sync point slot
-  std::vector<std::string> abandoned_by;   // by slot: the thread that stopped without signalling
-  size_t arrived = 0;                      // the start barrier
-  size_t waiting;                          // threads still to arrive
+  std::vector<Point> state;               // by sync point slot
+  std::vector<std::string> abandoned_by;  // by slot: the thread that stopped without signalling
+  size_t arrived = 0;                     // the start barrier
+  size_t waiting;                         // threads still to arrive
 
   void Set(int point, Point to, const std::string& by = "") {
     {
@@ -136,19 +136,22 @@ Status RunStep<Op::kThreads>(const PlanStep& step, RunState& state, StepRecord& 
     std::vector<std::jthread> running;
     running.reserve(step.body.size());
     for (size_t t = 0; t < step.body.size(); ++t) {
-      running.emplace_back([&, t] { RunThread(step.body[t], state, sync, threads[t], samples[t]); });
+      running.emplace_back(
+          [&, t] { RunThread(step.body[t], state, sync, threads[t], samples[t]); });
     }
   }  // joined here
   record.wall_us = watch.ElapsedUs();
   state.sync = nullptr;
   Samples overall;
   for (const Samples& s : samples)
-    for (const auto& [op, wall] : s) overall[op].insert(overall[op].end(), wall.begin(), wall.end());
+    for (const auto& [op, wall] : s)
+      overall[op].insert(overall[op].end(), wall.begin(), wall.end());
   record.details.emplace_back("threads", static_cast<int64_t>(threads.size()));
   AddLatency(overall, record.details);
   Status failed;
   for (const StepRecord& t : threads) {
-    if (!t.error.empty() && failed.ok()) failed = RuntimeError("thread '" + t.name + "': " + t.error);
+    if (!t.error.empty() && failed.ok())
+      failed = RuntimeError("thread '" + t.name + "': " + t.error);
     if (t.status == StepStatus::kFailed) record.status = StepStatus::kFailed;
   }
   record.body = std::move(threads);
@@ -172,9 +175,8 @@ Status RunStep<Op::kSignal>(const PlanStep& step, RunState& state, StepRecord& r
 template <>
 Status RunStep<Op::kWaitFor>(const PlanStep& step, RunState& state, StepRecord& record) {
   if (state.sync == nullptr) return InternalError("wait_for outside a threads group");
-  return TimedCall(record, [&] {
-    return state.sync->Wait(step.event, state.plan.sync_points[step.event]);
-  });
+  return TimedCall(
+      record, [&] { return state.sync->Wait(step.event, state.plan.sync_points[step.event]); });
 }
 
 // "3 threads · map p50 12.1 µs, p99 40.2 µs (n=48) · ..." : the ops' latency over all threads.

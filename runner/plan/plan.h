@@ -213,7 +213,7 @@ struct Plan {
   std::vector<int> alloc_devices;      // slot -> scenario device whose memory it is (-1: host RAM)
   std::vector<AllocSpec> alloc_specs;  // slot -> how create makes it (retain: the size only)
   std::vector<std::string> marks;      // slot -> the mark step's name
-  std::vector<std::string> sync_points;  // slot -> a threads group's sync point (signal/wait_for)
+  std::vector<std::string> sync_points;    // slot -> a threads group's sync point (signal/wait_for)
   std::vector<uint64_t> snapshot_bytes;    // slot -> bytes it holds
   std::vector<DataPlace> snapshot_places;  // slot -> where it lives
   std::vector<PlanStep> steps;

@@ -62,7 +62,8 @@ bool PlanBuilder::AllowedInThread(const Step& step) {
       if (step.op == Op::kBusy && !step.async().value)
         why =
             "a busy kernel in a thread must be left running (async: true), then waited for with "
-            "synchronize: on the host twin a busy that is waited for holds the engine while it runs";
+            "synchronize: on the host twin a busy that is waited for holds the engine while it "
+            "runs";
       break;
     case OpFamily::kData:
     case OpFamily::kWait:
@@ -82,7 +83,9 @@ bool PlanBuilder::AllowedInThread(const Step& step) {
       break;
   }
   if (why.empty() && step.expect_error().set)
-    why = "expect_error proves the whole engine unchanged around the call, which other threads change";
+    why =
+        "expect_error proves the whole engine unchanged around the call, which other threads "
+        "change";
   if (why.empty() && step.device().set && step.device().value != 0)
     why = "threads run on device 0 only";
   if (why.empty()) return true;
@@ -114,11 +117,13 @@ std::vector<PlanBuilder::ThreadAccess> PlanBuilder::Footprint(const PlanStep& p)
   };
   auto alloc = [&](bool writes) {
     if (p.alloc >= 0)
-      object(ThreadAccess::Kind::kAlloc, p.alloc, writes, "allocation '" + plan_.allocs[p.alloc] + "'");
+      object(ThreadAccess::Kind::kAlloc, p.alloc, writes,
+             "allocation '" + plan_.allocs[p.alloc] + "'");
   };
   auto snapshot = [&](int slot, bool writes) {
     if (slot >= 0)
-      object(ThreadAccess::Kind::kSnapshot, slot, writes, "snapshot '" + plan_.snapshots[slot] + "'");
+      object(ThreadAccess::Kind::kSnapshot, slot, writes,
+             "snapshot '" + plan_.snapshots[slot] + "'");
   };
   switch (p.op) {
     case Op::kReserve:
@@ -142,8 +147,8 @@ std::vector<PlanBuilder::ThreadAccess> PlanBuilder::Footprint(const PlanStep& p)
   }
   const OpFamily family = Describe(p.op).family;
   const bool check = family == OpFamily::kCheck;
-  const bool reads_buffer = check || p.op == Op::kSnapshot ||
-                            (p.op == Op::kBusy && p.touch == kernels::BusyTouch::kRead);
+  const bool reads_buffer =
+      check || p.op == Op::kSnapshot || (p.op == Op::kBusy && p.touch == kernels::BusyTouch::kRead);
   buffer(p.buffer, !reads_buffer, false);
   buffer(p.other, false, false);
   buffer(p.a, false, false);
@@ -225,11 +230,13 @@ void PlanBuilder::PlanOp<Op::kThreads>(const Step& step, PlanStep* p, BufferUses
       while (next[t] < body.size()) {
         const Step& s = body[next[t]];
         int point = -1;
-        if (s.op == Op::kSignal || s.op == Op::kWaitFor) point = sync_points_.at(Key(s, "point").value);
+        if (s.op == Op::kSignal || s.op == Op::kWaitFor)
+          point = sync_points_.at(Key(s, "point").value);
         if (s.op == Op::kWaitFor && !signalled[point]) break;
         ++clock[t][t];
         if (s.op == Op::kWaitFor)
-          for (int u = 0; u < threads; ++u) clock[t][u] = std::max(clock[t][u], point_clock[point][u]);
+          for (int u = 0; u < threads; ++u)
+            clock[t][u] = std::max(clock[t][u], point_clock[point][u]);
         if (s.op == Op::kSignal) {
           signalled[point] = true;
           point_clock[point] = clock[t];
@@ -326,8 +333,9 @@ template <>
 void PlanBuilder::PlanOp<Op::kSignal>(const Step& step, PlanStep* p, BufferUses*) {
   const Located<std::string>& point = Key(step, "point");
   if (thread_ == nullptr) {
-    Error(step.loc, "signal orders the threads of a threads group; outside one there is nothing "
-                    "to order (the run's steps already run one after another)");
+    Error(step.loc,
+          "signal orders the threads of a threads group; outside one there is nothing "
+          "to order (the run's steps already run one after another)");
     return;
   }
   auto it = sync_points_.find(point.value);
@@ -338,8 +346,9 @@ template <>
 void PlanBuilder::PlanOp<Op::kWaitFor>(const Step& step, PlanStep* p, BufferUses*) {
   const Located<std::string>& point = Key(step, "point");
   if (thread_ == nullptr) {
-    Error(step.loc, "wait_for orders the threads of a threads group; outside one there is "
-                    "nothing to wait for (the run's steps already run one after another)");
+    Error(step.loc,
+          "wait_for orders the threads of a threads group; outside one there is "
+          "nothing to wait for (the run's steps already run one after another)");
     return;
   }
   auto it = sync_points_.find(point.value);

@@ -56,9 +56,9 @@ Status CudaEngine::Free(DevicePtr va, uint64_t size) {
     }
   }
   Status freed = owned && owned->size == size ? FreeReservation(&owned)
-                                                // Not a range this engine reserved as given: the
-                                                // driver decides (and names the error).
-                                                : CU_CALL(api_, cuMemAddressFree(va, size));
+                                              // Not a range this engine reserved as given: the
+                                              // driver decides (and names the error).
+                                              : CU_CALL(api_, cuMemAddressFree(va, size));
   if (freed.ok()) {
     owned.release();  // freed by the call above (FreeReservation already emptied it)
     return Status::Ok();

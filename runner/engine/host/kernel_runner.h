@@ -86,9 +86,9 @@ class KernelRunner {
 
   const AddressSpace& space_;
   const bool trap_;
-  Status poisoned_;                     // the first device fault (ok: none)
-  std::string fault_note_;              // the fault trap's account of it
-  std::unique_ptr<HostStream> stream_;  // made by the first Busy left in flight
+  Status poisoned_;                              // the first device fault (ok: none)
+  std::string fault_note_;                       // the fault trap's account of it
+  std::unique_ptr<HostStream> stream_;           // made by the first Busy left in flight
   std::atomic<HostStream*> published_{nullptr};  // stream_, for WaitInFlight's other threads
 };
 
