@@ -272,10 +272,10 @@ class Engine {
   virtual uint64_t host_calls() const { return 0; }
 
   // Threads (runner/engine/shared_engine.h serialises every other call of several threads).
-  // True when the VMM calls that do not wait for work (Reserve, Free, Create, Map, and Unmap,
-  // Release, SetAccess whose SyncNote says wait false) may run from several threads at once, and
-  // beside one other call: the CUDA backend (the driver takes them from any thread; the engine
-  // guards its own tables). The host twin says false: its calls are serialised.
+  // True when the VMM calls (Reserve, Free, Create, Map, SetAccess, Unmap, Release) may run from
+  // several threads at once, and beside one other call, their waits for in-flight work included:
+  // the CUDA backend (the driver takes them from any thread; the engine guards its own tables and
+  // tracks the stream's work in atomics). The host twin says false: its calls are serialised.
   virtual bool ConcurrentVmm() const { return false; }
   // Waits until the work in flight when it is called has run; true when there was some. Errors
   // are the next waiting call's to report. Safe to call from any thread while another calls the

@@ -1,13 +1,14 @@
 // SharedEngine: one engine called by the host threads of a threads group. It forwards every call
 // to the engine it wraps, one call at a time (a mutex), with two exceptions that keep what the
 // threads race for real:
-//   - where the wrapped engine says ConcurrentVmm() (CUDA), the VMM calls that do not wait for
-//     work (reserve, free, create, map; unmap, release and set_access with wait: false) go to the
-//     driver at once, from their own thread, beside the other threads' calls: the driver's own
+//   - where the wrapped engine says ConcurrentVmm() (CUDA), the VMM calls (reserve, free, create,
+//     map, set_access, unmap, release) go to the driver at once, from their own thread, beside the
+//     other threads' calls, waiting for the stream themselves where they wait: the driver's own
 //     serialisation is what a latency figure then shows;
-//   - a call that waits for work in flight (synchronize; unmap, release and set_access that wait)
-//     first waits outside the lock (Engine::WaitForWork), so that a thread waiting for a kernel
-//     does not hold back another thread's calls (which may be the unmap that faults the kernel).
+//   - any other call that waits for work in flight (synchronize; on an engine that is not
+//     concurrent, unmap, release and set_access that wait) first waits outside the lock
+//     (Engine::WaitForWork), so that a thread waiting for a kernel does not hold back another
+//     thread's calls (which may be the unmap that faults the kernel).
 // Work left in flight runs beside all of it (the GPU; the twin's stream worker). Thread-safe; the
 // wrapped engine must outlive it.
 #pragma once
@@ -72,8 +73,8 @@ class SharedEngine final : public Engine {
 
   template <typename Call>
   Status Forward(FaultKind kind, NoteArg note, Call&& call) {
+    if (concurrent_vmm_ && IsVmm(kind)) return call();
     const bool waits = kind == FaultKind::kSynchronize || note.Waits();
-    if (concurrent_vmm_ && IsVmm(kind) && !waits) return call();
     if (!waits) {
       std::lock_guard<std::mutex> lock(mu_);
       return call();

@@ -252,17 +252,19 @@ bool CudaEngine::WaitForWork() {
 }
 
 Status CudaEngine::SyncStream(Lane& lane) {
+  const uint64_t covers = lane.WaitCovers();
   VMM_RETURN_IF_ERROR(CUDA_CALL(cudaStreamSynchronize(lane.stream.get())));
-  lane.busy = false;
+  lane.CoveredUpTo(covers);
   return Status::Ok();
 }
 
 Status CudaEngine::Drain(Lane& lane, bool* waited) {
   if (waited != nullptr) *waited = false;
-  if (!lane.busy) return Status::Ok();  // everything enqueued has been waited for
+  if (!lane.Busy()) return Status::Ok();  // everything enqueued has been waited for
+  const uint64_t covers = lane.WaitCovers();
   const cudaError_t query = cudaStreamQuery(lane.stream.get());
   if (query == cudaSuccess) {  // finished on its own: nothing to wait for
-    lane.busy = false;
+    lane.CoveredUpTo(covers);
     return Status::Ok();
   }
   if (query != cudaErrorNotReady) {
@@ -284,11 +286,11 @@ Status CudaEngine::WaitForStream(SyncNote* note) {
   // synchronizing a capturing stream would invalidate the capture. Idle streams need neither a
   // query nor the clock (the common case, kept off the VMM hot path: one lane, one flag).
   bool busy = false;
-  for (const std::unique_ptr<Lane>& lane : lanes_) busy = busy || lane->busy;
+  for (const std::unique_ptr<Lane>& lane : lanes_) busy = busy || lane->Busy();
   if (!capturing_ && busy) {
     const auto start = std::chrono::steady_clock::now();
     for (const std::unique_ptr<Lane>& lane : lanes_) {
-      if (!lane->busy) continue;
+      if (!lane->Busy()) continue;
       bool waited = false;
       VMM_RETURN_IF_ERROR(BindLane(*lane));
       VMM_RETURN_IF_ERROR(Drain(*lane, &waited));
@@ -302,12 +304,12 @@ Status CudaEngine::WaitForStream(SyncNote* note) {
 }
 
 Status CudaEngine::Follow(Lane& from, Lane& to) {
-  if (!from.busy || &from == &to) return Status::Ok();
+  if (!from.Busy() || &from == &to) return Status::Ok();
   VMM_RETURN_IF_ERROR(BindLane(from));
   VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventRecord(from.fence.get(), from.stream.get())));
   VMM_RETURN_IF_ERROR(BindLane(to));
+  Enqueuing enqueuing(to);  // its stream now holds the wait
   VMM_RETURN_IF_ERROR(CUDA_CALL(cudaStreamWaitEvent(to.stream.get(), from.fence.get(), 0)));
-  to.busy = true;  // its stream now holds the wait
   return Status::Ok();
 }
 

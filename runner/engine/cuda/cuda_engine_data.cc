@@ -144,7 +144,7 @@ Status CudaEngine::RunWordCheck(const WordCheck& c, DataCompareResult* out, uint
   auto* state = static_cast<CheckState*>(lane_->check_scratch.data());
   auto* counts = static_cast<uint32_t*>(lane_->counts_scratch.data());
   const uint32_t* a = DevicePointer<const uint32_t>(c.a);
-  lane_->busy = true;
+  Enqueuing enqueuing(*lane_);
   VMM_RETURN_IF_ERROR(CUDA_CALL(cudaMemsetAsync(state, 0, kZeroedBytes, stream())));
   if (c.b != nullptr) {
     VMM_RETURN_IF_ERROR(
@@ -168,6 +168,7 @@ Status CudaEngine::RunWordCheck(const WordCheck& c, DataCompareResult* out, uint
   auto* back = static_cast<CheckState*>(lane_->check_readback.get());
   VMM_RETURN_IF_ERROR(CUDA_CALL(
       cudaMemcpyAsync(back, state, sizeof(CheckState), cudaMemcpyDeviceToHost, stream())));
+  enqueuing.Done();
   VMM_RETURN_IF_ERROR(SyncStream());
   out->mismatches += back->totals.mismatches;
   out->hash += back->totals.hash;
@@ -205,7 +206,7 @@ Status CudaEngine::CompareData(DevicePtr a, DataRef b, uint64_t count,
     auto* staged = static_cast<uint32_t*>(lane_->staging_scratch.data());
     for (uint64_t at = 0; at < count; at += piece) {
       const uint64_t n = std::min(piece, count - at);
-      lane_->busy = true;
+      Enqueuing enqueuing(*lane_);
       VMM_RETURN_IF_ERROR(
           Annotate(CUDA_CALL(cudaMemcpyAsync(staged, DevicePointer<const uint32_t>(b.addr) + at,
                                              n * 4, cudaMemcpyHostToDevice, stream())),
@@ -217,6 +218,7 @@ Status CudaEngine::CompareData(DevicePtr a, DataRef b, uint64_t count,
                             at,
                             hash_a,
                             max_report - static_cast<uint32_t>(out->first.size())};
+      enqueuing.Done();  // RunWordCheck marks its own work and waits for the stream
       VMM_RETURN_IF_ERROR(Annotate(RunWordCheck(check, out, &delta), what));
     }
   }
@@ -267,7 +269,7 @@ Status CudaEngine::CheckMatmul(const MatmulArgs& args, uint32_t max_report,
   const float* b = DevicePointer<const float>(args.b);
   const float* c = DevicePointer<const float>(args.c);
   out->freivalds = uint64_t{m} * n * k > matmul_bound::kFullReferenceLimit;
-  lane_->busy = true;
+  Enqueuing enqueuing(*lane_);
   VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaMemsetAsync(state, 0, kZeroedBytes, stream())), what));
   uint8_t* row_bad = nullptr;
   if (out->freivalds) {
@@ -300,6 +302,7 @@ Status CudaEngine::CheckMatmul(const MatmulArgs& args, uint32_t max_report,
   VMM_RETURN_IF_ERROR(Annotate(
       CUDA_CALL(cudaMemcpyAsync(back, state, sizeof(CheckState), cudaMemcpyDeviceToHost, stream())),
       what));
+  enqueuing.Done();
   VMM_RETURN_IF_ERROR(Annotate(SyncStream(), what));
   out->mismatches = back->totals.mismatches;
   out->rows_recomputed = out->freivalds ? back->bad_rows : 0;

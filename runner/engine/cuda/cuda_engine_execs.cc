@@ -98,8 +98,9 @@ Status CudaEngine::InstantiateWith(GraphHandle graph, const InstantiateOptions& 
   double upload_us = -1;
   if (options.upload) {
     Stopwatch upload;
-    lane_->busy = true;
+    Enqueuing enqueuing(*lane_);
     VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaGraphUpload(exec->get(), stream())), what));
+    enqueuing.Done();
     VMM_RETURN_IF_ERROR(Annotate(SyncStream(), what));
     upload_us = upload.ElapsedUs();
   }
@@ -128,12 +129,13 @@ Status CudaEngine::Replay(ExecHandle exec, OpTiming* timing) {
   cudaStream_t s = lane.stream.get();
   const bool timed = timing != nullptr;
   if (timed) VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaEventRecord(lane.start.get(), s)), what));
-  lane.busy = true;
+  Enqueuing enqueuing(lane);
   VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaGraphLaunch(e->get(), s)), what));
   const ExecMemory& memory = exec_memory_[exec.value];
   for (DevicePtr p : memory.allocs) live_graph_allocs_[p] = lane.ordinal;
   for (DevicePtr p : memory.frees) live_graph_allocs_.erase(p);
   if (timed) VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaEventRecord(lane.stop.get(), s)), what));
+  enqueuing.Done();
   VMM_RETURN_IF_ERROR(Annotate(SyncStream(lane), what));
   if (timed) {
     float ms = 0;

@@ -235,7 +235,8 @@ Status CudaEngine::GraphFree(DevicePtr ptr) {
   auto what = [&] { return "GraphFree(ptr=" + Hex(ptr) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   void* p = reinterpret_cast<void*>(static_cast<uintptr_t>(ptr));
-  if (!capturing_) lane_->busy = true;
+  std::optional<Enqueuing> enqueuing;
+  if (!capturing_) enqueuing.emplace(*lane_);
   if (capturing_) capture_memory_nodes_ = true;
   VMM_RETURN_IF_ERROR(Annotate(CUDA_CALL(cudaFreeAsync(p, work_stream())), what));
   if (!capturing_) live_graph_allocs_.erase(ptr);

@@ -85,10 +85,48 @@ struct Lane {
   // Conditional bodies being captured (cudaStreamBeginCaptureToGraph), one stream per nesting
   // depth, created on first use.
   std::vector<Stream> body_streams;
-  // False only when everything enqueued on the stream is known to have finished: set before each
-  // enqueue (kernels, graph launches, copies), cleared by each completed wait on the stream. The
-  // stream is private to the engine, so nothing else can put work on it.
-  bool busy = false;
+  // What may be in flight on the stream, readable from any thread (a threads group's waiting VMM
+  // calls run beside another thread's launches; SharedEngine). `marked` counts the launches marked
+  // (Enqueuing), `idle_at` the marks a completed wait covered, `launching` the Enqueuing scopes
+  // open now: a wait that starts while one is open may miss its work, so it marks nothing idle.
+  // Busy() is false only when everything enqueued is known to have finished. The stream is
+  // private to the engine, so nothing else puts work on it.
+  std::atomic<uint64_t> marked{0}, idle_at{0};
+  std::atomic<int> launching{0};
+  bool Busy() const { return idle_at.load() != marked.load(); }
+  // Before a wait on the stream: the marks it will cover, or 0 when a launch is under way.
+  uint64_t WaitCovers() const {
+    const uint64_t seen = marked.load();
+    return launching.load() == 0 ? seen : 0;
+  }
+  // After a wait that completed: everything marked before it started has finished.
+  void CoveredUpTo(uint64_t seen) {
+    uint64_t now = idle_at.load();
+    while (seen > now && !idle_at.compare_exchange_weak(now, seen)) {
+    }
+  }
+};
+
+// Marks `lane` busy for the work its scope enqueues (kernels, copies, graph launches); open from
+// before the first enqueue to after the last.
+class Enqueuing {
+ public:
+  explicit Enqueuing(Lane& lane) : lane_(lane) {
+    ++lane_.launching;
+    ++lane_.marked;
+  }
+  ~Enqueuing() { Done(); }
+  // The last enqueue is made: a wait of this scope's own (SyncStream) may then mark it finished.
+  void Done() {
+    if (open_) --lane_.launching;
+    open_ = false;
+  }
+  Enqueuing(const Enqueuing&) = delete;
+  Enqueuing& operator=(const Enqueuing&) = delete;
+
+ private:
+  Lane& lane_;
+  bool open_ = true;
 };
 
 class CudaEngine final : public Engine {

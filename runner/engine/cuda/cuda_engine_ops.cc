@@ -18,12 +18,16 @@ Status CudaEngine::TimedLaunch(OpTiming* timing, Launch launch) {
   if (timing != nullptr) timing->gpu_us = -1;
   const bool timed = timing != nullptr && !capturing_;  // a captured launch does not run now
   if (timed) VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventRecord(lane_->start.get(), stream())));
-  if (!capturing_) lane_->busy = true;
-  VMM_RETURN_IF_ERROR(launch());
+  if (capturing_) return launch();  // recorded, not run
+  {
+    Enqueuing enqueuing(*lane_);
+    VMM_RETURN_IF_ERROR(launch());
+    if (timed) VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventRecord(lane_->stop.get(), stream())));
+  }
   if (!timed) return Status::Ok();
-  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventRecord(lane_->stop.get(), stream())));
+  const uint64_t covers = lane_->WaitCovers();
   VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventSynchronize(lane_->stop.get())));
-  lane_->busy = false;  // the stop event completes after everything enqueued before it
+  lane_->CoveredUpTo(covers);  // the stop event completes after everything enqueued before it
   float ms = 0;
   VMM_RETURN_IF_ERROR(CUDA_CALL(cudaEventElapsedTime(&ms, lane_->start.get(), lane_->stop.get())));
   timing->gpu_us = static_cast<double>(ms) * 1000.0;
@@ -193,10 +197,11 @@ Status CudaEngine::CopyToHost(DevicePtr src, uint64_t bytes, void* dst) {
   VMM_RETURN_IF_ERROR(Bind());
   VMM_RETURN_IF_ERROR(Annotate(SyncIfCapturing(), what));
   if (bytes == 0) return Status::Ok();
-  lane_->busy = true;
+  Enqueuing enqueuing(*lane_);
   const void* from = DevicePointer<const void>(src);
   VMM_RETURN_IF_ERROR(Annotate(
       CUDA_CALL(cudaMemcpyAsync(dst, from, bytes, cudaMemcpyDeviceToHost, stream())), what));
+  enqueuing.Done();
   return Annotate(SyncStream(), what);
 }
 
@@ -216,9 +221,10 @@ Status CudaEngine::Checksum(DevicePtr src, uint64_t count, uint64_t* hash) {
   VMM_RETURN_IF_ERROR(Annotate(lane_->hash_scratch.Reserve(sizeof(uint64_t)), what));
   auto* sum = static_cast<uint64_t*>(lane_->hash_scratch.data());
   const uint32_t* words = DevicePointer<const uint32_t>(src);
-  lane_->busy = true;
+  Enqueuing enqueuing(*lane_);
   VMM_RETURN_IF_ERROR(
       Annotate(CUDA_CALL(kernels::LaunchChecksum(words, count, sum, stream())), what));
+  enqueuing.Done();
   return Annotate(ReadHash(sum, hash), what);
 }
 
