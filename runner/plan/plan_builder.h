@@ -288,6 +288,8 @@ class PlanBuilder {
   bool AllowedInThread(const Step& step);
   // What a planned step of a thread touches, for the group's order check.
   std::vector<ThreadAccess> Footprint(const PlanStep& p) const;
+  // signal / wait_for: resolves the step's sync point into p->event, or says it is outside a group.
+  void SyncPoint(const Step& step, PlanStep* p);
 
   const Scenario& scenario_;
   const std::vector<Step>& steps_;  // the scenario's steps, or an isolate block's

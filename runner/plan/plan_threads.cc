@@ -329,13 +329,13 @@ void PlanBuilder::PlanOp<Op::kThread>(const Step& step, PlanStep*, BufferUses*) 
   Error(step.loc, "a thread belongs in a threads group: {threads: [{thread: NAME, steps: [...]}]}");
 }
 
-template <>
-void PlanBuilder::PlanOp<Op::kSignal>(const Step& step, PlanStep* p, BufferUses*) {
+// signal and wait_for: the sync point's slot (PlanStep::event), inside a thread only.
+void PlanBuilder::SyncPoint(const Step& step, PlanStep* p) {
   const Located<std::string>& point = Key(step, "point");
   if (thread_ == nullptr) {
-    Error(step.loc,
-          "signal orders the threads of a threads group; outside one there is nothing "
-          "to order (the run's steps already run one after another)");
+    Error(step.loc, std::string(OpName(step.op)) +
+                        " orders the threads of a threads group; outside one there is nothing to "
+                        "order (the run's steps already run one after another)");
     return;
   }
   auto it = sync_points_.find(point.value);
@@ -343,16 +343,13 @@ void PlanBuilder::PlanOp<Op::kSignal>(const Step& step, PlanStep* p, BufferUses*
 }
 
 template <>
+void PlanBuilder::PlanOp<Op::kSignal>(const Step& step, PlanStep* p, BufferUses*) {
+  SyncPoint(step, p);
+}
+
+template <>
 void PlanBuilder::PlanOp<Op::kWaitFor>(const Step& step, PlanStep* p, BufferUses*) {
-  const Located<std::string>& point = Key(step, "point");
-  if (thread_ == nullptr) {
-    Error(step.loc,
-          "wait_for orders the threads of a threads group; outside one there is "
-          "nothing to wait for (the run's steps already run one after another)");
-    return;
-  }
-  auto it = sync_points_.find(point.value);
-  p->event = it == sync_points_.end() ? -1 : it->second;
+  SyncPoint(step, p);
 }
 
 }  // namespace vmm
