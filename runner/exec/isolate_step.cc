@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "runner/exec/latency.h"
 #include "runner/exec/run_state.h"
 
 namespace vmm {
@@ -76,7 +77,13 @@ Status RunStep<Op::kTogether>(const PlanStep& step, RunState& state, StepRecord&
       record.status = report::StepStatus::kFailed;
     }
   }
-  if (status.ok()) AddOverlap(blocks, record);
+  if (status.ok()) {
+    AddOverlap(blocks, record);
+    // Each op's latency over every child's steps: processes beside threads (docs: together).
+    LatencySamples samples;
+    for (const StepRecord& b : blocks) CollectLatency(b.body, samples);
+    AddLatency(samples, record.details);
+  }
   record.body = std::move(blocks);
   return status;
 }
@@ -129,7 +136,7 @@ std::string DescribeStep<Op::kTogether>(const Plan&, const PlanStep& step, const
       out += " (overlap " + std::to_string(std::llround(std::get<double>(value))) + " ms)";
   }
   return out + ": " + std::to_string(passed) + " of " + std::to_string(step.body.size()) +
-         " as expected" + failed;
+         " as expected" + failed + LatencyText(r.details);
 }
 
 }  // namespace vmm

@@ -17,8 +17,8 @@
 #include <thread>
 
 #include "runner/base/stop_signal.h"
+#include "runner/exec/latency.h"
 #include "runner/exec/run_state.h"
-#include "runner/exec/timing_stats.h"
 
 namespace vmm {
 
@@ -70,18 +70,7 @@ struct ThreadSync {
 
 namespace {
 
-using Samples = std::map<std::string, std::vector<double>>;  // op name -> wall times (µs)
-
-void AddLatency(const Samples& samples, report::Details& details) {
-  for (const auto& [op, wall] : samples) {
-    const report::TimingStats s = ComputeStats(wall);
-    details.emplace_back(op + "_n", static_cast<int64_t>(s.count));
-    details.emplace_back(op + "_min_us", s.min_us);
-    details.emplace_back(op + "_p50_us", s.median_us);
-    details.emplace_back(op + "_p99_us", s.p99_us);
-    details.emplace_back(op + "_max_us", s.max_us);
-  }
-}
+using Samples = LatencySamples;
 
 // One thread's run: its steps in order into `out` (one record each), their samples by op.
 void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRecord& out,
@@ -180,27 +169,10 @@ Status RunStep<Op::kWaitFor>(const PlanStep& step, RunState& state, StepRecord& 
 }
 
 // "3 threads · map p50 12.1 µs, p99 40.2 µs (n=48) · ..." : the ops' latency over all threads.
+// "3 threads · map p50 12.1 µs, p99 40.2 µs (n=48) · ...": the ops' latency over all threads.
 template <>
 std::string DescribeStep<Op::kThreads>(const Plan&, const PlanStep& step, const StepRecord& r) {
-  std::string out = std::to_string(step.body.size()) + " threads";
-  auto find = [&](const std::string& key) -> const report::Scalar* {
-    for (const report::Detail& d : r.details)
-      if (d.first == key) return &d.second;
-    return nullptr;
-  };
-  for (const report::Detail& d : r.details) {
-    const std::string& key = d.first;
-    if (key.size() < 7 || key.compare(key.size() - 7, 7, "_p50_us") != 0) continue;
-    const std::string op = key.substr(0, key.size() - 7);
-    const report::Scalar* p99 = find(op + "_p99_us");
-    const report::Scalar* n = find(op + "_n");
-    char buf[160];
-    std::snprintf(buf, sizeof buf, " · %s p50 %.1f µs, p99 %.1f µs (n=%lld)", op.c_str(),
-                  std::get<double>(d.second), p99 ? std::get<double>(*p99) : 0.0,
-                  n ? static_cast<long long>(std::get<int64_t>(*n)) : 0LL);
-    out += buf;
-  }
-  return out;
+  return std::to_string(step.body.size()) + " threads" + LatencyText(r.details);
 }
 
 template <>
