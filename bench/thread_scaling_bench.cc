@@ -8,17 +8,22 @@
 // of each, the runner's time over raw (median of the rounds' ratios) and each op's p99 latency on
 // both sides. Asserts nothing (CUDA only: the twin's calls go one at a time).
 //
-//   thread_scaling_bench [--cycles N] [--rounds R] [--threads 1,2,4,8,16]
+//   thread_scaling_bench [--cycles N] [--rounds R] [--threads 1,2,4,8,16] [--null]
+// `--null` times only the runner, on an engine whose calls do nothing (any machine): µs per step
+// of a threads group against the same steps run by the run's own loop.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "bench/raw_driver_loop.h"
+#include "runner/engine/engine.h"
 #include "runner/engine/select/engine_select.h"
 #include "runner/exec/executor.h"
 #include "runner/exec/timing_stats.h"
@@ -59,6 +64,37 @@ std::string Scenario(int threads, int cycles, bool map_only) {
   return text;
 }
 
+// Does nothing and succeeds, from any number of threads at once (ConcurrentVmm).
+class NullEngine final : public vmm::Engine {
+ public:
+  NullEngine() { info_.granularity_min = info_.granularity_recommended = kPage; }
+  const vmm::DeviceInfo& info() const override { return info_; }
+  bool ConcurrentVmm() const override { return true; }
+  vmm::Status Reserve(uint64_t, uint64_t, vmm::DevicePtr, vmm::DevicePtr* va) override {
+    *va = 0x100000000;
+    return {};
+  }
+  vmm::Status Free(vmm::DevicePtr, uint64_t) override { return {}; }
+  vmm::Status Create(const vmm::AllocProps&, vmm::AllocHandle* out) override {
+    out->value = 1;
+    return {};
+  }
+  vmm::Status Release(vmm::AllocHandle, vmm::SyncNote*) override { return {}; }
+  vmm::Status Map(vmm::DevicePtr, uint64_t, uint64_t, vmm::AllocHandle) override { return {}; }
+  vmm::Status SetAccess(vmm::DevicePtr, uint64_t, std::span<const vmm::DeviceAccess>,
+                        vmm::SyncNote*) override {
+    return {};
+  }
+  vmm::Status Unmap(vmm::DevicePtr, uint64_t, vmm::SyncNote*) override { return {}; }
+
+ private:
+  vmm::DeviceInfo info_;
+};
+
+// The runner's own cost per step (µs), on NullEngine: the steps of a threads group of `threads`
+// threads, and the same steps of one thread run by the run's own loop (no group).
+int RunnerAlone(const std::vector<int>& thread_counts, int cycles, int rounds);
+
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -87,10 +123,13 @@ int main(int argc, char** argv) {
       }
     }
   }
+  bool null_engine = false;
+  for (int i = 1; i < argc; ++i) null_engine = null_engine || !std::strcmp(argv[i], "--null");
   if (cycles < 1 || rounds < 1 || thread_counts.empty()) {
     std::fprintf(stderr, "usage: thread_scaling_bench [--cycles N] [--rounds R] [--threads 1,2]\n");
     return 2;
   }
+  if (null_engine) return RunnerAlone(thread_counts, cycles, rounds);
   vmm::EngineRequest request;
   request.kind = vmm::BackendKind::kCuda;
   request.granularity = kPage;
@@ -174,3 +213,70 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+namespace {
+
+std::optional<vmm::Plan> PlanOf(const std::string& text, std::unique_ptr<vmm::Scenario>* keep) {
+  std::vector<vmm::Diagnostic> diagnostics;
+  std::optional<vmm::Scenario> scenario = vmm::ParseScenario(text, "scaling.yaml", &diagnostics);
+  if (!scenario) return std::nullopt;
+  *keep = std::make_unique<vmm::Scenario>(std::move(*scenario));
+  vmm::Plan plan = vmm::BuildPlan(**keep, &diagnostics);
+  if (!diagnostics.empty()) {
+    std::fprintf(stderr, "%s", vmm::FormatDiagnostics(diagnostics).c_str());
+    return std::nullopt;
+  }
+  return plan;
+}
+
+// One thread's cycles as plain steps (no group): the run's own loop runs them.
+std::string PlainScenario(int cycles) {
+  std::string text =
+      "version: 1\nname: plain\ngranularity: 2MiB\nbuffers:\n  W0: {shape: [1024]}\nsteps:\n"
+      "  - {op: reserve, buffer: W0, size: 2MiB}\n";
+  for (int i = 0; i < cycles; ++i)
+    text +=
+        "  - {op: create, alloc: p0, size: 2MiB}\n  - {op: map, buffer: W0, alloc: p0}\n"
+        "  - {op: set_access, buffer: W0}\n  - {op: unmap, buffer: W0}\n"
+        "  - {op: release, alloc: p0}\n";
+  return text;
+}
+
+int RunnerAlone(const std::vector<int>& thread_counts, int cycles, int rounds) {
+  NullEngine engine;
+  std::unique_ptr<vmm::Scenario> keep;
+  std::optional<vmm::Plan> plain = PlanOf(PlainScenario(cycles), &keep);
+  if (!plain) return 1;
+  std::vector<double> loop;
+  for (int r = 0; r < rounds; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    vmm::RunOutcome out = vmm::RunPlan(*plain, engine, nullptr);
+    loop.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+            .count() /
+        (5.0 * cycles));
+    if (out.summary.exit_code != 0) return 1;
+  }
+  std::printf("runner alone (an engine that does nothing), %d cycles, %d rounds, median\n", cycles,
+              rounds);
+  std::printf("  the run's own loop : %.3f us/step\n", Median(loop));
+  for (int threads : thread_counts) {
+    std::unique_ptr<vmm::Scenario> keep_group;
+    std::optional<vmm::Plan> plan = PlanOf(Scenario(threads, cycles, false), &keep_group);
+    if (!plan) return 1;
+    std::vector<double> per_step;
+    for (int r = 0; r < rounds; ++r) {
+      vmm::RunOutcome out = vmm::RunPlan(*plan, engine, nullptr);
+      if (out.summary.exit_code != 0) return 1;
+      for (const vmm::report::StepRecord& s : out.steps)
+        if (s.op == "threads") per_step.push_back(s.wall_us / (5.0 * cycles));
+    }
+    std::printf(
+        "  threads group of %2d: %.3f us per step of a thread (wall of the group / its "
+        "steps per thread)\n",
+        threads, Median(per_step));
+  }
+  return 0;
+}
+
+}  // namespace

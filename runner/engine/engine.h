@@ -282,6 +282,9 @@ class Engine {
   // engine; SharedEngine calls it, outside its lock, before a call that would wait for the stream,
   // so that one thread's wait does not hold the others back. The default waits for nothing.
   virtual bool WaitForWork() { return false; }
+  // Readies the calling thread to call the engine (CUDA: the device's context current on it), so
+  // that a threads group's first step does not pay for it. Safe from any thread.
+  virtual void PrepareThread() {}
 
   // The backend calls, one virtual method per row of engine_calls.def (their contracts are
   // written there), each refusing by default. The parameters are named for the backends and

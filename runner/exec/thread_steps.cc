@@ -11,6 +11,7 @@
 // thread's details, overall in the group's (`<op>_n`, `_min_us`, `_p50_us`, `_p99_us`,
 // `_max_us`, one sample per run of a step).
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -36,6 +37,7 @@ struct ThreadSync {
   std::vector<std::string> abandoned_by;  // by slot: the thread that stopped without signalling
   size_t arrived = 0;                     // the start barrier
   size_t waiting;                         // threads still to arrive
+  std::chrono::steady_clock::time_point started;  // when the last one arrived
 
   void Set(int point, Point to, const std::string& by = "") {
     {
@@ -50,6 +52,7 @@ struct ThreadSync {
   void Arrive() {
     std::unique_lock<std::mutex> lock(mu);
     if (++arrived == waiting) {
+      started = std::chrono::steady_clock::now();
       changed.notify_all();
       return;
     }
@@ -75,19 +78,18 @@ using Samples = LatencySamples;
 // One thread's run: its steps in order into `out` (one record each), their samples by op.
 void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRecord& out,
                Samples& samples) {
+  state.engine.PrepareThread();  // before the barrier, as a program's threads are ready to call
   sync.Arrive();
   Stopwatch watch;
   bool stopped = false;
   out.body.reserve(thread.body.size());
   for (const PlanStep& step : thread.body) {
-    StepRecord& record = out.body.emplace_back();
+    StepRecord& record = out.body.emplace_back(NewStepRecord(step));
     if (!stopped && StopRequested()) stopped = true;
     if (stopped) {
-      record = NewStepRecord(step);
       record.status = StepStatus::kSkipped;
       continue;
     }
-    record = NewStepRecord(step);
     std::vector<double>& wall = samples[record.op];
     Status status = RunRecorded(step, state, record, &wall);
     if (!status.ok()) {
@@ -120,7 +122,6 @@ Status RunStep<Op::kThreads>(const PlanStep& step, RunState& state, StepRecord& 
   std::vector<Samples> samples(step.body.size());
   threads.reserve(step.body.size());
   for (const PlanStep& thread : step.body) threads.push_back(NewStepRecord(thread));
-  Stopwatch watch;
   {
     std::vector<std::jthread> running;
     running.reserve(step.body.size());
@@ -129,7 +130,11 @@ Status RunStep<Op::kThreads>(const PlanStep& step, RunState& state, StepRecord& 
           [&, t] { RunThread(step.body[t], state, sync, threads[t], samples[t]); });
     }
   }  // joined here
-  record.wall_us = watch.ElapsedUs();
+  // From the barrier (every thread ready) to the last thread's end: starting threads is not the
+  // group's work.
+  record.wall_us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - sync.started)
+          .count();
   state.sync = nullptr;
   Samples overall;
   for (const Samples& s : samples)

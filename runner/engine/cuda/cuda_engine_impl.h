@@ -154,6 +154,7 @@ class CudaEngine final : public Engine {
   // The VMM calls guard the tables below (vmm_mu_) and call the driver outside the guard.
   bool ConcurrentVmm() const override { return true; }
   bool WaitForWork() override;
+  void PrepareThread() override { (void)Bind(); }  // a failure is the first call's to report
 
   // Equal handle values are the same allocation. Different values of the same size are mapped
   // side by side in a scratch reservation; the first word of `a` is flipped and read through `b`,
