@@ -10,7 +10,7 @@ prefix=()
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVMMRUN_CUDA=OFF "${prefix[@]}" \
   -DVMMRUN_TSAN=ON -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST >/dev/null
 cmake --build build-tsan --target vmm_tests vmm-run
-export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tools/tsan.supp"
 # TSan's shadow memory needs the classic address-space layout: kernels with high-entropy ASLR
 # make an instrumented binary crash at start (seen on the H200 machine), so run without it.
 norandom=()
