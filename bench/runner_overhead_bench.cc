@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/null_engine.h"
 #include "bench/raw_driver_loop.h"
 #include "runner/base/stopwatch.h"
 #include "runner/engine/select/engine_select.h"
@@ -67,60 +68,6 @@ double RawLoop(vmm::Engine& engine, int cycles) {
   return watch.ElapsedUs();
 }
 
-// Does nothing and succeeds: isolates the executor's own cost per step.
-class NullEngine final : public vmm::Engine {
- public:
-  NullEngine() {
-    info_.backend = "null";
-    info_.granularity_min = info_.granularity_recommended = kPage;
-  }
-  const vmm::DeviceInfo& info() const override { return info_; }
-  vmm::Status Reserve(uint64_t, uint64_t, vmm::DevicePtr, vmm::DevicePtr* va) override {
-    *va = 0x100000000;
-    return {};
-  }
-  vmm::Status Free(vmm::DevicePtr, uint64_t) override { return {}; }
-  vmm::Status Create(const vmm::AllocProps&, vmm::AllocHandle* out) override {
-    out->value = 1;
-    return {};
-  }
-  vmm::Status Release(vmm::AllocHandle, vmm::SyncNote*) override { return {}; }
-  vmm::Status Map(vmm::DevicePtr, uint64_t, uint64_t, vmm::AllocHandle) override { return {}; }
-  vmm::Status SetAccess(vmm::DevicePtr, uint64_t, std::span<const vmm::DeviceAccess>,
-                        vmm::SyncNote*) override {
-    return {};
-  }
-  vmm::Status Unmap(vmm::DevicePtr, uint64_t, vmm::SyncNote*) override { return {}; }
-  vmm::Status Fill(vmm::DevicePtr, uint64_t, uint64_t, vmm::OpTiming*) override { return {}; }
-  vmm::Status Matmul(const vmm::MatmulArgs&, vmm::OpTiming*) override { return {}; }
-  vmm::Status BeginCapture() override { return {}; }
-  vmm::Status EndCapture(vmm::GraphHandle*) override { return {}; }
-  vmm::Status CaptureLane(int) override { return {}; }
-  vmm::Status NameCapturedNode(const std::string&) override { return {}; }
-  vmm::Status DescribeGraph(vmm::GraphHandle, vmm::GraphStructure*) override { return {}; }
-  vmm::Status InstantiateWith(vmm::GraphHandle, const vmm::InstantiateOptions&, vmm::ExecHandle*,
-                              vmm::InstantiateInfo*) override {
-    return {};
-  }
-  vmm::Status Replay(vmm::ExecHandle, vmm::OpTiming*) override { return {}; }
-  vmm::Status Update(vmm::ExecHandle, vmm::GraphHandle, vmm::UpdateResult*) override { return {}; }
-  vmm::Status KernelNodes(vmm::GraphHandle, std::vector<vmm::KernelNodeParams>*) override {
-    return {};
-  }
-  vmm::Status DestroyGraph(vmm::GraphHandle) override { return {}; }
-  vmm::Status DestroyExec(vmm::ExecHandle) override { return {}; }
-  vmm::Status CopyToHost(vmm::DevicePtr, uint64_t, void*) override { return {}; }
-  vmm::Status Checksum(vmm::DevicePtr, uint64_t, uint64_t*) override { return {}; }
-  vmm::Status CompareData(vmm::DevicePtr, vmm::DataRef, uint64_t, const vmm::CompareOptions&,
-                          vmm::DataCompareResult*) override {
-    return {};
-  }
-  vmm::Status Synchronize() override { return {}; }
-
- private:
-  vmm::DeviceInfo info_;
-};
-
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
@@ -142,7 +89,7 @@ std::string RatioSummary(const std::vector<double>& a, const std::vector<double>
 
 // Microseconds of each of `rounds` runs of `plan` on an engine that does nothing.
 std::vector<double> TimeExecutorAlone(const vmm::Plan& plan, int rounds) {
-  NullEngine null_engine;
+  vmm::bench::NullEngine null_engine;
   std::vector<double> runs;
   for (int r = 0; r < rounds; ++r) {
     vmm::Stopwatch watch;

@@ -22,6 +22,7 @@
 #include <variant>
 #include <vector>
 
+#include "bench/null_engine.h"
 #include "bench/raw_driver_loop.h"
 #include "runner/engine/engine.h"
 #include "runner/engine/select/engine_select.h"
@@ -63,33 +64,6 @@ std::string Scenario(int threads, int cycles, bool map_only) {
   }
   return text;
 }
-
-// Does nothing and succeeds, from any number of threads at once (ConcurrentVmm).
-class NullEngine final : public vmm::Engine {
- public:
-  NullEngine() { info_.granularity_min = info_.granularity_recommended = kPage; }
-  const vmm::DeviceInfo& info() const override { return info_; }
-  bool ConcurrentVmm() const override { return true; }
-  vmm::Status Reserve(uint64_t, uint64_t, vmm::DevicePtr, vmm::DevicePtr* va) override {
-    *va = 0x100000000;
-    return {};
-  }
-  vmm::Status Free(vmm::DevicePtr, uint64_t) override { return {}; }
-  vmm::Status Create(const vmm::AllocProps&, vmm::AllocHandle* out) override {
-    out->value = 1;
-    return {};
-  }
-  vmm::Status Release(vmm::AllocHandle, vmm::SyncNote*) override { return {}; }
-  vmm::Status Map(vmm::DevicePtr, uint64_t, uint64_t, vmm::AllocHandle) override { return {}; }
-  vmm::Status SetAccess(vmm::DevicePtr, uint64_t, std::span<const vmm::DeviceAccess>,
-                        vmm::SyncNote*) override {
-    return {};
-  }
-  vmm::Status Unmap(vmm::DevicePtr, uint64_t, vmm::SyncNote*) override { return {}; }
-
- private:
-  vmm::DeviceInfo info_;
-};
 
 // The runner's own cost per step (µs), on NullEngine: the steps of a threads group of `threads`
 // threads, and the same steps of one thread run by the run's own loop (no group).
@@ -243,7 +217,7 @@ std::string PlainScenario(int cycles) {
 }
 
 int RunnerAlone(const std::vector<int>& thread_counts, int cycles, int rounds) {
-  NullEngine engine;
+  vmm::bench::NullEngine engine;
   std::unique_ptr<vmm::Scenario> keep;
   std::optional<vmm::Plan> plain = PlanOf(PlainScenario(cycles), &keep);
   if (!plain) return 1;

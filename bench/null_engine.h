@@ -1,0 +1,71 @@
+// NullEngine: an engine whose calls do nothing and succeed, from any number of threads at once
+// (ConcurrentVmm), so that a benchmark times the runner alone (runner_overhead_bench,
+// thread_scaling_bench --null).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runner/engine/engine.h"
+
+namespace vmm::bench {
+
+inline constexpr uint64_t kNullPage = 2ull << 20;
+
+class NullEngine final : public vmm::Engine {
+ public:
+  bool ConcurrentVmm() const override { return true; }
+  NullEngine() {
+    info_.backend = "null";
+    info_.granularity_min = info_.granularity_recommended = kNullPage;
+  }
+  const vmm::DeviceInfo& info() const override { return info_; }
+  vmm::Status Reserve(uint64_t, uint64_t, vmm::DevicePtr, vmm::DevicePtr* va) override {
+    *va = 0x100000000;
+    return {};
+  }
+  vmm::Status Free(vmm::DevicePtr, uint64_t) override { return {}; }
+  vmm::Status Create(const vmm::AllocProps&, vmm::AllocHandle* out) override {
+    out->value = 1;
+    return {};
+  }
+  vmm::Status Release(vmm::AllocHandle, vmm::SyncNote*) override { return {}; }
+  vmm::Status Map(vmm::DevicePtr, uint64_t, uint64_t, vmm::AllocHandle) override { return {}; }
+  vmm::Status SetAccess(vmm::DevicePtr, uint64_t, std::span<const vmm::DeviceAccess>,
+                        vmm::SyncNote*) override {
+    return {};
+  }
+  vmm::Status Unmap(vmm::DevicePtr, uint64_t, vmm::SyncNote*) override { return {}; }
+  vmm::Status Fill(vmm::DevicePtr, uint64_t, uint64_t, vmm::OpTiming*) override { return {}; }
+  vmm::Status Matmul(const vmm::MatmulArgs&, vmm::OpTiming*) override { return {}; }
+  vmm::Status BeginCapture() override { return {}; }
+  vmm::Status EndCapture(vmm::GraphHandle*) override { return {}; }
+  vmm::Status CaptureLane(int) override { return {}; }
+  vmm::Status NameCapturedNode(const std::string&) override { return {}; }
+  vmm::Status DescribeGraph(vmm::GraphHandle, vmm::GraphStructure*) override { return {}; }
+  vmm::Status InstantiateWith(vmm::GraphHandle, const vmm::InstantiateOptions&, vmm::ExecHandle*,
+                              vmm::InstantiateInfo*) override {
+    return {};
+  }
+  vmm::Status Replay(vmm::ExecHandle, vmm::OpTiming*) override { return {}; }
+  vmm::Status Update(vmm::ExecHandle, vmm::GraphHandle, vmm::UpdateResult*) override { return {}; }
+  vmm::Status KernelNodes(vmm::GraphHandle, std::vector<vmm::KernelNodeParams>*) override {
+    return {};
+  }
+  vmm::Status DestroyGraph(vmm::GraphHandle) override { return {}; }
+  vmm::Status DestroyExec(vmm::ExecHandle) override { return {}; }
+  vmm::Status CopyToHost(vmm::DevicePtr, uint64_t, void*) override { return {}; }
+  vmm::Status Checksum(vmm::DevicePtr, uint64_t, uint64_t*) override { return {}; }
+  vmm::Status CompareData(vmm::DevicePtr, vmm::DataRef, uint64_t, const vmm::CompareOptions&,
+                          vmm::DataCompareResult*) override {
+    return {};
+  }
+  vmm::Status Synchronize() override { return {}; }
+
+ private:
+  vmm::DeviceInfo info_;
+};
+
+}  // namespace vmm::bench
