@@ -238,7 +238,7 @@ TEST_F(E2E, StepsDocumentsEveryOp) {
         "set_access",  "unmap",        "fill",        "matmul",        "capture",
         "instantiate", "replay",       "update",      "destroy_graph", "destroy_exec",
         "snapshot",    "check_matmul", "check_equal", "check_address", "check_kernel_params",
-        "synchronize", "busy"}) {
+        "synchronize", "busy",         "signal",      "wait_for",      "threads"}) {
     EXPECT_NE(r.out.find(op), std::string::npos) << op;
   }
   EXPECT_NE(r.out.find("isolate (a block, written {isolate: {expect: ...}, steps: [...]})"),
@@ -247,6 +247,14 @@ TEST_F(E2E, StepsDocumentsEveryOp) {
   Result block = RunTool("steps isolate");
   EXPECT_EQ(block.exit_code, 0);
   EXPECT_NE(block.out.find("isolate.kill_after"), std::string::npos) << block.out;
+  // The groups each have their words: the threads group with a thread's own keys.
+  Result threads = RunTool("steps threads");
+  EXPECT_EQ(threads.exit_code, 0);
+  EXPECT_NE(threads.out.find("threads (a group, written {threads: [{thread: NAME"),
+            std::string::npos)
+      << threads.out;
+  EXPECT_NE(threads.out.find("  thread  string, required"), std::string::npos) << threads.out;
+  EXPECT_EQ(RunTool("steps together").exit_code, 0);
   EXPECT_EQ(RunTool("steps mapp").exit_code, 2);
 }
 

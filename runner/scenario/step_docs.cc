@@ -16,10 +16,23 @@ const SchemaNode* StepDispatch(const JsonSchema& schema) {
   return step->cases.empty() ? nullptr : step;
 }
 
-// The words an isolate block and a group of them are documented under (`vmm-run steps isolate`,
-// `vmm-run steps together`).
+// The word an isolate block is documented under (`vmm-run steps isolate`).
 constexpr const char* kBlockWord = "isolate";
-constexpr const char* kGroupWord = "together";
+
+// The groups, each documented under its word (`vmm-run steps together`, `vmm-run steps threads`):
+// its schema definition, how it is written, and the definition of its items' own keys (or null).
+struct GroupDoc {
+  const char* word;
+  const char* definition;
+  const char* written;
+  const char* item_definition;
+};
+constexpr GroupDoc kGroups[] = {
+    {"together", "#/definitions/together_group", "{together: [{isolate: ...}, ...], name: ...}",
+     nullptr},
+    {"threads", "#/definitions/threads_group",
+     "{threads: [{thread: NAME, steps: [...]}, ...], name: ...}", "#/definitions/thread"},
+};
 
 std::string Number(double d) {
   if (std::floor(d) == d) return std::to_string(static_cast<int64_t>(d));
@@ -156,17 +169,21 @@ std::string DescribeBlock(const JsonSchema& schema) {
   return out;
 }
 
-// The together group: its keys.
-std::string DescribeGroup(const JsonSchema& schema) {
-  const SchemaNode* group = schema.Find("#/definitions/together_group");
+// A group: its keys, and its items' keys where they have their own.
+std::string DescribeGroup(const JsonSchema& schema, const GroupDoc& doc) {
+  const SchemaNode* group = schema.Find(doc.definition);
   if (group == nullptr) return "";
   group = group->Resolved();
-  std::string out = Wrap(std::string(kGroupWord) +
-                             " (a group, written {together: [{isolate: ...}, ...], name: ...}): " +
-                             group->description,
-                         4, kWidth) +
-                    "\n";
-  return out + DescribeFields(group, "", "", KeyWidth(group, 0));
+  std::string out =
+      Wrap(std::string(doc.word) + " (a group, written " + doc.written + "): " + group->description,
+           4, kWidth) +
+      "\n";
+  out += DescribeFields(group, "", "", KeyWidth(group, 0));
+  if (const SchemaNode* item = doc.item_definition ? schema.Find(doc.item_definition) : nullptr) {
+    item = item->Resolved();
+    out += DescribeFields(item, "", "", KeyWidth(item, 0));  // a thread's own keys
+  }
+  return out;
 }
 
 std::string DescribeStepsFromSchema(const JsonSchema& schema) {
@@ -180,7 +197,7 @@ std::string DescribeStepsFromSchema(const JsonSchema& schema) {
     out += DescribeOp(op, fields, dispatch->discriminator);
   }
   out += "\n" + DescribeBlock(schema);
-  out += "\n" + DescribeGroup(schema);
+  for (const GroupDoc& group : kGroups) out += "\n" + DescribeGroup(schema, group);
   out +=
       "\nVariables, loops and includes (expanded before validation; `vmm-run expand FILE` shows\n"
       "the result; docs/scenario-language.md has the details):\n"
@@ -203,11 +220,12 @@ std::string DescribeStepFromSchema(const JsonSchema& schema, const std::string& 
   if (const SchemaNode* fields = dispatch->Case(op))
     return DescribeOp(op, fields, dispatch->discriminator);
   if (op == kBlockWord) return DescribeBlock(schema);
-  if (op == kGroupWord) return DescribeGroup(schema);
+  for (const GroupDoc& group : kGroups)
+    if (op == group.word) return DescribeGroup(schema, group);
   std::vector<std::string> ops;
   for (const auto& [name, unused] : dispatch->cases) ops.push_back(name);
   ops.push_back(kBlockWord);
-  ops.push_back(kGroupWord);
+  for (const GroupDoc& group : kGroups) ops.push_back(group.word);
   const std::string close = ClosestMatch(op, ops);
   if (!close.empty()) {
     *error = "unknown op '" + op + "', did you mean '" + close + "'?";
