@@ -130,13 +130,19 @@ class Builder {
     return 0;
   }
 
+  // A block's or a group's step: its op, where it starts and its `name`.
+  Step Headed(const YamlValue& item, Op op) {
+    Step step;
+    step.op = op;
+    step.loc = Loc(item);
+    if (const YamlValue* name = item.Find("name")) Put(&step.name, name->scalar, Loc(*name), true);
+    return step;
+  }
+
   // `{isolate: {expect: ..., kill_after: ...}, name: ..., steps: [...]}`: op kIsolate, the body in
   // `steps` (its items are steps or blocks again; the validator refuses nesting).
   Step Block(const YamlValue& item, const SchemaNode* dispatch) {
-    Step step;
-    step.op = Op::kIsolate;
-    step.loc = Loc(item);
-    if (const YamlValue* name = item.Find("name")) Put(&step.name, name->scalar, Loc(*name), true);
+    Step step = Headed(item, Op::kIsolate);
     const YamlValue* spec = item.Find("isolate");
     IsolateSpec& is = step.mutable_isolate();
     const SourceLoc at = spec != nullptr ? Loc(*spec) : step.loc;
@@ -167,10 +173,7 @@ class Builder {
   // `{together: [block, ...], name: ...}`: op kTogether, its isolate blocks in `steps` (the schema
   // admits only blocks there; the validator refuses a group inside a block).
   Step Group(const YamlValue& item, const SchemaNode* dispatch) {
-    Step step;
-    step.op = Op::kTogether;
-    step.loc = Loc(item);
-    if (const YamlValue* name = item.Find("name")) Put(&step.name, name->scalar, Loc(*name), true);
+    Step step = Headed(item, Op::kTogether);
     if (const YamlValue* blocks = item.Find("together")) step.steps = Steps(*blocks, dispatch);
     return step;
   }
@@ -178,10 +181,7 @@ class Builder {
   // `{threads: [{thread: NAME, steps: [...]}, ...], name: ...}`: op kThreads, one kThread step per
   // thread in `steps` (its name the thread's, its steps in its own `steps`).
   Step Threads(const YamlValue& item, const SchemaNode* dispatch) {
-    Step step;
-    step.op = Op::kThreads;
-    step.loc = Loc(item);
-    if (const YamlValue* name = item.Find("name")) Put(&step.name, name->scalar, Loc(*name), true);
+    Step step = Headed(item, Op::kThreads);
     const YamlValue* threads = item.Find("threads");
     if (threads == nullptr) return step;
     for (const YamlValue& t : threads->items) {
