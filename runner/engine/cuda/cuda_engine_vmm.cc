@@ -55,12 +55,12 @@ Status CudaEngine::Free(DevicePtr va, uint64_t size) {
       reservations_.erase(it);
     }
   }
-  Status freed = owned && owned->size == size ? FreeReservation(&owned)
-                                              // Not a range this engine reserved as given: the
-                                              // driver decides (and names the error).
-                                              : CU_CALL(api_, cuMemAddressFree(va, size));
+  // A range this engine did not reserve as given goes to the driver all the same: it decides,
+  // and names the error.
+  const bool as_reserved = owned && owned->size == size;
+  Status freed = as_reserved ? FreeReservation(&owned) : CU_CALL(api_, cuMemAddressFree(va, size));
   if (freed.ok()) {
-    owned.release();  // freed by the call above (FreeReservation already emptied it)
+    if (!as_reserved) owned.release();  // another range it owned, freed by the driver's call
     return Status::Ok();
   }
   if (owned) {

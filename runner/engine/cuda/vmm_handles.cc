@@ -101,14 +101,6 @@ StatusOr<PhysicalAlloc> RetainPhysicalAlloc(const DriverApi& api, CUdeviceptr va
   return PhysicalAlloc(PhysicalMemory{&api, handle, size});
 }
 
-Status ReleasePhysicalAlloc(PhysicalAlloc* alloc) {
-  if (!*alloc) return Status::Ok();
-  const auto& [api, handle, size] = alloc->get();
-  VMM_RETURN_IF_ERROR(CU_CALL(*api, cuMemRelease(handle)));
-  alloc->release();  // released above
-  return Status::Ok();
-}
-
 // --- Mapping ---
 
 void MappingTraits::Release(const Value& v) noexcept {

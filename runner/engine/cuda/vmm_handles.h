@@ -78,8 +78,6 @@ StatusOr<PhysicalAlloc> CreatePhysicalAlloc(const DriverApi& api, const CUmemAll
 // from cuMemCreate; `size` is the allocation's size as the caller knows it (the driver's
 // cuMemGetAddressRange cannot be trusted to say it for VMM memory).
 StatusOr<PhysicalAlloc> RetainPhysicalAlloc(const DriverApi& api, CUdeviceptr va, uint64_t size);
-// Releases the handle now. On success the PhysicalAlloc is empty; on failure it still owns it.
-Status ReleasePhysicalAlloc(PhysicalAlloc* alloc);
 
 // --- Mapping: [va, va+size) mapped to [handle+offset, +size) by cuMemMap, unmapped with
 // cuMemUnmap. A new mapping has no access until cuMemSetAccess is called on it. Destroying a
