@@ -89,32 +89,27 @@ bool Generator::WriteValue() {
 }
 
 bool Generator::Busy() {
-  // One in four is a reader in flight (touch: read): it needs read access only and writes nothing.
-  if (rng.Percent(25)) {
-    auto readable = TensorsWhere([&](const Tensor& t) { return Readable(t, 0); });
-    if (!readable.empty()) {
-      MapBuilder step = Op("busy");
-      step.Add("buffer", rng.Pick(readable)->name)
-          .Add("duration", std::to_string(rng.Between(1, 20) * 100) + "us")
-          .Add("touch", "read");
-      if (rng.Percent(50)) step.Flag("async", true);
-      Emit(step.Build());
-      return true;
-    }
-  }
-  auto targets = TensorsWhere([&](const Tensor& t) { return Writable(t, 0); });
+  // One in four is a reader in flight (touch: read): read access is enough, and it writes nothing.
+  const bool reader = rng.Percent(25);
+  auto targets =
+      TensorsWhere([&](const Tensor& t) { return reader ? Readable(t, 0) : Writable(t, 0); });
   if (targets.empty()) return false;
   const Tensor& t = *rng.Pick(targets);
   MapBuilder step = Op("busy");
   step.Add("buffer", t.name).Add("duration", std::to_string(rng.Between(1, 20) * 100) + "us");
-  if (rng.Percent(30)) step.Add("touch", "write");  // a writer in flight: the same words at the end
-  uint32_t word = 0x3F800000u;                      // the default: 1.0f
-  if (rng.Percent(50)) {
-    word = PickWord(rng);
-    step.Add("value", Hex(word));
+  if (reader) {
+    step.Add("touch", "read");
+  } else {
+    if (rng.Percent(30))
+      step.Add("touch", "write");  // a writer in flight: the same words at the end
+    uint32_t word = 0x3F800000u;   // the default: 1.0f
+    if (rng.Percent(50)) {
+      word = PickWord(rng);
+      step.Add("value", Hex(word));
+    }
+    model.Write(t, Uniform(t.Bytes(), PieceKind::kConst, word));
   }
   if (rng.Percent(50)) step.Flag("async", true);
-  model.Write(t, Uniform(t.Bytes(), PieceKind::kConst, word));
   Emit(step.Build());
   return true;
 }
