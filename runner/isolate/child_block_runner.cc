@@ -18,6 +18,7 @@
 #include "runner/base/stop_signal.h"
 #include "runner/isolate/block_outcome.h"
 #include "runner/isolate/child_process.h"
+#include "runner/isolate/child_request.h"
 #include "runner/isolate/frame_channel.h"
 #include "runner/isolate/kernel_log.h"
 #include "runner/report/child_messages.h"
@@ -125,7 +126,20 @@ class Session {
   }
 
   // Starts the conversation; `channel_open` is false when the request could not even be sent.
-  void Begin(bool channel_open) { channel_open_ = channel_open; }
+  // `awaits_start`: a child of a together group, which after its hello waits for Start.
+  void Begin(bool channel_open, bool awaits_start) {
+    channel_open_ = channel_open;
+    awaits_start_ = awaits_start;
+  }
+  // Ready to start (said hello) or never will be (its channel closed, or it was killed).
+  bool Settled() const { return g.hello || !channel_open_ || killed_; }
+  // Sends a ready group child the start frame; its limit starts now.
+  void Start() {
+    if (!awaits_start_ || !g.hello || killed_) return;
+    awaits_start_ = false;
+    deadline_ = Clock::now() + limit_;
+    if (!channel_.Send(kGroupStartFrame).ok()) channel_open_ = false;  // it ended: reaped as such
+  }
   // Still reading the child's messages or stderr (not killed, not both at end of file).
   bool conversing() const { return !killed_ && (channel_open_ || stderr_open_); }
   Clock::time_point deadline() const { return deadline_; }
@@ -205,8 +219,8 @@ class Session {
     Status read = channel_.ReadSome(&eof);
     const bool was_ready = g.hello;
     TakeFrames(channel_, &g);
-    if (g.hello && !was_ready) {  // ready: the limit starts
-      deadline_ = Clock::now() + limit_;
+    if (g.hello && !was_ready) {  // ready: the limit starts (a group child's at Start)
+      if (!awaits_start_) deadline_ = Clock::now() + limit_;
       c.ready_ms = SinceRunStart();
     }
     if (!read.ok() || eof || channel_.broken()) channel_open_ = false;
@@ -219,15 +233,24 @@ class Session {
   const Clock::time_point run_start_;
   Clock::time_point deadline_ = Clock::now() + kStartupLimit;  // until the child is ready
   bool channel_open_ = false, stderr_open_ = true, killed_ = false, reaped_ = false;
+  bool awaits_start_ = false;
 };
 
 // Reads every session's messages and stderr until all have ended or were killed (at a deadline or
 // a stop signal); a child whose streams closed is reaped as soon as it exits, so that each child's
-// ended_ms is its own. A poll error is returned at once: the caller reaps the rest on every path.
-Status ConverseAll(const std::vector<Session*>& sessions) {
+// ended_ms is its own. A together group's children (`group`) are started together once every one
+// is settled (ready, or ended before it). A poll error is returned at once: the caller reaps the
+// rest on every path.
+Status ConverseAll(const std::vector<Session*>& sessions, bool group) {
   std::vector<Session*> active;
   std::vector<pollfd> polls;
+  bool started = !group;
   while (true) {
+    if (!started && std::all_of(sessions.begin(), sessions.end(),
+                                [](const Session* s) { return s->Settled(); })) {
+      for (Session* s : sessions) s->Start();
+      started = true;
+    }
     active.clear();
     polls.clear();
     auto next = Clock::time_point::max();
@@ -314,7 +337,7 @@ StatusOr<std::unique_ptr<RunningChild>> StartChild(const ChildBlockOptions& opti
       process, channel, std::chrono::nanoseconds(step.block->expect.limit_ns), options.run_start);
   session.c.started_ms = started_ms;
   // A child that dies at once closes its end: the send then fails, and how it ended says why.
-  session.Begin(channel.Send(report::EncodeBlockRequest(request), raw_fds).ok());
+  session.Begin(channel.Send(report::EncodeBlockRequest(request), raw_fds).ok(), member >= 0);
   return child;
 }
 
@@ -367,7 +390,7 @@ Status RunChildren(const ChildBlockOptions& options, const std::vector<const Pla
     sessions.push_back(&*child.value()->session);
     children.push_back(std::move(child).value());
   }
-  const Status conversed = ConverseAll(sessions);
+  const Status conversed = ConverseAll(sessions, group);
   ReapAll(sessions);  // on every path: never a zombie
   VMM_RETURN_IF_ERROR(conversed);
   Status first_error;

@@ -26,4 +26,15 @@ StatusOr<ReceivedBlock> ReceiveBlock(FrameChannel& channel) {
   return received;
 }
 
+Status AwaitGroupStart(FrameChannel& channel, const report::BlockRequest& r) {
+  if (r.member < 0) return Status::Ok();
+  std::string frame;
+  bool eof = false;
+  VMM_RETURN_IF_ERROR(channel.Receive(&frame, &eof));
+  if (eof) return RuntimeError("the parent closed the channel before the group started");
+  if (frame != kGroupStartFrame)
+    return RuntimeError("the parent sent something other than the group's start");
+  return Status::Ok();
+}
+
 }  // namespace vmm::isolate

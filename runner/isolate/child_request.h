@@ -24,6 +24,14 @@ struct ReceivedBlock {
 // request, or descriptors that did not arrive.
 StatusOr<ReceivedBlock> ReceiveBlock(FrameChannel& channel);
 
+// The frame a together group's parent sends every child once all have said hello: the children's
+// steps start together (a child of a group waits for it, AwaitGroupStart).
+inline constexpr const char* kGroupStartFrame = "go";
+
+// A child of a together group (`r.member >= 0`) waits here for the parent's start frame; Ok at
+// once for a lone block. Fails when the channel closes or another frame comes.
+Status AwaitGroupStart(FrameChannel& channel, const report::BlockRequest& r);
+
 // The isolate block the request names in `plan` (top-level step `block`, or block `member` of the
 // together group there), or nullptr.
 const IsolatedBlock* BlockOf(const Plan& plan, const report::BlockRequest& r);

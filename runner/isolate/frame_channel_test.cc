@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include "runner/isolate/child_request.h"
@@ -118,4 +119,26 @@ TEST(FrameChannelTest, AnOversizedFrameBreaksTheStream) {
 }
 
 }  // namespace
+// A together group's child waits for the parent's start frame after its hello; a lone block's
+// child does not wait; anything else on the channel is refused, and so is a closed channel.
+TEST(FrameChannelTest, AGroupChildStartsOnlyOnTheParentsStartFrame) {
+  auto pair = FrameChannel::SocketPair();
+  ASSERT_TRUE(pair.ok());
+  std::optional<FrameChannel> parent(std::in_place, std::move(pair->first));
+  FrameChannel child(std::move(pair->second));
+  report::BlockRequest lone, member;
+  member.member = 2;
+  EXPECT_TRUE(AwaitGroupStart(child, lone).ok());  // nothing was sent: a lone block goes on
+  ASSERT_TRUE(parent->Send("hello?").ok());
+  Status wrong = AwaitGroupStart(child, member);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.message(), "the parent sent something other than the group's start");
+  ASSERT_TRUE(parent->Send(kGroupStartFrame).ok());
+  EXPECT_TRUE(AwaitGroupStart(child, member).ok());
+  parent.reset();
+  Status closed = AwaitGroupStart(child, member);
+  ASSERT_FALSE(closed.ok());
+  EXPECT_EQ(closed.message(), "the parent closed the channel before the group started");
+}
+
 }  // namespace vmm::isolate

@@ -125,6 +125,11 @@ int RunIsolateChild(int argc, char** argv) {
   for (const std::string& name : r.fds)  // in the request's order, as held by this process
     if (received->fds.count(name) != 0) hello.fds.push_back(name);
   (void)channel.Send(report::EncodeChildEvent(hello));
+  // A together group's children start their steps at once, when every one is ready.
+  if (Status start = isolate::AwaitGroupStart(channel, r); !start.ok()) {
+    done.setup_error = start.message();
+    return Finish(channel, done, kExitInputError);
+  }
 
   // 4. Run, stream, close with a synchronize.
   Streamer streamer(channel);
