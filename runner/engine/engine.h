@@ -283,8 +283,11 @@ class Engine {
   // so that one thread's wait does not hold the others back. The default waits for nothing.
   virtual bool WaitForWork() { return false; }
   // Readies the calling thread to call the engine (CUDA: the device's context current on it), so
-  // that a threads group's first step does not pay for it. Safe from any thread.
-  virtual void PrepareThread() {}
+  // that a threads group's first step does not pay for it; with `with_context` false the thread
+  // keeps NO context current (CUDA: made so, and every later call of the thread's leaves it so;
+  // the plan gives such a thread VMM calls only, which the driver takes without one). Safe from
+  // any thread.
+  virtual void PrepareThread(bool with_context) { (void)with_context; }
 
   // The backend calls, one virtual method per row of engine_calls.def (their contracts are
   // written there), each refusing by default. The parameters are named for the backends and

@@ -34,7 +34,7 @@ class SharedEngine final : public Engine {
   uint64_t host_calls() const override { return inner_.host_calls(); }
   bool ConcurrentVmm() const override { return concurrent_vmm_; }
   bool WaitForWork() override { return inner_.WaitForWork(); }
-  void PrepareThread() override { inner_.PrepareThread(); }
+  void PrepareThread(bool with_context) override { inner_.PrepareThread(with_context); }
   Status SelectDevice(int device) override {
     std::lock_guard<std::mutex> lock(mu_);
     return inner_.SelectDevice(device);

@@ -85,6 +85,35 @@ TEST(ThreadsRun, EachThreadRunsItsStepsAndTheRecordNestsThemWithLatencies) {
   EXPECT_EQ(Detail(group.body[0], "copy_n"), nullptr);  // thread one copies nothing
 }
 
+// A thread with `context: none` runs its VMM calls on the engine prepared without a context (on
+// the twin nothing changes: the H200 takes every VMM call without one) and its record says so.
+TEST(ThreadsRun, AThreadWithoutAContextMapsAndItsRecordSaysSo) {
+  std::string text = kTwoMappers;
+  const std::string thread_one = "      - thread: one\n";
+  text.replace(text.find(thread_one), thread_one.size(), thread_one + "        context: none\n");
+  Planned refused(text);  // thread one also fills: a kernel, refused without a context
+  EXPECT_NE(refused.errors.find("'fill' cannot run in a thread with context: none"),
+            std::string::npos)
+      << refused.errors;
+  const std::string fill = "          - {op: fill, buffer: A, seed: 3}\n";
+  text.erase(text.find(fill), fill.size());
+  text.replace(text.find("{op: copy, from: A, to: B}"), 26, "{op: memset, buffer: B, value: 5}");
+  text.replace(text.find("{op: check_equal, buffer: B, other: A}"), 38,
+               "{op: check_value, buffer: B, value: 5}");
+  Planned p(text);
+  ASSERT_EQ(p.errors, "");
+  ASSERT_EQ(p.plan.steps[2].body.size(), 2u);
+  EXPECT_TRUE(p.plan.steps[2].body[0].no_context);
+  EXPECT_FALSE(p.plan.steps[2].body[1].no_context);
+  std::unique_ptr<Engine> engine = Twin();
+  RunOutcome out = RunPlan(p.plan, *engine, nullptr);
+  ASSERT_EQ(out.summary.exit_code, 0) << out.steps.back().error;
+  const report::StepRecord& group = out.steps[2];
+  ASSERT_NE(Detail(group.body[0], "context"), nullptr);
+  EXPECT_EQ(std::get<std::string>(*Detail(group.body[0], "context")), "none");
+  EXPECT_EQ(Detail(group.body[1], "context"), nullptr);  // current: the default, not written
+}
+
 // Ping-pong: each thread waits for a point the other signals after ITS wait. Only threads that
 // really run at the same time finish this (run one after the other, the first would wait forever).
 TEST(ThreadsRun, ThreadsRunAtTheSameTime) {

@@ -78,7 +78,7 @@ using Samples = LatencySamples;
 // One thread's run: its steps in order into `out` (one record each), their samples by op.
 void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRecord& out,
                Samples& samples) {
-  state.engine.PrepareThread();  // before the barrier, as a program's threads are ready to call
+  state.engine.PrepareThread(!thread.no_context);  // before the barrier, as a program's threads
   sync.Arrive();
   Stopwatch watch;
   bool stopped = false;
@@ -108,6 +108,7 @@ void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRe
   for (const PlanStep& step : thread.body)
     if (step.op == Op::kSignal) sync.Set(step.event, ThreadSync::Point::kAbandoned, thread.label);
   out.wall_us = watch.ElapsedUs();
+  if (thread.no_context) out.details.emplace_back("context", std::string("none"));
   AddLatency(samples, out.details);
 }
 

@@ -177,6 +177,9 @@ struct PlanStep {
   uint64_t duration_ns = 0;                             // busy
   kernels::BusyTouch touch = kernels::BusyTouch::kEnd;  // busy: what it does with its buffer
   bool in_thread = false;  // a step of a threads group's thread (index: its place in the thread)
+  // thread: the thread runs with no CUDA context current (`context: none`); its steps are VMM
+  // calls and sync points only (PlanBuilder::AllowedInThread).
+  bool no_context = false;
 
   // capture: the recorded steps. set_node: one step, the node's new parameters (a step of the
   // node's op whose fields are the node's after the change), or none when only `enabled` changes.

@@ -285,7 +285,7 @@ class PlanBuilder {
   std::unordered_map<std::string, int> sync_points_;
   const Step* thread_ = nullptr;
   // True when `step` may run in a thread; otherwise an Error says why.
-  bool AllowedInThread(const Step& step);
+  bool AllowedInThread(const Step& step, bool no_context);
   // What a planned step of a thread touches, for the group's order check.
   std::vector<ThreadAccess> Footprint(const PlanStep& p) const;
   // signal / wait_for: resolves the step's sync point into p->event, or says it is outside a group.

@@ -49,9 +49,22 @@ struct PlanBuilder::ThreadAccess {
   std::string what;  // "buffer 'K'", "allocation 'page'": for the message
 };
 
-bool PlanBuilder::AllowedInThread(const Step& step) {
+bool PlanBuilder::AllowedInThread(const Step& step, bool no_context) {
   const OpInfo& info = Describe(step.op);
   std::string why;
+  // Without a context: the calls the H200 ran with none current (tools/no_context_probe.cc). A
+  // kernel, copy or wait goes through the runtime, which would make the primary context current
+  // behind the scenario's back; cuMemGetInfo and cuCtxSynchronize answer INVALID_CONTEXT.
+  if (no_context && info.family != OpFamily::kMemory && info.family != OpFamily::kBlock &&
+      step.op != Op::kSignal && step.op != Op::kWaitFor && step.op != Op::kCheckAccess) {
+    Error(step.loc, std::string("'") + OpName(step.op) +
+                        "' cannot run in a thread with context: none: such a thread makes VMM "
+                        "calls (reserve, create, map, set_access, check_access, unmap, release, "
+                        "free) and sync points only, which the driver takes with no context "
+                        "current; a kernel, copy or wait would make the primary context current. "
+                        "Move it to a thread with context: current");
+    return false;
+  }
   switch (info.family) {
     case OpFamily::kMemory:
       if (step.op == Op::kExport || step.op == Op::kImport)
@@ -266,6 +279,8 @@ void PlanBuilder::PlanOp<Op::kThreads>(const Step& step, PlanStep* p, BufferUses
     PlanStep& tp = p->body[t];
     tp = Common(thread, t);
     tp.label = thread.name.value;
+    const Located<std::string>& context = Key(thread, "context");
+    tp.no_context = context.set && context.value == "none";
     tp.body.resize(thread.steps.size());
   }
   std::vector<std::vector<ThreadAccess>> footprints(order.size());
@@ -275,7 +290,7 @@ void PlanBuilder::PlanOp<Op::kThreads>(const Step& step, PlanStep* p, BufferUses
     const Step& thread = step.steps[at.thread];
     const Step& s = thread.steps[at.position];
     thread_ = &thread;
-    if (AllowedInThread(s)) {
+    if (AllowedInThread(s, p->body[at.thread].no_context)) {
       PlanStep planned = Visit(s, at.position, nullptr);
       planned.in_thread = true;
       footprints[i] = Footprint(planned);

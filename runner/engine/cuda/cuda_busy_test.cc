@@ -6,9 +6,12 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "runner/engine/cuda/cuda_test_util.h"
+#include "runner/engine/cuda/driver_api.h"
 #include "runner/engine/engine.h"
 
 namespace vmm::testing_cuda {
@@ -82,6 +85,49 @@ TEST_F(CudaEngineTest, AWaitingUnmapWaitsForABusyKernelInFlight) {
   ASSERT_OK(engine_->Release(h, &no_wait));
   EXPECT_FALSE(no_wait.waited);
   EXPECT_FALSE(no_wait.wait);
+}
+
+// A thread prepared without a context (a threads group's `context: none`) makes its VMM calls with
+// none current, as a pool worker that never touched CUDA does, and a wait for a kernel in flight
+// (made in the context) leaves none current again before the unmap goes out.
+TEST_F(CudaEngineTest, AThreadWithoutAContextMapsAndUnmapsWithNoneCurrent) {
+  using CtxGetCurrent = CUresult (*)(CUcontext*);
+  const auto get_current =
+      reinterpret_cast<CtxGetCurrent>(cuda::LookUpDriverFunction("cuCtxGetCurrent", 12000));
+  ASSERT_NE(get_current, nullptr);
+  DevicePtr busy_va = 0;
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(gran_, &busy_va));
+  ASSERT_OK(engine_->Busy(busy_va, gran_ / 4, 100000000, 0, kernels::BusyTouch::kRead,
+                          nullptr));  // 100 ms, left running
+  std::vector<std::string> failures;
+  auto expect_no_context = [&](const char* after) {
+    CUcontext current = reinterpret_cast<CUcontext>(1);
+    if (get_current(&current) != CUDA_SUCCESS || current != nullptr)
+      failures.push_back(std::string("a context is current after ") + after);
+  };
+  std::thread worker([&] {
+    engine_->PrepareThread(false);
+    expect_no_context("PrepareThread(false)");
+    DevicePtr va = 0;
+    AllocHandle h;
+    AllocProps props;
+    props.size = gran_;
+    Status s = engine_->Reserve(gran_, 0, 0, &va);
+    if (s.ok()) s = engine_->Create(props, &h);
+    if (s.ok()) s = engine_->Map(va, gran_, 0, h);
+    if (s.ok()) s = engine_->SetAccess(va, gran_, Access::kReadWrite);
+    expect_no_context("map and set_access");
+    SyncNote note;
+    if (s.ok()) s = engine_->Unmap(va, gran_, &note);
+    expect_no_context("an unmap that waited");
+    if (!note.waited) failures.push_back("the unmap did not wait for the kernel in flight");
+    if (s.ok()) s = engine_->Release(h, nullptr);
+    if (s.ok()) s = engine_->Free(va, gran_);
+    expect_no_context("release and free");
+    if (!s.ok()) failures.push_back(s.message());
+  });
+  worker.join();
+  EXPECT_TRUE(failures.empty()) << ::testing::PrintToString(failures);
 }
 
 }  // namespace

@@ -228,6 +228,22 @@ CudaEngine::~CudaEngine() {
   }
 }
 
+namespace {
+thread_local bool thread_has_no_context = false;  // PrepareThread(false) on this thread
+}  // namespace
+
+bool CudaEngine::ThreadHasNoContext() { return thread_has_no_context; }
+
+Status CudaEngine::LeaveNoContext() {
+  if (!thread_has_no_context) return Status::Ok();
+  return CU_LATE_CALL(api_, cuCtxSetCurrent, v4000, kDriverAbiVersion, (nullptr));
+}
+
+void CudaEngine::PrepareThread(bool with_context) {
+  thread_has_no_context = !with_context;
+  (void)(with_context ? Bind() : LeaveNoContext());  // a failure is the first call's to report
+}
+
 Status CudaEngine::BindLane(const Lane& lane) {
   // Asked every call (cuCtxGetCurrent is ~10 ns): code sharing the thread may switch contexts.
   CUcontext current = nullptr;
@@ -248,6 +264,7 @@ bool CudaEngine::WaitForWork() {
     was_busy = true;
     (void)cudaStreamSynchronize(lane->stream.get());
   }
+  (void)LeaveNoContext();
   return was_busy;
 }
 
@@ -296,6 +313,7 @@ Status CudaEngine::WaitForStream(SyncNote* note) {
       VMM_RETURN_IF_ERROR(Drain(*lane, &waited));
       result.waited = result.waited || waited;
     }
+    VMM_RETURN_IF_ERROR(LeaveNoContext());  // the call itself goes out as the thread had it
     result.wait_us =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
   }

@@ -154,7 +154,10 @@ class CudaEngine final : public Engine {
   // The VMM calls guard the tables below (vmm_mu_) and call the driver outside the guard.
   bool ConcurrentVmm() const override { return true; }
   bool WaitForWork() override;
-  void PrepareThread() override { (void)Bind(); }  // a failure is the first call's to report
+  // with_context false: cuCtxSetCurrent(NULL), and this thread's Bind does nothing from then on;
+  // a wait for in-flight work (which the runtime makes in the context) leaves none current again.
+  // A failure is the first call's to report.
+  void PrepareThread(bool with_context) override;
 
   // Equal handle values are the same allocation. Different values of the same size are mapped
   // side by side in a scratch reservation; the first word of `a` is flipped and read through `b`,
@@ -191,8 +194,13 @@ class CudaEngine final : public Engine {
   // Runs on a driver thread when a host node or cudaLaunchHostFunc is reached.
   static void CUDART_CB HostCall(void* engine);
 
-  // Makes the selected lane's context current on the calling thread when it is not already.
-  Status Bind() { return BindLane(*lane_); }
+  // Makes the selected lane's context current on the calling thread when it is not already; does
+  // nothing on a thread prepared without a context (PrepareThread(false)).
+  Status Bind() { return ThreadHasNoContext() ? Status::Ok() : BindLane(*lane_); }
+  // The calling thread was prepared without a context; LeaveNoContext makes none current again
+  // on such a thread (after a wait), and does nothing on any other.
+  static bool ThreadHasNoContext();
+  Status LeaveNoContext();
   Status BindLane(const Lane& lane);
   // A lane for `ordinal` with its context, stream, events and kernels (the device's context is
   // current afterwards). Fails for an ordinal the machine lacks or a device without VMM support.
