@@ -39,9 +39,11 @@ int LaunchAxpy(const float* a, const float* b, float* c, uint64_t count, float a
 // In-flight work of a known length for isolate blocks' races (one block; BusyLaunch), over
 // dst[0, count) for `duration_ns` of the GPU's global timer, as `touch` says (BusyTouch):
 // spin then set every word to pattern, read every word pass after pass, or write pattern pass
-// after pass.
+// after pass. With `flag` (host memory the device can read; null: none) it also stops at the end
+// of the pass in which it sees *flag nonzero; one that stops at its duration without seeing it
+// sets *expired to 1 (the host's sign that it set the flag too late).
 int LaunchBusy(uint32_t* dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
-               BusyTouch touch, CUstream_st* stream);
+               BusyTouch touch, const uint32_t* flag, uint32_t* expired, CUstream_st* stream);
 
 // *hash (device memory, 8 bytes) = wrapping sum over i < count of datagen::HashWord(src[i], i).
 // Zeroes *hash first (a memset on the same stream), then accumulates with 64-bit atomics: the sum

@@ -57,6 +57,11 @@ inline const char* BusyTouchName(BusyTouch touch) {
   return touch == BusyTouch::kRead ? "read" : touch == BusyTouch::kWrite ? "write" : "end";
 }
 
+// The busy flags an engine keeps (a scenario's `until` names; Engine::SetFlag), each one word
+// the host sets and the kernel polls, beside one word the kernel sets when it stopped at its
+// duration without seeing the flag.
+inline constexpr int kMaxBusyFlags = 64;
+
 // Busy: one block, so that its wait starts once (the first thread reads the clock for all) and
 // the kernel's length is its duration plus one grid-stride pass of writes.
 inline constexpr uint32_t kBusyThreads = 256;

@@ -253,7 +253,9 @@ TEST_F(E2E, StepsDocumentsEveryOp) {
   EXPECT_NE(threads.out.find("threads (a group, written {threads: [{thread: NAME"),
             std::string::npos)
       << threads.out;
-  EXPECT_NE(threads.out.find("  thread  string, required"), std::string::npos) << threads.out;
+  EXPECT_NE(threads.out.find("  thread   string, required"), std::string::npos) << threads.out;
+  EXPECT_NE(threads.out.find("  context  current | none, default current"), std::string::npos)
+      << threads.out;
   EXPECT_EQ(RunTool("steps together").exit_code, 0);
   EXPECT_EQ(RunTool("steps mapp").exit_code, 2);
 }

@@ -6,9 +6,11 @@
 //     other threads' calls, waiting for the stream themselves where they wait: the driver's own
 //     serialisation is what a latency figure then shows;
 //   - any other call that waits for work in flight (synchronize; on an engine that is not
-//     concurrent, unmap, release and set_access that wait) first waits outside the lock
+//     concurrent, unmap, release and set_access that wait, and the kernels, copies and checks
+//     that the twin runs after the stream's work) first waits outside the lock
 //     (Engine::WaitForWork), so that a thread waiting for a kernel does not hold back another
-//     thread's calls (which may be the unmap that faults the kernel).
+//     thread's calls (which may be the unmap that faults the kernel, or the set_flag that ends
+//     it). Busy and SetFlag never wait.
 // Work left in flight runs beside all of it (the GPU; the twin's stream worker). Thread-safe; the
 // wrapped engine must outlive it.
 #pragma once
@@ -16,6 +18,7 @@
 #include <chrono>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "runner/engine/engine.h"
 #include "runner/engine/fault_engine.h"
@@ -44,9 +47,9 @@ class SharedEngine final : public Engine {
     return inner_.DescribeDevice(ordinal, out);
   }
 
-#define VMMRUN_ENGINE_CALL(name, fault_kind, params, args)                                \
-  Status name params override {                                                           \
-    return Forward(FaultKind::fault_kind, NoteOf args, [&] { return inner_.name args; }); \
+#define VMMRUN_ENGINE_CALL(name, fault_kind, params, args)                                       \
+  Status name params override {                                                                  \
+    return Forward(FaultKind::fault_kind, #name, NoteOf args, [&] { return inner_.name args; }); \
   }
 #include "runner/engine/engine_calls.def"
 #undef VMMRUN_ENGINE_CALL
@@ -71,11 +74,15 @@ class SharedEngine final : public Engine {
   template <typename T>
   static void Find(const T&, NoteArg*) {}
   static bool IsVmm(FaultKind kind);
+  // A call the twin (an engine that is not concurrent) runs only after the stream's work: its
+  // kernels but Busy and SetFlag, its copies and data checks.
+  static bool RunsAfterWork(FaultKind kind, std::string_view name);
 
   template <typename Call>
-  Status Forward(FaultKind kind, NoteArg note, Call&& call) {
+  Status Forward(FaultKind kind, std::string_view name, NoteArg note, Call&& call) {
     if (concurrent_vmm_ && IsVmm(kind)) return call();
-    const bool waits = kind == FaultKind::kSynchronize || note.Waits();
+    const bool waits = kind == FaultKind::kSynchronize || note.Waits() ||
+                       (!concurrent_vmm_ && RunsAfterWork(kind, name));
     if (!waits) {
       std::lock_guard<std::mutex> lock(mu_);
       return call();

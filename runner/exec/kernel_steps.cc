@@ -99,10 +99,7 @@ Status RunStep<Op::kMemset>(const PlanStep& step, RunState& state, StepRecord& r
       },
       [&] {
         record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));
-        if (step.touch != kernels::BusyTouch::kRead)
-          record.details.emplace_back("pattern", Hex(step.pattern));
-        if (step.touch != kernels::BusyTouch::kEnd)
-          record.details.emplace_back("touch", kernels::BusyTouchName(step.touch));
+        record.details.emplace_back("pattern", Hex(step.pattern));
       });
 }
 
@@ -132,29 +129,59 @@ Status RunStep<Op::kBusy>(const PlanStep& step, RunState& state, StepRecord& rec
       step, record,
       [&](OpTiming* timing) {
         return state.engine.Busy(DataVa(state, step.buffer), buffer.elements, step.duration_ns,
-                                 step.pattern, step.touch, timing);
+                                 step.pattern, step.touch, step.event, timing);
       },
       [&] {
         record.details.emplace_back("elements", static_cast<int64_t>(buffer.elements));
         record.details.emplace_back("duration_ns", static_cast<int64_t>(step.duration_ns));
-        record.details.emplace_back("pattern", Hex(step.pattern));
+        if (step.touch != kernels::BusyTouch::kRead)
+          record.details.emplace_back("pattern", Hex(step.pattern));
+        if (step.touch != kernels::BusyTouch::kEnd)
+          record.details.emplace_back("touch", kernels::BusyTouchName(step.touch));
+        if (step.event >= 0) record.details.emplace_back("until", state.plan.flags[step.event]);
       });
+}
+
+// set_flag: a host store; it fails when a busy waiting for the flag had already stopped at its
+// duration (the scenario's steps took longer than the busy waits).
+template <>
+Status RunStep<Op::kSetFlag>(const PlanStep& step, RunState& state, StepRecord& record) {
+  bool expired = false;
+  VMM_RETURN_IF_ERROR(
+      TimedCall(record, [&] { return state.engine.SetFlag(step.event, &expired); }));
+  record.details.emplace_back("expired", expired);
+  if (!expired) return Status::Ok();
+  return RuntimeError("a busy kernel waiting for flag '" + state.plan.flags[step.event] +
+                      "' had already stopped at its duration before this step set it: the steps "
+                      "between took longer; give the busy a longer duration");
+}
+
+template <>
+std::string DescribeStep<Op::kSetFlag>(const Plan& plan, const PlanStep& step, const StepRecord&) {
+  return "flag '" + plan.flags[step.event] + "' set";
 }
 
 template <>
 std::string DescribeStep<Op::kBusy>(const Plan& plan, const PlanStep& step, const StepRecord&) {
   const std::string& name = plan.buffers[step.buffer].name;
+  // "for 200ms", or "until flag 'freed' (at most 10s)"
+  const std::string how_long = step.event >= 0
+                                   ? "until flag '" + plan.flags[step.event] + "' (at most " +
+                                         DurationText(step.duration_ns) + ")"
+                                   : "for " + DurationText(step.duration_ns);
   const std::string running = step.async ? " · left running" : "";
   switch (step.touch) {
     case kernels::BusyTouch::kRead:
-      return "reads " + name + " for " + DurationText(step.duration_ns) + running;
+      return "reads " + name + " " + how_long + running;
     case kernels::BusyTouch::kWrite:
-      return "writes " + Hex(step.pattern) + " to " + name + " for " +
-             DurationText(step.duration_ns) + running;
+      return "writes " + Hex(step.pattern) + " to " + name + " " + how_long + running;
     case kernels::BusyTouch::kEnd:
       break;
   }
-  return name + " ← " + Hex(step.pattern) + " after " + DurationText(step.duration_ns) + running;
+  const std::string after = step.event >= 0 ? "at flag '" + plan.flags[step.event] + "' (at most " +
+                                                  DurationText(step.duration_ns) + ")"
+                                            : "after " + DurationText(step.duration_ns);
+  return name + " ← " + Hex(step.pattern) + " " + after + running;
 }
 
 template <>

@@ -174,7 +174,6 @@ Status RunStep<Op::kWaitFor>(const PlanStep& step, RunState& state, StepRecord& 
       record, [&] { return state.sync->Wait(step.event, state.plan.sync_points[step.event]); });
 }
 
-// "3 threads · map p50 12.1 µs, p99 40.2 µs (n=48) · ..." : the ops' latency over all threads.
 // "3 threads · map p50 12.1 µs, p99 40.2 µs (n=48) · ...": the ops' latency over all threads.
 template <>
 std::string DescribeStep<Op::kThreads>(const Plan&, const PlanStep& step, const StepRecord& r) {

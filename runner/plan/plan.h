@@ -157,8 +157,10 @@ struct PlanStep {
   bool verify_host = false;  // check_matmul `verify: host`: read back and judge on the CPU
 
   // Graphs (plan_graphs.cc, plan_graph_nodes.cc).
-  int event = -1;  // record_event / wait_event: event slot; signal / wait_for: sync point slot
-  int lane = 0;    // capture body: the capture stream the step records on (0: origin)
+  // record_event / wait_event: event slot; signal / wait_for: sync point slot; busy (with
+  // `until`) and set_flag: flag slot.
+  int event = -1;
+  int lane = 0;  // capture body: the capture stream the step records on (0: origin)
   std::vector<int> branch_lanes;  // parallel: each branch's lane (the first is `lane` itself)
   // Captured steps: the node's name as the engine and the report know it (the label). set_node:
   // the node to change. update: the step expected to make the error node ("": not checked).
@@ -217,6 +219,7 @@ struct Plan {
   std::vector<AllocSpec> alloc_specs;  // slot -> how create makes it (retain: the size only)
   std::vector<std::string> marks;      // slot -> the mark step's name
   std::vector<std::string> sync_points;    // slot -> a threads group's sync point (signal/wait_for)
+  std::vector<std::string> flags;          // slot -> a busy flag (busy's `until`, set_flag)
   std::vector<uint64_t> snapshot_bytes;    // slot -> bytes it holds
   std::vector<DataPlace> snapshot_places;  // slot -> where it lives
   std::vector<PlanStep> steps;

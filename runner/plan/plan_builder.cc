@@ -59,6 +59,7 @@ Plan PlanBuilder::BuildBlock() && {
   plan_.steps.reserve(steps_.size());
   for (size_t i = 0; i < steps_.size(); ++i)
     plan_.steps.push_back(Visit(steps_[i], static_cast<int>(i), nullptr));
+  CheckFlagsSet();
   return std::move(plan_);
 }
 
@@ -89,6 +90,7 @@ Plan PlanBuilder::Build() && {
   plan_.steps.reserve(steps_.size());
   for (size_t i = 0; i < steps_.size(); ++i)
     plan_.steps.push_back(Visit(steps_[i], static_cast<int>(i), nullptr));
+  CheckFlagsSet();
   return std::move(plan_);
 }
 
@@ -275,6 +277,7 @@ PlanStep PlanBuilder::Visit(const Step& step, int index, BufferUses* capture_use
     return p;
   }
   ExpectError(step, &p);
+  if (capture_uses == nullptr) CheckOpenFlags(step);
   const Step* outer = current_;  // a capture's body steps are visited inside the capture's visit
   PlanStep* outer_plan = current_plan_;
   current_ = &step;

@@ -291,6 +291,25 @@ class PlanBuilder {
   // signal / wait_for: resolves the step's sync point into p->event, or says it is outside a group.
   void SyncPoint(const Step& step, PlanStep* p);
 
+  // plan_flags.cc: busy flags. Each flag by name: its slot, the first busy that runs until it and
+  // the set_flag that sets it. A busy that runs until a flag keeps the stream busy until then, so
+  // the steps of the same step list (the top level, one thread) between the two must not queue
+  // work behind it or wait for it (open_flags_, by thread_; nullptr: the top level).
+  struct FlagState {
+    int slot = -1;
+    const Step* first_wait = nullptr;
+    const Step* set_by = nullptr;
+  };
+  std::unordered_map<std::string, FlagState> flags_;
+  std::unordered_map<const Step*, std::vector<std::pair<std::string, const Step*>>> open_flags_;
+  // busy's `until`: the flag's slot into p->event (the kernel's wait opens it).
+  void BusyUntil(const Step& step, PlanStep* p);
+  // Before a step is planned: refuses it when it would queue behind, or wait for, a busy of its
+  // step list that runs until a flag not set yet.
+  void CheckOpenFlags(const Step& step);
+  // After the last step: a flag some busy runs until that no step sets.
+  void CheckFlagsSet();
+
   const Scenario& scenario_;
   const std::vector<Step>& steps_;  // the scenario's steps, or an isolate block's
   std::vector<Diagnostic>* diagnostics_;

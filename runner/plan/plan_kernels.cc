@@ -218,7 +218,12 @@ void PlanBuilder::PlanOp<Op::kWriteValue>(const Step& step, PlanStep* p, BufferU
 template <>
 void PlanBuilder::PlanOp<Op::kBusy>(const Step& step, PlanStep* p, BufferUses*) {
   p->duration_ns = step.duration().value;
-  if (p->duration_ns == 0 || p->duration_ns > kMaxBusyNs) {
+  BusyUntil(step, p);  // a flag: the duration is then the longest it waits (default 10s)
+  if (!step.duration().set && p->event < 0 && !Key(step, "until").set) {
+    Error(step.loc,
+          "busy needs a 'duration' (how long it runs) or 'until' (a flag a later "
+          "set_flag sets), e.g. {op: busy, buffer: B, duration: 200ms}");
+  } else if (p->duration_ns == 0 || p->duration_ns > kMaxBusyNs) {
     Error(At(step.duration(), step), "'duration' of busy must be above 0 and at most 10min, got " +
                                          DurationText(p->duration_ns));
   }

@@ -56,13 +56,15 @@ bool PlanBuilder::AllowedInThread(const Step& step, bool no_context) {
   // kernel, copy or wait goes through the runtime, which would make the primary context current
   // behind the scenario's back; cuMemGetInfo and cuCtxSynchronize answer INVALID_CONTEXT.
   if (no_context && info.family != OpFamily::kMemory && info.family != OpFamily::kBlock &&
-      step.op != Op::kSignal && step.op != Op::kWaitFor && step.op != Op::kCheckAccess) {
-    Error(step.loc, std::string("'") + OpName(step.op) +
-                        "' cannot run in a thread with context: none: such a thread makes VMM "
-                        "calls (reserve, create, map, set_access, check_access, unmap, release, "
-                        "free) and sync points only, which the driver takes with no context "
-                        "current; a kernel, copy or wait would make the primary context current. "
-                        "Move it to a thread with context: current");
+      step.op != Op::kSignal && step.op != Op::kWaitFor && step.op != Op::kSetFlag &&
+      step.op != Op::kCheckAccess) {
+    Error(step.loc,
+          std::string("'") + OpName(step.op) +
+              "' cannot run in a thread with context: none: such a thread makes VMM "
+              "calls (reserve, create, map, set_access, check_access, unmap, release, "
+              "free), sync points and set_flag only, which the driver takes with no context "
+              "current; a kernel, copy or wait would make the primary context current. "
+              "Move it to a thread with context: current");
     return false;
   }
   switch (info.family) {

@@ -191,7 +191,8 @@ class Builder {
       if (const YamlValue* name = t.Find("thread"))
         Put(&thread.name, name->scalar, Loc(*name), true);
       if (const YamlValue* context = t.Find("context"))  // the planner reads it (Step::keys)
-        thread.mutable_keys().entries.push_back({"context", {context->scalar, Loc(*context), true}});
+        thread.mutable_keys().entries.push_back(
+            {"context", {context->scalar, Loc(*context), true}});
       if (const YamlValue* body = t.Find("steps")) thread.steps = Steps(*body, dispatch);
     }
     return step;

@@ -28,8 +28,8 @@ TEST_F(CudaEngineTest, BusyRunsForItsDurationThenWritesEveryElement) {
   DevicePtr va = 0;
   ASSERT_NO_FATAL_FAILURE(NewBuffer(count * 4, &va));
   OpTiming timing;
-  ASSERT_OK(
-      engine_->Busy(va, count, 50000000, 0xB05EB05Eu, kernels::BusyTouch::kEnd, &timing));  // 50 ms
+  ASSERT_OK(engine_->Busy(va, count, 50000000, 0xB05EB05Eu, kernels::BusyTouch::kEnd, -1,
+                          &timing));  // 50 ms
   EXPECT_GE(timing.gpu_us, 49000.0);
   EXPECT_LT(timing.gpu_us, 500000.0);
   const std::vector<uint32_t> words = ReadWords(*engine_, va, count);
@@ -46,13 +46,14 @@ TEST_F(CudaEngineTest, BusyReadsOrWritesPassAfterPassForItsDuration) {
   ASSERT_NO_FATAL_FAILURE(NewBuffer(count * 4, &va));
   ASSERT_OK(engine_->Memset(va, count, 3, nullptr));
   OpTiming timing;
-  ASSERT_OK(engine_->Busy(va, count, 20000000, 7, kernels::BusyTouch::kRead, &timing));  // 20 ms
+  ASSERT_OK(
+      engine_->Busy(va, count, 20000000, 7, kernels::BusyTouch::kRead, -1, &timing));  // 20 ms
   EXPECT_GE(timing.gpu_us, 19000.0);
   std::vector<uint32_t> words = ReadWords(*engine_, va, count);
   uint64_t wrong = 0;
   for (uint32_t w : words) wrong += w != 3u;
   EXPECT_EQ(wrong, 0u);
-  ASSERT_OK(engine_->Busy(va, count, 20000000, 9, kernels::BusyTouch::kWrite, &timing));
+  ASSERT_OK(engine_->Busy(va, count, 20000000, 9, kernels::BusyTouch::kWrite, -1, &timing));
   EXPECT_GE(timing.gpu_us, 19000.0);
   words = ReadWords(*engine_, va, count);
   wrong = 0;
@@ -65,7 +66,7 @@ TEST_F(CudaEngineTest, AWaitingUnmapWaitsForABusyKernelInFlight) {
   AllocHandle h;
   ASSERT_NO_FATAL_FAILURE(NewBuffer(gran_, &va, &h));
   const auto start = std::chrono::steady_clock::now();
-  ASSERT_OK(engine_->Busy(va, gran_ / 4, 200000000, 7, kernels::BusyTouch::kEnd,
+  ASSERT_OK(engine_->Busy(va, gran_ / 4, 200000000, 7, kernels::BusyTouch::kEnd, -1,
                           nullptr));  // 200 ms, left running
   const double launch_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -97,7 +98,7 @@ TEST_F(CudaEngineTest, AThreadWithoutAContextMapsAndUnmapsWithNoneCurrent) {
   ASSERT_NE(get_current, nullptr);
   DevicePtr busy_va = 0;
   ASSERT_NO_FATAL_FAILURE(NewBuffer(gran_, &busy_va));
-  ASSERT_OK(engine_->Busy(busy_va, gran_ / 4, 100000000, 0, kernels::BusyTouch::kRead,
+  ASSERT_OK(engine_->Busy(busy_va, gran_ / 4, 100000000, 0, kernels::BusyTouch::kRead, -1,
                           nullptr));  // 100 ms, left running
   std::vector<std::string> failures;
   auto expect_no_context = [&](const char* after) {
@@ -128,6 +129,29 @@ TEST_F(CudaEngineTest, AThreadWithoutAContextMapsAndUnmapsWithNoneCurrent) {
   });
   worker.join();
   EXPECT_TRUE(failures.empty()) << ::testing::PrintToString(failures);
+}
+
+// As the twin's (host_busy_test.cc): a busy until a flag stops soon after SetFlag, writing, and
+// one whose duration ran out first marks the flag expired.
+TEST_F(CudaEngineTest, ABusyUntilAFlagStopsWhenItIsSetAndSaysWhenItWasLate) {
+  const uint64_t count = gran_ / 4;
+  DevicePtr va = 0;
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(count * 4, &va));
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_OK(engine_->Busy(va, count, 10000000000ull, 5, kernels::BusyTouch::kWrite, 3, nullptr));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  bool expired = true;
+  ASSERT_OK(engine_->SetFlag(3, &expired));
+  EXPECT_FALSE(expired);
+  ASSERT_OK(engine_->Synchronize());
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(ms, 2000.0) << "the busy ran on after its flag was set";
+  EXPECT_EQ(ReadWords(*engine_, va + (count - 1) * 4, 1), std::vector<uint32_t>(1, 5u));
+  ASSERT_OK(engine_->Busy(va, count, 1000000, 0, kernels::BusyTouch::kRead, 4, nullptr));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_OK(engine_->SetFlag(4, &expired));
+  EXPECT_TRUE(expired);
 }
 
 }  // namespace

@@ -195,8 +195,10 @@ Status CudaEngine::Init() {
 
 CudaEngine::~CudaEngine() {
   // Nothing below may be destroyed under a running kernel (unmapping its memory is the
-  // illegal-address fault this engine exists to avoid): end the capture, then wait for every
-  // device's stream in its own context.
+  // illegal-address fault this engine exists to avoid): end the capture, stop the busy kernels
+  // that wait for a flag (a run that failed before its set_flag), then wait for every device's
+  // stream in its own context.
+  SetAllFlags();
   for (const std::unique_ptr<Lane>& lane : lanes_) {
     if (!BindLane(*lane).ok()) CUDA_CALL_NOTHROW(cudaSetDevice(lane->ordinal));
     if (capturing_ && lane.get() == lane_) AbortCapture();

@@ -321,6 +321,13 @@ class CudaEngine final : public Engine {
     HostPages pageable;
   };
   std::map<uint64_t, SnapshotStorage> snapshots_;
+  // The busy flags (kernels::kMaxBusyFlags words the host sets, then as many the kernels set when
+  // they stopped at their duration), mapped for the device; made by the first Busy with a flag.
+  // Busy and SetFlag are not VMM calls: a threads group's SharedEngine calls them one at a time.
+  PinnedHost busy_flags_;
+  uint32_t* busy_flags_device_ = nullptr;
+  // Sets every flag (the destructor: a kernel waiting for one that was never set ends now).
+  void SetAllFlags();
 };
 
 }  // namespace vmm::cuda

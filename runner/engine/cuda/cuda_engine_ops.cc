@@ -1,7 +1,9 @@
 // CudaEngine: kernels and data (lifecycle in cuda_engine.cc, VMM in cuda_engine_vmm.cc, graphs in
 // cuda_engine_graphs.cc).
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -88,20 +90,57 @@ Status CudaEngine::WriteValue(DevicePtr dst, uint32_t value, OpTiming* timing) {
 }
 
 Status CudaEngine::Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
-                        kernels::BusyTouch touch, OpTiming* timing) {
+                        kernels::BusyTouch touch, int flag, OpTiming* timing) {
   auto what = [&] {
     return "Busy(dst=" + Hex(dst) + ", count=" + std::to_string(count) +
            ", duration_ns=" + std::to_string(duration_ns) + ", pattern=" + Hex(pattern) +
-           ", touch=" + std::to_string(static_cast<uint32_t>(touch)) + ")";
+           ", touch=" + std::to_string(static_cast<uint32_t>(touch)) +
+           ", flag=" + std::to_string(flag) + ")";
   };
   VMM_RETURN_IF_ERROR(Bind());
+  if (flag >= kernels::kMaxBusyFlags) return RuntimeError(what() + ": no such flag");
+  const uint32_t* stop = nullptr;
+  uint32_t* expired = nullptr;
+  if (flag >= 0) {
+    if (!busy_flags_) {
+      StatusOr<PinnedHost> flags = AllocPinnedHost(2 * kernels::kMaxBusyFlags * sizeof(uint32_t),
+                                                   cudaHostAllocPortable | cudaHostAllocMapped);
+      if (!flags.ok()) return Annotate(flags.status(), what);
+      std::memset(flags->get(), 0, 2 * kernels::kMaxBusyFlags * sizeof(uint32_t));
+      void* device = nullptr;
+      VMM_RETURN_IF_ERROR(
+          Annotate(CUDA_CALL(cudaHostGetDevicePointer(&device, flags->get(), 0)), what));
+      busy_flags_ = std::move(flags).value();
+      busy_flags_device_ = static_cast<uint32_t*>(device);
+    }
+    stop = busy_flags_device_ + flag;
+    expired = busy_flags_device_ + kernels::kMaxBusyFlags + flag;
+  }
   uint32_t* out = DevicePointer<uint32_t>(dst);
-  return Annotate(TimedLaunch(timing,
-                              [&] {
-                                return CUDA_CALL(kernels::LaunchBusy(out, count, duration_ns,
-                                                                     pattern, touch, stream()));
-                              }),
-                  what);
+  return Annotate(
+      TimedLaunch(timing,
+                  [&] {
+                    return CUDA_CALL(kernels::LaunchBusy(out, count, duration_ns, pattern, touch,
+                                                         stop, expired, stream()));
+                  }),
+      what);
+}
+
+Status CudaEngine::SetFlag(int flag, bool* expired) {
+  if (flag < 0 || flag >= kernels::kMaxBusyFlags)
+    return RuntimeError("SetFlag(flag=" + std::to_string(flag) + "): no such flag");
+  *expired = false;
+  if (!busy_flags_) return Status::Ok();  // no busy kernel was ever given a flag
+  uint32_t* words = static_cast<uint32_t*>(busy_flags_.get());
+  *expired = std::atomic_ref<uint32_t>(words[kernels::kMaxBusyFlags + flag]).load() != 0;
+  std::atomic_ref<uint32_t>(words[flag]).store(1);
+  return Status::Ok();
+}
+
+void CudaEngine::SetAllFlags() {
+  if (!busy_flags_) return;
+  uint32_t* words = static_cast<uint32_t*>(busy_flags_.get());
+  for (int f = 0; f < kernels::kMaxBusyFlags; ++f) std::atomic_ref<uint32_t>(words[f]).store(1);
 }
 
 Status CudaEngine::CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) {

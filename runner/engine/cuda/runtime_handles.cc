@@ -38,9 +38,9 @@ StatusOr<DeviceMemory> AllocDeviceMemory(size_t bytes) {
   return DeviceMemory(memory);
 }
 
-StatusOr<PinnedHost> AllocPinnedHost(size_t bytes) {
+StatusOr<PinnedHost> AllocPinnedHost(size_t bytes, unsigned flags) {
   void* memory = nullptr;
-  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaHostAlloc(&memory, bytes, cudaHostAllocPortable)));
+  VMM_RETURN_IF_ERROR(CUDA_CALL(cudaHostAlloc(&memory, bytes, flags)));
   return PinnedHost(memory);
 }
 

@@ -64,8 +64,9 @@ StatusOr<Event> CreateEvent(bool timing = true);
 StatusOr<GraphExec> InstantiateGraph(cudaGraph_t graph, unsigned long long flags = 0);
 // cudaMalloc(bytes).
 StatusOr<DeviceMemory> AllocDeviceMemory(size_t bytes);
-// cudaHostAlloc(bytes, cudaHostAllocPortable): page-locked host memory, DMA at full PCIe speed.
-StatusOr<PinnedHost> AllocPinnedHost(size_t bytes);
+// cudaHostAlloc(bytes, flags): page-locked host memory, DMA at full PCIe speed; with
+// cudaHostAllocMapped the device can read and write it too (cudaHostGetDevicePointer).
+StatusOr<PinnedHost> AllocPinnedHost(size_t bytes, unsigned flags = cudaHostAllocPortable);
 
 // Scratch device memory (cudaMalloc) that only grows.
 class DeviceBuffer {

@@ -47,7 +47,7 @@ TEST(HostBusyTest, AWaitedBusyRunsForItsDurationThenWrites) {
   const DevicePtr va = Page(*engine, Access::kReadWrite);
   OpTiming timing;
   ASSERT_TRUE(
-      engine->Busy(va, kWords, 20000000, 0x3F800000u, kernels::BusyTouch::kEnd, &timing).ok());
+      engine->Busy(va, kWords, 20000000, 0x3F800000u, kernels::BusyTouch::kEnd, -1, &timing).ok());
   EXPECT_GE(timing.gpu_us, 20000.0);
   EXPECT_EQ(Word(*engine, va, 0), 0x3F800000u);
   EXPECT_EQ(Word(*engine, va, kWords - 1), 0x3F800000u);
@@ -58,7 +58,7 @@ TEST(HostBusyTest, AWaitingUnmapWaitsForABusyLeftRunning) {
   AllocHandle h;
   const DevicePtr va = Page(*engine, Access::kReadWrite, &h);
   const auto start = std::chrono::steady_clock::now();
-  ASSERT_TRUE(engine->Busy(va, kWords, 100000000, 7, kernels::BusyTouch::kEnd, nullptr).ok());
+  ASSERT_TRUE(engine->Busy(va, kWords, 100000000, 7, kernels::BusyTouch::kEnd, -1, nullptr).ok());
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(50));
   SyncNote note;
   ASSERT_TRUE(engine->Unmap(va, 2 * kMiB, &note).ok());
@@ -75,7 +75,7 @@ TEST(HostBusyTest, AWaitingUnmapWaitsForABusyLeftRunning) {
 TEST(HostBusyTest, LaterKernelsRunAfterTheBusyInStreamOrder) {
   std::unique_ptr<Engine> engine = NewEngine(false);
   const DevicePtr va = Page(*engine, Access::kReadWrite);
-  ASSERT_TRUE(engine->Busy(va, kWords, 50000000, 7, kernels::BusyTouch::kEnd, nullptr).ok());
+  ASSERT_TRUE(engine->Busy(va, kWords, 50000000, 7, kernels::BusyTouch::kEnd, -1, nullptr).ok());
   ASSERT_TRUE(engine->Memset(va, kWords, 9, nullptr).ok());  // waits for the busy first
   EXPECT_EQ(Word(*engine, va, 0), 9u);
 }
@@ -86,7 +86,7 @@ TEST(HostBusyTest, LaterKernelsRunAfterTheBusyInStreamOrder) {
 TEST(HostBusyTest, AnUnmapThatDoesNotWaitFaultsTheKernelUnderIt) {
   std::unique_ptr<Engine> engine = NewEngine(false);
   const DevicePtr va = Page(*engine, Access::kReadWrite);
-  ASSERT_TRUE(engine->Busy(va, kWords, 100000000, 7, kernels::BusyTouch::kEnd, nullptr).ok());
+  ASSERT_TRUE(engine->Busy(va, kWords, 100000000, 7, kernels::BusyTouch::kEnd, -1, nullptr).ok());
   SyncNote note;
   note.wait = false;
   ASSERT_TRUE(engine->Unmap(va, 2 * kMiB, &note).ok());
@@ -110,17 +110,17 @@ TEST(HostBusyTest, AReaderInFlightWritesNothingAndAWriterLeavesItsPattern) {
   ASSERT_TRUE(engine->Memset(va, kWords, 3, nullptr).ok());
   ASSERT_TRUE(engine->SetAccess(va, 2 * kMiB, Access::kRead).ok());
   const auto start = std::chrono::steady_clock::now();
-  ASSERT_TRUE(engine->Busy(va, kWords, 30000000, 7, kernels::BusyTouch::kRead, nullptr).ok());
+  ASSERT_TRUE(engine->Busy(va, kWords, 30000000, 7, kernels::BusyTouch::kRead, -1, nullptr).ok());
   ASSERT_TRUE(engine->Synchronize().ok());
   EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(30));
   EXPECT_EQ(Word(*engine, va, 0), 3u);
   EXPECT_EQ(Word(*engine, va, kWords - 1), 3u);
   // A reader on a read-only page is legal; a writer there is refused before it runs.
-  Status refused = engine->Busy(va, kWords, 1000, 7, kernels::BusyTouch::kWrite, nullptr);
+  Status refused = engine->Busy(va, kWords, 1000, 7, kernels::BusyTouch::kWrite, -1, nullptr);
   EXPECT_STREQ(refused.cuda_error(), "CUDA_ERROR_ILLEGAL_ADDRESS") << refused.message();
   ASSERT_TRUE(engine->SetAccess(va, 2 * kMiB, Access::kReadWrite).ok());
   OpTiming timing;
-  ASSERT_TRUE(engine->Busy(va, kWords, 1000, 9, kernels::BusyTouch::kWrite, &timing).ok());
+  ASSERT_TRUE(engine->Busy(va, kWords, 1000, 9, kernels::BusyTouch::kWrite, -1, &timing).ok());
   EXPECT_EQ(Word(*engine, va, 0), 9u);
   EXPECT_EQ(Word(*engine, va, kWords - 1), 9u);
 }
@@ -130,7 +130,7 @@ TEST(HostBusyTest, AReaderInFlightWritesNothingAndAWriterLeavesItsPattern) {
 TEST(HostBusyTest, AnUnmapThatDoesNotWaitFaultsAReaderUnderIt) {
   std::unique_ptr<Engine> engine = NewEngine(false);
   const DevicePtr va = Page(*engine, Access::kRead);
-  ASSERT_TRUE(engine->Busy(va, kWords, 200000000, 0, kernels::BusyTouch::kRead, nullptr).ok());
+  ASSERT_TRUE(engine->Busy(va, kWords, 200000000, 0, kernels::BusyTouch::kRead, -1, nullptr).ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(20));  // it is reading by now
   SyncNote note;
   note.wait = false;
@@ -147,7 +147,7 @@ TEST(HostBusyTest, AReleaseThatDoesNotWaitLeavesTheMappingAlive) {
   std::unique_ptr<Engine> engine = NewEngine(false);
   AllocHandle h;
   const DevicePtr va = Page(*engine, Access::kReadWrite, &h);
-  ASSERT_TRUE(engine->Busy(va, kWords, 50000000, 5, kernels::BusyTouch::kEnd, nullptr).ok());
+  ASSERT_TRUE(engine->Busy(va, kWords, 50000000, 5, kernels::BusyTouch::kEnd, -1, nullptr).ok());
   SyncNote note;
   note.wait = false;
   ASSERT_TRUE(engine->Release(h, &note).ok());
@@ -219,6 +219,31 @@ TEST(FaultTrapTest, ATrappedFaultIsReturnedAndTheThreadGoesOn) {
   auto fine = [&] { value = 1; };
   EXPECT_TRUE(host::RunTrapped(fine, &fault));
   EXPECT_EQ(value, 1);
+}
+
+// A busy left running until a flag stops soon after SetFlag, long before its duration, and the
+// flag says it was in time; one whose duration ran out first says it expired (set_flag's failure).
+TEST(HostBusyTest, ABusyUntilAFlagStopsWhenItIsSetAndSaysWhenItWasLate) {
+  std::unique_ptr<Engine> engine = NewEngine(false);
+  const DevicePtr va = Page(*engine, Access::kReadWrite);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(engine->Busy(va, kWords, 10000000000ull, 5, kernels::BusyTouch::kWrite, 3, nullptr)
+                  .ok());  // 10 s at most
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  bool expired = true;
+  ASSERT_TRUE(engine->SetFlag(3, &expired).ok());
+  EXPECT_FALSE(expired);
+  ASSERT_TRUE(engine->Synchronize().ok());
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(ms, 2000.0) << "the busy ran on after its flag was set";
+  EXPECT_EQ(Word(*engine, va, kWords - 1), 5u);
+  // 1 ms at most, the flag set 50 ms later: expired.
+  ASSERT_TRUE(engine->Busy(va, kWords, 1000000, 0, kernels::BusyTouch::kRead, 4, nullptr).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(engine->SetFlag(4, &expired).ok());
+  EXPECT_TRUE(expired);
+  EXPECT_FALSE(engine->SetFlag(kernels::kMaxBusyFlags, &expired).ok());
 }
 
 }  // namespace

@@ -190,14 +190,16 @@ Status HostEngine::WriteValue(DevicePtr dst, uint32_t value, OpTiming* timing) {
 }
 
 Status HostEngine::Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
-                        kernels::BusyTouch touch, OpTiming* timing) {
+                        kernels::BusyTouch touch, int flag, OpTiming* timing) {
   if (timing != nullptr) timing->gpu_us = -1;
   if (capturing_) {
     return CudaError(kernels::kBusyKernelName, "CUDA_ERROR_NOT_SUPPORTED",
                      "vmm-run does not capture busy kernels");
   }
-  return kernels_.Busy(dst, count, duration_ns, pattern, touch, timing, current_);
+  return kernels_.Busy(dst, count, duration_ns, pattern, touch, flag, timing, current_);
 }
+
+Status HostEngine::SetFlag(int flag, bool* expired) { return kernels_.SetFlag(flag, expired); }
 
 Status HostEngine::CopyDevice(DevicePtr dst, DevicePtr src, uint64_t bytes, OpTiming* timing) {
   return Launch(MakeCopyNode(dst, src, bytes), timing);

@@ -12,42 +12,47 @@ namespace {
 
 uint64_t Bytes4(uint64_t count) { return count > UINT64_MAX / 4 ? UINT64_MAX : count * 4; }
 
-// Busy's wait: until `duration_ns` has passed, or (when `stream` is given) until it is cancelled.
-void BusyWait(uint64_t duration_ns, const HostStream* stream) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(duration_ns);
-  while (std::chrono::steady_clock::now() < end) {
-    if (stream != nullptr && stream->Cancelled()) return;
-    std::this_thread::sleep_until(
-        std::min(end, std::chrono::steady_clock::now() + std::chrono::milliseconds(10)));
-  }
-}
+// A busy's flag words (none: both null): the host sets `stop`; the busy sets `expired` when it
+// stopped at its duration without seeing `stop`.
+struct BusyFlag {
+  const std::atomic<uint32_t>* stop = nullptr;
+  std::atomic<uint32_t>* expired = nullptr;
+};
 
 void FillWords(DevicePtr dst, uint64_t count, uint32_t pattern) {
   std::fill_n(reinterpret_cast<uint32_t*>(dst), count, pattern);
 }
 
 // Busy's body, as the CUDA kernel's (kernels/busy.cu): kEnd waits then writes once; kRead and
-// kWrite pass over every word (volatile: each pass really touches memory) until the time is up
-// or the stream is cancelled, at least once.
+// kWrite pass over every word (volatile: each pass really touches memory), at least once. Each
+// stops when the time is up, its flag is set, or (when `stream` is given) the stream is
+// cancelled; a kEnd wait looks every millisecond.
 void BusyBody(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
-              kernels::BusyTouch touch, const HostStream* stream) {
-  auto cancelled = [&] { return stream != nullptr && stream->Cancelled(); };
-  if (touch == kernels::BusyTouch::kEnd) {
-    BusyWait(duration_ns, stream);
-    if (!cancelled()) FillWords(dst, count, pattern);
-    return;
-  }
-  volatile uint32_t* words = reinterpret_cast<uint32_t*>(dst);
+              kernels::BusyTouch touch, BusyFlag flag, const HostStream* stream) {
+  enum { kRunning, kTimeUp, kStopped } state = kRunning;
   const auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(duration_ns);
+  volatile uint32_t* words = reinterpret_cast<uint32_t*>(dst);
   uint32_t seen = 0;
   do {
     if (touch == kernels::BusyTouch::kRead) {
       for (uint64_t i = 0; i < count; ++i) seen ^= words[i];
-    } else {
+    } else if (touch == kernels::BusyTouch::kWrite) {
       for (uint64_t i = 0; i < count; ++i) words[i] = pattern;
+    } else {
+      std::this_thread::sleep_until(
+          std::min(end, std::chrono::steady_clock::now() + std::chrono::milliseconds(1)));
     }
-  } while (std::chrono::steady_clock::now() < end && !cancelled());
+    if ((flag.stop != nullptr && flag.stop->load() != 0) ||
+        (stream != nullptr && stream->Cancelled())) {
+      state = kStopped;
+    } else if (std::chrono::steady_clock::now() >= end) {
+      state = kTimeUp;
+    }
+  } while (state == kRunning);
   (void)seen;
+  if (state == kTimeUp && flag.expired != nullptr) flag.expired->store(1);
+  if (touch == kernels::BusyTouch::kEnd && !(stream != nullptr && stream->Cancelled()))
+    FillWords(dst, count, pattern);
 }
 
 }  // namespace
@@ -117,15 +122,27 @@ bool KernelRunner::WaitInFlight() {
   return was_busy;
 }
 
+Status KernelRunner::SetFlag(int flag, bool* expired) {
+  if (flag < 0 || flag >= kernels::kMaxBusyFlags)
+    return RuntimeError("SetFlag(flag=" + std::to_string(flag) + "): no such flag");
+  *expired = flags_[kernels::kMaxBusyFlags + flag].load() != 0;
+  flags_[flag].store(1);
+  return Status::Ok();
+}
+
 Status KernelRunner::Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
-                          kernels::BusyTouch touch, OpTiming* timing, int device) {
+                          kernels::BusyTouch touch, int flag, OpTiming* timing, int device) {
   const char* fn = kernels::kBusyKernelName;
+  if (flag >= kernels::kMaxBusyFlags)
+    return RuntimeError("Busy(flag=" + std::to_string(flag) + "): no such flag");
+  BusyFlag words;
+  if (flag >= 0) words = {&flags_[flag], &flags_[kernels::kMaxBusyFlags + flag]};
   const Access need = touch == kernels::BusyTouch::kRead ? Access::kRead : Access::kReadWrite;
   if (timing != nullptr) {  // waited for: runs here, like the other kernels
     timing->gpu_us = -1;
     VMM_RETURN_IF_ERROR(Ordered());
     Stopwatch watch;
-    auto kernel = [&] { BusyBody(dst, count, duration_ns, pattern, touch, nullptr); };
+    auto kernel = [&] { BusyBody(dst, count, duration_ns, pattern, touch, words, nullptr); };
     VMM_RETURN_IF_ERROR(Guarded(fn, device, {{"dst", dst, Bytes4(count), need}}, kernel));
     timing->gpu_us = watch.ElapsedUs();
     return Status::Ok();
@@ -135,8 +152,8 @@ Status KernelRunner::Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, u
   VMM_RETURN_IF_ERROR(poisoned_);
   if (!trap_) VMM_RETURN_IF_ERROR(Check(fn, {"dst", dst, Bytes4(count), need}, device));
   HostStream& stream = Stream();
-  stream.Enqueue([fn, dst, count, duration_ns, pattern, touch, &stream](std::string* note) {
-    auto kernel = [&] { BusyBody(dst, count, duration_ns, pattern, touch, &stream); };
+  stream.Enqueue([fn, dst, count, duration_ns, pattern, touch, words, &stream](std::string* note) {
+    auto kernel = [&] { BusyBody(dst, count, duration_ns, pattern, touch, words, &stream); };
     FaultInfo fault;
     if (RunTrapped(kernel, &fault)) return Status::Ok();
     *note = fault.Describe();

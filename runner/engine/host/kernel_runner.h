@@ -13,6 +13,7 @@
 // Not thread-safe: the engine's one thread calls it.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <initializer_list>
@@ -73,10 +74,13 @@ class KernelRunner {
   bool WaitInFlight();
 
   // busy over `count` words at dst for `duration_ns`, as `touch` says (kernels::BusyTouch: wait
-  // then write `pattern`, or read or write them pass after pass); with `timing` here and timed,
-  // without it on the stream's worker (left in flight).
+  // then write `pattern`, or read or write them pass after pass), or until busy flag `flag` (>= 0)
+  // is set; with `timing` here and timed, without it on the stream's worker (left in flight).
   Status Busy(DevicePtr dst, uint64_t count, uint64_t duration_ns, uint32_t pattern,
-              kernels::BusyTouch touch, OpTiming* timing, int device);
+              kernels::BusyTouch touch, int flag, OpTiming* timing, int device);
+  // Engine::SetFlag: sets busy flag `flag`; *expired when a busy given it had already stopped at
+  // its duration. Any thread.
+  Status SetFlag(int flag, bool* expired);
 
  private:
   Status Check(const std::string& fn, const Operand& o, int device) const;
@@ -90,6 +94,9 @@ class KernelRunner {
   std::string fault_note_;                       // the fault trap's account of it
   std::unique_ptr<HostStream> stream_;           // made by the first Busy left in flight
   std::atomic<HostStream*> published_{nullptr};  // stream_, for WaitInFlight's other threads
+  // Busy flags as the CUDA engine's: kMaxBusyFlags words the host sets, then as many a busy sets
+  // when it stopped at its duration without seeing its flag.
+  std::array<std::atomic<uint32_t>, 2 * kernels::kMaxBusyFlags> flags_{};
 };
 
 }  // namespace vmm::host
