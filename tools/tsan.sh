@@ -16,7 +16,9 @@ export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/t
 norandom=()
 command -v setarch >/dev/null && norandom=(setarch "$(uname -m)" -R)
 "${norandom[@]}" build-tsan/vmm_tests --gtest_filter='*Thread*:SharedEngine*:HostBusy*:HostStream*'
-for s in scenarios/unmap_from_another_thread.yaml scenarios/vmm_threads.yaml; do
+for s in scenarios/unmap_from_another_thread.yaml scenarios/vmm_threads.yaml \
+  scenarios/zero_page_remap_race.yaml scenarios/set_access_busy_stream.yaml \
+  scenarios/map_without_context.yaml; do
   "${norandom[@]}" build-tsan/vmm-run "$s" --backend host --quiet --report-dir build-tsan/reports
 done
 echo "tsan: clean"

@@ -9,10 +9,25 @@ namespace vmm::isolate {
 using report::StepRecord;
 using report::StepStatus;
 
+namespace {
+
+// The record that failed: `s` itself, or in a threads group the failed step of its first thread
+// (in the order written) that failed.
+const StepRecord& FailedRecord(const StepRecord& s) {
+  if (s.op != OpName(Op::kThreads)) return s;
+  for (const StepRecord& thread : s.body)
+    for (const StepRecord& t : thread.body)
+      if (t.status == StepStatus::kFailed) return t;
+  return s;
+}
+
+}  // namespace
+
 bool FindChildError(const std::vector<StepRecord>& steps, const std::string& end_error,
                     report::ChildRecord* child) {
-  for (const StepRecord& s : steps) {
-    if (s.status != StepStatus::kFailed) continue;
+  for (const StepRecord& group_or_step : steps) {
+    if (group_or_step.status != StepStatus::kFailed) continue;
+    const StepRecord& s = FailedRecord(group_or_step);
     child->failed_step = s.name;
     const bool check_failed = s.check && s.check->verdict == report::Verdict::kFail;
     const std::string name = check_failed ? "" : CudaErrorNameIn(s.error);

@@ -12,7 +12,8 @@
 
 namespace vmm::isolate {
 
-// The child's first failed step, read from its records: its CUDA error name (CudaErrorNameIn of
+// The child's first failed step, read from its records (of a threads group: the failed step of
+// its first thread, in the order written, that failed): its CUDA error name (CudaErrorNameIn of
 // its error; "" for a failed check or an error that names none) and its name. `end_error` is what
 // the child's closing synchronize returned, used when no step failed (a fault of work left in
 // flight). Fills child->error and child->failed_step; returns true when that first failed step is

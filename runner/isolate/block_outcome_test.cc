@@ -118,6 +118,31 @@ TEST(BlockOutcomeTest, TheFirstFailedStepNamesTheError) {
   EXPECT_EQ(late.failed_step, "");
 }
 
+// In a threads group the failed step is that of the first thread (in the order written) that
+// failed, so that `at` can name a thread's step; the group's own error names the same.
+TEST(BlockOutcomeTest, AFailedThreadsGroupNamesItsFirstFailedThreadsStep) {
+  StepRecord group;
+  group.op = "threads";
+  group.name = "reader and pager";
+  group.status = StepStatus::kFailed;
+  group.error = "thread 'compute': 'the reader hits the hole' failed: ...";
+  group.body.resize(2);
+  group.body[0].name = "compute";
+  group.body[0].status = StepStatus::kFailed;
+  group.body[0].body.resize(2);
+  group.body[0].body[0].name = "attention reads";
+  group.body[0].body[1].name = "the reader hits the hole";
+  group.body[0].body[1].status = StepStatus::kFailed;
+  group.body[0].body[1].error = "Synchronize: failed: cudaErrorIllegalAddress (x)";
+  group.body[1].name = "pager";
+  group.body[1].body.resize(1);
+  group.body[1].body[0].name = "unmap under it";
+  ChildRecord c;
+  EXPECT_FALSE(FindChildError({group}, "", &c));
+  EXPECT_EQ(c.error, "CUDA_ERROR_ILLEGAL_ADDRESS");
+  EXPECT_EQ(c.failed_step, "the reader hits the hole");
+}
+
 TEST(BlockOutcomeTest, TheBodyListsEveryStepOfTheBlock) {
   std::vector<Diagnostic> d;
   std::optional<Scenario> s = ParseScenario(R"(name: b

@@ -77,8 +77,13 @@ void PlanBuilder::PlanOp<Op::kIsolate>(const Step& step, PlanStep* p, BufferUses
   if (step.steps.empty()) Error(step.loc, "the isolate block has no steps; add some");
   block->plan = PlanBuilder(*this, step, block->expect).BuildBlock();
   if (!block->expect.at.empty()) {
-    bool found = false;
-    for (const PlanStep& s : block->plan.steps) found = found || s.label == block->expect.at;
+    bool found = false;  // a step of the block, or of a thread of one of its threads groups
+    for (const PlanStep& s : block->plan.steps) {
+      found = found || s.label == block->expect.at;
+      if (s.op != Op::kThreads) continue;
+      for (const PlanStep& thread : s.body)
+        for (const PlanStep& t : thread.body) found = found || t.label == block->expect.at;
+    }
     if (!found) {
       Error(step.isolate().at.loc, "'at' names no step of this block: '" + block->expect.at +
                                        "'; give a step's name (or its label, such as 'map A')");
