@@ -185,29 +185,50 @@ class Expander {
         ok = false;
       }
     }
-    const YamlValue& var = *loop.Find("for");
-    if (!var.IsScalar() || !IsVariableName(var.scalar)) {
-      Error(f, var,
-            "'for' must name the loop variable (letters, digits, '_'), got " +
-                DescribeYamlValue(var));
-      ok = false;
-    } else if (f.scope->Find(var.scalar) != nullptr) {
-      Error(f, var,
-            "loop variable '" + var.scalar +
-                "' is already defined here (a variable, parameter or outer loop); choose another "
-                "name");
-      ok = false;
-    }
-    const YamlValue* in = loop.Find("in");
     const YamlValue* body = loop.Find("steps");
-    if (in == nullptr)
-      Error(f, loop, "the for loop needs key 'in' (a list or {range: [start, end]})");
     if (body == nullptr) Error(f, loop, "the for loop needs key 'steps'");
     if (body != nullptr && !body->IsSequence()) {
       Error(f, *body, "'steps' of a for loop must be a list, got " + DescribeYamlValue(*body));
       body = nullptr;
     }
-    if (!ok || in == nullptr || body == nullptr) return;
+    if (!ok || body == nullptr) {
+      (void)LoopVariable(loop, f);  // its own errors too
+      return;
+    }
+    LoopOver(loop, f, [&](Frame& child) { Steps(*body, child, out); });
+  }
+
+  // The loop variable of {for: NAME, ...}, or nullptr after an error saying why.
+  const YamlValue* LoopVariable(const YamlValue& loop, const Frame& f) {
+    const YamlValue& var = *loop.Find("for");
+    if (!var.IsScalar() || !IsVariableName(var.scalar)) {
+      Error(f, var,
+            "'for' must name the loop variable (letters, digits, '_'), got " +
+                DescribeYamlValue(var));
+      return nullptr;
+    }
+    if (f.scope->Find(var.scalar) != nullptr) {
+      Error(f, var,
+            "loop variable '" + var.scalar +
+                "' is already defined here (a variable, parameter or outer loop); choose another "
+                "name");
+      return nullptr;
+    }
+    if (loop.Find("in") == nullptr) {
+      Error(f, loop, "the for loop needs key 'in' (a list or {range: [start, end]})");
+      return nullptr;
+    }
+    return &var;
+  }
+
+  // Calls `each` once per value of the loop `{for: NAME, in: ...}` (its `for` and `in` keys), in
+  // a child frame where NAME has that value; errors in the loop's own keys are reported instead.
+  template <typename Each>
+  void LoopOver(const YamlValue& loop, Frame& f, Each&& each) {
+    const YamlValue* var_node = LoopVariable(loop, f);
+    if (var_node == nullptr) return;
+    const YamlValue& var = *var_node;
+    const YamlValue* in = loop.Find("in");
     std::vector<ExprValue> values;
     int64_t start = 0, end = 0, step = 1;
     const bool is_range = in->IsMap() && in->Find("range") != nullptr;
@@ -234,7 +255,7 @@ class Expander {
       child.fragments = f.fragments;
       f.scope->Push(var.scalar, std::move(value));
       Count(1);
-      Steps(*body, child, out);
+      each(child);
       f.scope->Pop();
     };
     if (is_range) {
@@ -383,7 +404,9 @@ class Expander {
           cm.column = m.column;
           bool ignored = false;
           cm.key = HasTemplate(m.key) ? Substitute(v, m.key, f, &ignored) : m.key;
-          if (IsStepListKey(m.key) && m.value.IsSequence()) {
+          if (top && (m.key == "views" || m.key == "buffers") && m.value.IsMap()) {
+            cm.value = Declarations(m.value, f);
+          } else if (IsStepListKey(m.key) && m.value.IsSequence()) {
             cm.value.kind = YamlValue::Kind::kSequence;
             cm.value.line = m.value.line;
             cm.value.column = m.value.column;
@@ -394,6 +417,49 @@ class Expander {
           }
         }
         break;
+    }
+    return c;
+  }
+
+  // `buffers:` or `views:`: a copy where each entry whose value holds `for` and `in` becomes one
+  // entry per loop value (`"K${i}": {for: i, in: {range: [0, 4]}, of: KV, offset: "${i * 2MiB}",
+  // shape: [...]}`), its name and fields substituted there; the name must use the variable.
+  YamlValue Declarations(const YamlValue& map, Frame& f) {
+    YamlValue c;
+    c.kind = YamlValue::Kind::kMap;
+    c.line = map.line;
+    c.column = map.column;
+    c.origin = OriginOf(f);
+    for (const YamlMember& m : map.members) {
+      if (!m.value.IsMap() || m.value.Find("for") == nullptr) {
+        YamlMember& cm = c.members.emplace_back();
+        cm.line = m.line;
+        cm.column = m.column;
+        bool ignored = false;
+        cm.key = HasTemplate(m.key) ? Substitute(map, m.key, f, &ignored) : m.key;
+        cm.value = Copy(m.value, f, false);
+        continue;
+      }
+      if (!HasTemplate(m.key)) {
+        Error(f, m.line, m.column,
+              "'" + m.key +
+                  "' is declared in a loop but its name does not use the loop variable "
+                  "(every iteration would declare the same name); write it as \"" +
+                  m.key + "${" +
+                  (m.value.Find("for")->IsScalar() ? m.value.Find("for")->scalar : "i") + "}\"");
+        continue;
+      }
+      YamlValue fields = m.value;  // the declaration without its loop keys
+      std::erase_if(fields.members,
+                    [](const YamlMember& k) { return k.key == "for" || k.key == "in"; });
+      LoopOver(m.value, f, [&](Frame& child) {
+        YamlMember& cm = c.members.emplace_back();
+        cm.line = m.line;
+        cm.column = m.column;
+        bool ignored = false;
+        cm.key = Substitute(map, m.key, child, &ignored);
+        cm.value = Copy(fields, child, false);
+      });
     }
     return c;
   }

@@ -54,6 +54,43 @@ TEST(Expander, VarsAndExpressions) {
             "  - {op: create, alloc: p, size: 2097152, name: create R4}\n");
 }
 
+// Buffers and views from a loop: one declaration per value, its name and fields substituted; a
+// loop whose name does not use the variable, and one without `in`, are refused where written.
+TEST(Expander, ViewsAndBuffersFromLoops) {
+  EXPECT_EQ(
+      Expand("name: v\n"
+             "vars: {pages: 3, page: 2MiB}\n"
+             "buffers:\n"
+             "  KV: {shape: ['${pages * page / 4}']}\n"
+             "  'S${j}': {for: j, in: [a, b], shape: [256]}\n"
+             "views:\n"
+             "  'P${i}': {for: i, in: {range: [0, '${pages}']}, of: KV, offset: '${i * page}',"
+             " shape: ['${page / 4}']}\n"
+             "  Tail: {of: KV, offset: 4MiB, shape: [16]}\n"
+             "steps: [{op: reserve, buffer: KV}]\n"),
+      "name: v\n"
+      "buffers:\n"
+      "  KV: {shape: [1572864]}\n"
+      "  Sa: {shape: [256]}\n"
+      "  Sb: {shape: [256]}\n"
+      "views:\n"
+      "  P0: {of: KV, offset: 0, shape: [524288]}\n"
+      "  P1: {of: KV, offset: 2097152, shape: [524288]}\n"
+      "  P2: {of: KV, offset: 4194304, shape: [524288]}\n"
+      "  Tail: {of: KV, offset: 4MiB, shape: [16]}\n"
+      "steps:\n"
+      "  - {op: reserve, buffer: KV}\n");
+  EXPECT_EQ(Expand("name: v\n"
+                   "buffers: {KV: {shape: [1024]}}\n"
+                   "views:\n"
+                   "  P: {for: i, in: [0, 1], of: KV, shape: [4]}\n"
+                   "  'Q${i}': {for: i, of: KV, shape: [4]}\n"
+                   "steps: [{op: reserve, buffer: KV}]\n"),
+            "s.yaml:4:3: error: 'P' is declared in a loop but its name does not use the loop "
+            "variable (every iteration would declare the same name); write it as \"P${i}\"\n"
+            "s.yaml:5:12: error: the for loop needs key 'in' (a list or {range: [start, end]})\n");
+}
+
 TEST(Expander, SetOverridesAndUnknownNames) {
   const std::string text =
       "name: v\nvars: {pages: 4, page: 2MiB}\n"
