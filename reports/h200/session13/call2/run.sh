@@ -17,3 +17,8 @@ for s in unmap_from_another_thread zero_page_remap_race set_access_busy_stream m
 done
 grep -E 'tests passed|tests failed' "$OUT/e/ctest.log"
 grep -E '^\s+[0-9]+ - ' "$OUT/e/ctest.log" | head
+# The runner's overhead at one thread, top level against a threads group, on the same machine.
+./build-gpu/bench/thread_scaling_bench --cycles 200 --rounds 5 --threads 1 > "$OUT/e/thread_scaling_1.txt" 2>&1
+./build-gpu/bench/runner_overhead_bench --backend cuda --cycles 200 --rounds 16 > "$OUT/e/overhead_200.txt" 2>&1
+tail -4 "$OUT/e/thread_scaling_1.txt"; tail -3 "$OUT/e/overhead_200.txt"
+command -v perf && perf --version
