@@ -218,6 +218,7 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer, Blo
   report::Summary& summary = outcome.summary;
   const size_t n = plan.steps.size();
   outcome.steps.reserve(n);
+  state.records = &outcome.steps;
   // Consecutive VMM steps that run once are compiled into `burst` and executed back to back (see
   // RunVmmSteps); their records are built when the burst ends. With an observer every burst is
   // one step long, so the console shows each step as it ends.

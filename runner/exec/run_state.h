@@ -62,6 +62,9 @@ struct RunState {
   // While a threads group runs: its sync points (signal / wait_for). The group's threads share
   // this state; the validator proved that no two of them touch one slot unordered.
   ThreadSync* sync = nullptr;
+  // The run's top-level records so far (the last one is the step running now): check_record
+  // reads the facts of earlier steps there.
+  const std::vector<report::StepRecord>* records = nullptr;
 };
 
 // The address of the first element of buffer or view `slot` (a view: its buffer's reservation

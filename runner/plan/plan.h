@@ -164,6 +164,7 @@ struct PlanStep {
   std::vector<int> branch_lanes;  // parallel: each branch's lane (the first is `lane` itself)
   // Captured steps: the node's name as the engine and the report know it (the label). set_node:
   // the node to change. update: the step expected to make the error node ("": not checked).
+  // check_record: the name of the step whose record it judges.
   std::string node_name;
   bool upload = false, auto_free_on_launch = false, device_launch = false;  // instantiate
   int8_t enabled = -1;  // set_node: -1 keep, 0 disable, 1 enable

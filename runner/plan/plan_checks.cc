@@ -269,6 +269,44 @@ void PlanBuilder::PlanOp<Op::kCheckAddress>(const Step& step, PlanStep* p, Buffe
   DecodeExpect(step, p, {{"same", Expectation::kSame}, {"different", Expectation::kDifferent}});
 }
 
+// check_record: the named step must come earlier (a top-level step before this one, or a step
+// nested in a block written above it); the facts are judged against its record at run time.
+template <>
+void PlanBuilder::PlanOp<Op::kCheckRecord>(const Step& step, PlanStep* p, BufferUses*) {
+  const Located<std::string>& target = Key(step, "step");
+  p->node_name = target.value;
+  if (!step.equals_map().set && !step.at_least_map().set && !step.at_most_map().set) {
+    Error(step.loc,
+          "check_record needs the facts to judge: 'equals', 'at_least' or 'at_most' "
+          "(e.g. equals: {waited_for_work: true})");
+  }
+  for (const StepMap* map : {&step.equals_map(), &step.at_least_map(), &step.at_most_map()}) {
+    if (map->set && map->entries.empty())
+      Error(map->loc,
+            "an empty map judges nothing: name a fact and its value, e.g. "
+            "{waited_for_work: true}");
+  }
+  auto it = step_names_.find(target.value);
+  if (it == step_names_.end()) {
+    std::vector<std::string> names;
+    for (const auto& [name, named] : step_names_)
+      if (named.line < step.loc.line) names.push_back(name);
+    const std::string close = SuggestName(target.value, names);
+    Error(At(target, step), "'step' names '" + target.value + "', which is not the name of a step" +
+                                (close.empty() ? " (check_record reads a step given a name:)"
+                                               : "; did you mean '" + close + "'?"));
+    return;
+  }
+  const bool earlier =
+      it->second.index >= 0 ? it->second.index < p->index : it->second.line < step.loc.line;
+  if (!earlier) {
+    Error(At(target, step), "'step' names '" + target.value + "' (line " +
+                                std::to_string(it->second.line) +
+                                "), which has not run yet here: check_record reads the record of "
+                                "an earlier step");
+  }
+}
+
 template <>
 void PlanBuilder::PlanOp<Op::kCheckKernelParams>(const Step& step, PlanStep* p, BufferUses*) {
   CheckKernelParams(step, p);

@@ -84,7 +84,8 @@ bool PlanBuilder::AllowedInThread(const Step& step, bool no_context) {
     case OpFamily::kWait:
       break;
     case OpFamily::kCheck:
-      if (step.op == Op::kCheckAddress || step.op == Op::kCheckKernelParams)
+      if (step.op == Op::kCheckAddress || step.op == Op::kCheckKernelParams ||
+          step.op == Op::kCheckRecord)
         why = "it compares steps or graphs of the whole run";
       break;
     case OpFamily::kGraph:

@@ -74,8 +74,10 @@ struct IsolateSpec {
 // clang-format on
 // Maps of scalars: (field, key). `expect` and `address` take a scalar or a map; the value's form
 // says which field it fills.
-#define VMM_STEP_MAP_FIELDS(X) \
-  X(freed, "freed") X(used, "used") X(expect_map, "expect") X(address_map, "address")
+#define VMM_STEP_MAP_FIELDS(X)                                                              \
+  X(freed, "freed")                                                                         \
+  X(used, "used") X(expect_map, "expect") X(address_map, "address") X(equals_map, "equals") \
+      X(at_least_map, "at_least") X(at_most_map, "at_most")
 
 // set_access's map form `access: {0: read_write, 1: read}`: one entry per device.
 struct DeviceAccessEntry {
@@ -107,7 +109,8 @@ struct DeviceAccessEntry {
 //   wait. enabled: set_node's enable or disable. upload auto_free_on_launch device_launch:
 //   instantiate's options. pinned: a host snapshot's page-locked memory. location numa_node
 //   compression gpudirect_rdma granularity: allocation properties (create, check_granularity).
-//   freed used: check_memory's {at_least | at_most | about, tolerance}. address, address_map:
+//   freed used: check_memory's {at_least | at_most | about, tolerance}. equals_map at_least_map
+//   at_most_map: check_record's facts and their bounds. address, address_map:
 //   reserve's literal hint or {at: BUFFER} / {after: BUFFER}. expect_error: the CUresult name a
 //   kDriver op must return (then the step passes only on that error, the state unchanged;
 //   runner/plan checks which refusals may be sent). duration: busy's run time, nanoseconds.
