@@ -74,10 +74,11 @@ struct IsolateSpec {
 // clang-format on
 // Maps of scalars: (field, key). `expect` and `address` take a scalar or a map; the value's form
 // says which field it fills.
-#define VMM_STEP_MAP_FIELDS(X)                                                              \
-  X(freed, "freed")                                                                         \
-  X(used, "used") X(expect_map, "expect") X(address_map, "address") X(equals_map, "equals") \
-      X(at_least_map, "at_least") X(at_most_map, "at_most")
+// clang-format off
+#define VMM_STEP_MAP_FIELDS(X) \
+  X(freed, "freed") X(used, "used") X(expect_map, "expect") X(address_map, "address") \
+  X(equals_map, "equals") X(at_least_map, "at_least") X(at_most_map, "at_most")
+// clang-format on
 
 // set_access's map form `access: {0: read_write, 1: read}`: one entry per device.
 struct DeviceAccessEntry {
