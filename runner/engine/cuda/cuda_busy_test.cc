@@ -90,7 +90,8 @@ TEST_F(CudaEngineTest, AWaitingUnmapWaitsForABusyKernelInFlight) {
 
 // A thread prepared without a context (a threads group's `context: none`) makes its VMM calls with
 // none current, as a pool worker that never touched CUDA does, and a wait for a kernel in flight
-// (made in the context) leaves none current again before the unmap goes out.
+// (made in the context: here set_access's, the first call that waits) leaves none current again
+// before the call goes out.
 TEST_F(CudaEngineTest, AThreadWithoutAContextMapsAndUnmapsWithNoneCurrent) {
   using CtxGetCurrent = CUresult (*)(CUcontext*);
   const auto get_current =
@@ -116,12 +117,13 @@ TEST_F(CudaEngineTest, AThreadWithoutAContextMapsAndUnmapsWithNoneCurrent) {
     Status s = engine_->Reserve(gran_, 0, 0, &va);
     if (s.ok()) s = engine_->Create(props, &h);
     if (s.ok()) s = engine_->Map(va, gran_, 0, h);
-    if (s.ok()) s = engine_->SetAccess(va, gran_, Access::kReadWrite);
-    expect_no_context("map and set_access");
-    SyncNote note;
-    if (s.ok()) s = engine_->Unmap(va, gran_, &note);
-    expect_no_context("an unmap that waited");
-    if (!note.waited) failures.push_back("the unmap did not wait for the kernel in flight");
+    const DeviceAccess rw{-1, Access::kReadWrite};
+    SyncNote waited;
+    if (s.ok()) s = engine_->SetAccess(va, gran_, std::span<const DeviceAccess>(&rw, 1), &waited);
+    expect_no_context("a set_access that waited");
+    if (!waited.waited) failures.push_back("set_access did not wait for the kernel in flight");
+    if (s.ok()) s = engine_->Unmap(va, gran_, nullptr);
+    expect_no_context("unmap");
     if (s.ok()) s = engine_->Release(h, nullptr);
     if (s.ok()) s = engine_->Free(va, gran_);
     expect_no_context("release and free");
