@@ -36,6 +36,10 @@ const std::vector<LimitInfo>& Table() {
        "children one together group starts at once"},
       {Limit::kBlockMinutes, "block_minutes", 1440, 525600, false,
        "an isolate block's timeout or kill_after, in minutes"},
+      {Limit::kSnapshotBytes, "snapshot_bytes", 256 * kMiB, 4096 * kMiB, true,
+       "size of an allocator snapshot read"},
+      {Limit::kSnapshotValues, "snapshot_values", 20000000, 400000000, false,
+       "values one snapshot's pickle builds"},
   };
   return table;
 }

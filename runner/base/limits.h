@@ -30,8 +30,10 @@ enum class Limit {
   kSweepValidateSteps,  // points x steps `validate` checks in one sweep
   kTogetherBlocks,      // children one together group starts at once
   kBlockMinutes,        // an isolate block's timeout / kill_after
+  kSnapshotBytes,       // size of an allocator snapshot read (import-snapshot)
+  kSnapshotValues,      // values (and nesting) one snapshot's pickle builds
 };
-inline constexpr size_t kLimitCount = 11;
+inline constexpr size_t kLimitCount = 13;
 
 struct LimitInfo {
   Limit limit;

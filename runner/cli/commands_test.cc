@@ -9,6 +9,7 @@
 
 #include "runner/base/exit_code.h"
 #include "runner/cli/diff_command.h"
+#include "runner/cli/import_snapshot_command.h"
 #include "runner/cli/reduce_command.h"
 #include "runner/cli/run_command.h"
 #include "runner/cli/steps_command.h"
@@ -104,6 +105,33 @@ TEST_F(CommandsTest, ReduceWritesASmallerScenarioThatFailsTheSameWay) {
   EXPECT_NE(err_.str().find("reduce keeps a failure, and there is none to keep"), std::string::npos)
       << err_.str();
   EXPECT_FALSE(fs::exists(options.out));
+}
+
+// import-snapshot writes a scenario that then runs, to a file or stdout; a file that is not a
+// snapshot is an input error naming the file and the byte.
+TEST_F(CommandsTest, ImportSnapshotWritesAScenarioThatRuns) {
+  ImportSnapshotOptions options;
+  options.file =
+      std::string(VMMRUN_SOURCE_DIR) + "/tests/fixtures/torch_snapshots/expandable.pickle";
+  options.out = (dir_ / "imported.yaml").string();
+  options.name = "imported";
+  EXPECT_EQ(RunImportSnapshotCommand(options, out_, err_), kExitPass) << err_.str();
+  EXPECT_NE(err_.str().find("wrote " + options.out + " (147 steps)"), std::string::npos)
+      << err_.str();
+  EXPECT_EQ(Run({options.out}), kExitPass) << err_.str();
+  options.out.clear();
+  options.data = false;
+  std::ostringstream text;
+  EXPECT_EQ(RunImportSnapshotCommand(options, text, err_), kExitPass);
+  EXPECT_EQ(text.str().find("op: memset"), std::string::npos);  // --no-data: VMM calls alone
+  EXPECT_NE(text.str().find("{op: map, buffer: R0, alloc: h0, offset: 0}"), std::string::npos);
+  options.file = Write("not.pickle", "name: a scenario\n");
+  std::ostringstream err;
+  EXPECT_EQ(RunImportSnapshotCommand(options, text, err), kExitInputError);
+  EXPECT_EQ(err.str(), options.file +
+                           ": error: pickle byte 0: opcode 0x6e: not read by vmm-run "
+                           "(protocol 0/1 text opcodes, extensions and persistent ids "
+                           "are not part of an allocator snapshot)\n");
 }
 
 TEST_F(CommandsTest, SeveralScenariosTakeTheMostSevereCode) {

@@ -15,6 +15,7 @@
 #include "runner/cli/diff_command.h"
 #include "runner/cli/expand_command.h"
 #include "runner/cli/generate_command.h"
+#include "runner/cli/import_snapshot_command.h"
 #include "runner/cli/reduce_command.h"
 #include "runner/cli/run_command.h"
 #include "runner/cli/steps_command.h"
@@ -56,6 +57,7 @@ int Main(int argc, char** argv) {
   vmm::GenerateOptions generate;
   vmm::CrosscheckCommandOptions crosscheck;
   vmm::ReduceCommandOptions reduce;
+  vmm::ImportSnapshotOptions import_snapshot;
   vmm::SetupRunCommand(app, run);
   vmm::SetupValidateCommand(app, validate);
   vmm::SetupStepsCommand(app, steps);
@@ -65,6 +67,7 @@ int Main(int argc, char** argv) {
   vmm::SetupGenerateCommand(app, generate);
   vmm::SetupCrosscheckCommand(app, crosscheck);
   vmm::SetupReduceCommand(app, reduce);
+  vmm::SetupImportSnapshotCommand(app, import_snapshot);
   vmm::SetupCompletionCommand(app, completion);
 
   // --limit on every subcommand: the bounds are the process's (base/limits.h).
@@ -110,6 +113,8 @@ int Main(int argc, char** argv) {
   if (app.got_subcommand("crosscheck"))
     return vmm::RunCrosscheckCommand(crosscheck, std::cout, std::cerr);
   if (app.got_subcommand("reduce")) return vmm::RunReduceCommand(reduce, std::cout, std::cerr);
+  if (app.got_subcommand("import-snapshot"))
+    return vmm::RunImportSnapshotCommand(import_snapshot, std::cout, std::cerr);
   if (app.got_subcommand("completion"))
     return vmm::RunCompletionCommand(completion, std::cout, std::cerr);
   return vmm::kExitInputError;
