@@ -40,12 +40,23 @@ Attempt RunText(const std::string& text, const std::string& path, const ReduceOp
 
 }  // namespace
 
+// A failed threads group's failure is that of its first thread (in the order written) that failed:
+// the step, and the op, the user wrote.
+const report::StepRecord& FailedInside(const report::StepRecord& step) {
+  if (step.op != "threads") return step;
+  for (const report::StepRecord& thread : step.body)
+    for (const report::StepRecord& s : thread.body)
+      if (s.status == report::StepStatus::kFailed) return s;
+  return step;
+}
+
 std::string OutcomeSignature(const report::Report& report) {
   const int code = report.summary.exit_code;
   if (code == 0 || report.summary.result == "skipped") return "";
   const std::string exit = "exit " + std::to_string(code);
-  for (const report::StepRecord& step : report.steps) {
-    if (step.status != report::StepStatus::kFailed) continue;
+  for (const report::StepRecord& group_or_step : report.steps) {
+    if (group_or_step.status != report::StepStatus::kFailed) continue;
+    const report::StepRecord& step = FailedInside(group_or_step);
     if (step.check) {
       return exit + " at " + step.op + ": expected " + step.check->expected + ", got " +
              step.check->actual;

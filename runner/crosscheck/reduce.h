@@ -17,7 +17,8 @@ namespace vmm {
 
 // "exit 1 at check_value: expected equal, got different", "exit 4 at map:
 // CUDA_ERROR_INVALID_VALUE", "exit 4 at isolate: expected fault, got exit 0"; "" when the run
-// passed or was skipped.
+// passed or was skipped. A failed threads group is named by the failed step of its first thread
+// (in the order written) that failed.
 std::string OutcomeSignature(const report::Report& report);
 
 struct ReduceOptions {

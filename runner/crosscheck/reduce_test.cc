@@ -81,6 +81,56 @@ TEST(Reduce, KeepsTheFailingCheckAndWhatItNeeds) {
   EXPECT_EQ(again->stats.steps_after, 5);
 }
 
+// A reproducer as a user writes it: 8 MiB of 4 MiB pages, two threads doing their own work, the
+// failing check in one of them. Reduce drops the thread that does not matter and the steps of the
+// other that do not, and halves the scale (every size, offset and shape at once) down to pages of
+// 2 MiB, the granularity, failing the same way.
+const char* kThreaded = R"(version: 1
+name: threaded
+granularity: 2MiB
+buffers:
+  K: {shape: [2097152]}
+  O: {shape: [524288]}
+steps:
+  - {op: reserve, buffer: K}
+  - {op: create, alloc: p0, size: 4MiB}
+  - {op: map, buffer: K, alloc: p0}
+  - {op: create, alloc: p1, size: 4MiB}
+  - {op: map, buffer: K, alloc: p1, offset: 4MiB}
+  - {op: set_access, buffer: K}
+  - {op: reserve, buffer: O}
+  - {op: create, alloc: o, size: 2MiB}
+  - {op: map, buffer: O, alloc: o}
+  - {op: set_access, buffer: O}
+  - threads:
+      - thread: writer
+        steps:
+          - {op: memset, buffer: K, value: 7}
+          - {op: fill, buffer: K, seed: 9}
+          - {op: check_value, name: sevens, buffer: K, value: 7}
+      - thread: other
+        steps:
+          - {op: memset, buffer: O, value: 1}
+          - {op: check_value, buffer: O, value: 1}
+    name: group
+)";
+
+TEST(Reduce, DropsAThreadAndHalvesTheScaleWhileTheFailureHolds) {
+  ReduceOptions options;
+  options.backend = BackendKind::kHost;
+  StatusOr<ReduceResult> r = Reduce(kThreaded, "threaded.yaml", options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->outcome, "exit 1 at check_value: expected equal, got different") << r->text;
+  EXPECT_EQ(r->text.find("thread: other"), std::string::npos) << r->text;
+  EXPECT_EQ(r->text.find("op: fill"), std::string::npos) << r->text;
+  EXPECT_EQ(r->text.find("4MiB"), std::string::npos) << r->text;
+  EXPECT_EQ(r->text.find("4194304"), std::string::npos) << r->text;
+  EXPECT_NE(r->text.find("size: 2097152"), std::string::npos) << r->text;  // 2 MiB pages
+  StatusOr<ReduceResult> again = Reduce(r->text, "reduced.yaml", options);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->outcome, r->outcome);
+}
+
 TEST(Reduce, RefusesAScenarioThatPassesOrDoesNotValidate) {
   std::string text = kBuried;
   text.erase(text.find("  - {op: write_value"));

@@ -1,6 +1,9 @@
 #include "runner/crosscheck/shrinker.h"
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -29,7 +32,8 @@ void Scalars(const YamlValue& v, std::set<std::string>* out) {
   for (const YamlMember& m : v.members) Scalars(m.value, out);
 }
 
-// Every step list in the tree below `v`: capture, if/while and isolate bodies, and branches.
+// Every list below `v` whose items may go one by one: step lists (capture, if/while, isolate and
+// thread bodies, branches), a together group's blocks and a threads group's threads.
 void StepLists(YamlValue& v, std::vector<YamlValue*>* out) {
   if (v.IsSequence()) {
     for (YamlValue& i : v.items) StepLists(i, out);
@@ -37,9 +41,58 @@ void StepLists(YamlValue& v, std::vector<YamlValue*>* out) {
   }
   if (!v.IsMap()) return;
   for (YamlMember& m : v.members) {
-    if (m.key == "steps" && m.value.IsSequence()) out->push_back(&m.value);
-    if (m.key == "steps" || m.key == "branches" || m.key == "together") StepLists(m.value, out);
+    const bool list = m.key == "steps" || m.key == "together" || m.key == "threads";
+    if (list && m.value.IsSequence()) out->push_back(&m.value);
+    if (list || m.key == "branches") StepLists(m.value, out);
   }
+}
+
+// A size as the language writes it ("4MiB", "2097152"), or nullopt for anything else.
+std::optional<uint64_t> SizeOf(const std::string& text) {
+  uint64_t n = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (error != std::errc() || end == text.data()) return std::nullopt;
+  const std::string unit(end, text.data() + text.size());
+  if (unit.empty()) return n;
+  if (unit == "KiB") return n << 10;
+  if (unit == "MiB") return n << 20;
+  if (unit == "GiB") return n << 30;
+  return std::nullopt;
+}
+
+// The keys whose values are byte counts that scale with the data (a scenario's sizes and offsets).
+constexpr const char* kSizeKeys[] = {"size", "offset", "alloc_offset"};
+
+// Halves every size and offset below `v` and every dimension of the shapes in `decls`; false when
+// one of them is odd (the scale would not be exact) or there is nothing to halve.
+bool HalveAll(YamlValue& v, bool* any) {
+  if (v.IsSequence()) {
+    for (YamlValue& i : v.items)
+      if (!HalveAll(i, any)) return false;
+    return true;
+  }
+  if (!v.IsMap()) return true;
+  for (YamlMember& m : v.members) {
+    const bool size_key =
+        std::find(std::begin(kSizeKeys), std::end(kSizeKeys), m.key) != std::end(kSizeKeys);
+    if (size_key && m.value.IsScalar()) {
+      const std::optional<uint64_t> n = SizeOf(m.value.scalar);
+      if (!n) continue;  // an expression or a word: left as it is
+      if (*n % 2 != 0) return false;
+      m.value.scalar = std::to_string(*n / 2);
+      *any = *any || *n != 0;
+    } else if (m.key == "shape" && m.value.IsSequence()) {
+      for (YamlValue& d : m.value.items) {
+        const std::optional<uint64_t> n = SizeOf(d.scalar);
+        if (!n || *n % 2 != 0) return false;
+        d.scalar = std::to_string(*n / 2);
+        *any = true;
+      }
+    } else if (!HalveAll(m.value, any)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 class Shrinker {
@@ -56,6 +109,7 @@ class Shrinker {
       progress = RemoveRuns() || progress;
       progress = RemoveDeclarations() || progress;
       progress = RemoveOptionalKeys() || progress;
+      progress = HalveEverything() || progress;
       progress = HalveShapes() || progress;
     }
     return WriteYaml(doc_);
@@ -187,6 +241,20 @@ class Shrinker {
         any = Try(std::move(candidate)) || any;
         steps = TopSteps(doc_);
       }
+    }
+    return any;
+  }
+
+  // Every size, offset and shape of the scenario halved at once, as long as the outcome holds: the
+  // same scenario at half the scale (fewer pages), where halving one size alone would break the
+  // others it must match (a map's size and its allocation's).
+  bool HalveEverything() {
+    bool any = false;
+    while (!Spent()) {
+      YamlValue candidate = doc_;
+      bool changed = false;
+      if (!HalveAll(candidate, &changed) || !changed || !Try(std::move(candidate))) break;
+      any = true;
     }
     return any;
   }

@@ -9,7 +9,10 @@
 //      halving the run length down to single steps (delta debugging);
 //   3. declarations (views, buffers) nothing names any more;
 //   4. optional keys of each step (name, repeat, async, fatal, upload, pinned);
-//   5. sizes: each dimension of each buffer's and view's shape halved (rounded up).
+//   5. scale: every size, offset and shape halved at once (fewer pages, the same scenario);
+//   6. sizes: each dimension of each buffer's and view's shape halved (rounded up).
+// The lists of pass 2 include a threads group's threads and a together group's blocks, and the
+// bodies inside them.
 // A candidate is kept only when `keep` says the outcome still holds; a candidate that does not
 // validate must make `keep` false (keep runs the scenario, which validates first).
 #pragma once
