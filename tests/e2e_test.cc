@@ -71,6 +71,45 @@ TEST_F(E2E, ReuseRunsToAPassOnTheHostBackend) {
   }
 }
 
+// Observe, then pin, as a user explores: a block that observes a fault, run; pin writes the fault
+// into the scenario; the pinned scenario passes on its exact expectation, one that expects another
+// step fails, and pinning again finds nothing left to observe.
+TEST_F(E2E, ObserveThenPinThenTheScenarioJudges) {
+  const std::string file = scratch_.Write("explore.yaml", R"(name: explore
+buffers: {K: {shape: [524288]}}
+steps:
+  - isolate: {expect: observe}
+    name: what a write without access does
+    steps:
+      - {op: reserve, buffer: K}
+      - {op: create, alloc: p, size: 2MiB}
+      - {op: map, buffer: K, alloc: p}
+      - {op: memset, name: the write, buffer: K, value: 1}
+)");
+  Result observed = RunTool(file + " --backend host -q --report " + Path("explore.json"));
+  ASSERT_EQ(observed.exit_code, 0) << observed.out;  // observing never fails
+  Result pin = RunTool("pin " + Path("explore.json") + " --in-place");
+  ASSERT_EQ(pin.exit_code, 0) << pin.out;
+  EXPECT_NE(pin.out.find("pinned 1 block(s) in " + file), std::string::npos) << pin.out;
+  std::ifstream in(file);
+  const std::string pinned((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(pinned.find("isolate: {expect: CUDA_ERROR_ILLEGAL_ADDRESS, at: \"the write\"}"),
+            std::string::npos)
+      << pinned;
+  EXPECT_EQ(RunTool(file + " --backend host -q --report " + Path("pinned.json")).exit_code, 0);
+  std::string wrong = pinned;
+  wrong.replace(wrong.find("the write\""), 10, "map K\"");  // the map does not fault
+  EXPECT_EQ(RunTool(scratch_.Write("wrong.yaml", wrong) + " --backend host -q --report " +
+                    Path("wrong.json"))
+                .exit_code,
+            1);
+  Result again = RunTool("pin " + Path("pinned.json"));
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.out.find("no isolate block with expect: observe; nothing to pin"),
+            std::string::npos)
+      << again.out;
+}
+
 TEST_F(E2E, TwoDeviceScenarioRunsOnTwoEmulatedDevicesAndIsSkippedOnOne) {
   Result r =
       RunTool("scenarios/striped_vector_add.yaml --backend host --report " + Path("two.json"));

@@ -16,6 +16,7 @@
 #include "runner/cli/expand_command.h"
 #include "runner/cli/generate_command.h"
 #include "runner/cli/import_snapshot_command.h"
+#include "runner/cli/pin_command.h"
 #include "runner/cli/reduce_command.h"
 #include "runner/cli/run_command.h"
 #include "runner/cli/steps_command.h"
@@ -58,6 +59,7 @@ int Main(int argc, char** argv) {
   vmm::CrosscheckCommandOptions crosscheck;
   vmm::ReduceCommandOptions reduce;
   vmm::ImportSnapshotOptions import_snapshot;
+  vmm::PinOptions pin;
   vmm::SetupRunCommand(app, run);
   vmm::SetupValidateCommand(app, validate);
   vmm::SetupStepsCommand(app, steps);
@@ -68,6 +70,7 @@ int Main(int argc, char** argv) {
   vmm::SetupCrosscheckCommand(app, crosscheck);
   vmm::SetupReduceCommand(app, reduce);
   vmm::SetupImportSnapshotCommand(app, import_snapshot);
+  vmm::SetupPinCommand(app, pin);
   vmm::SetupCompletionCommand(app, completion);
 
   // --limit on every subcommand: the bounds are the process's (base/limits.h).
@@ -113,6 +116,7 @@ int Main(int argc, char** argv) {
   if (app.got_subcommand("crosscheck"))
     return vmm::RunCrosscheckCommand(crosscheck, std::cout, std::cerr);
   if (app.got_subcommand("reduce")) return vmm::RunReduceCommand(reduce, std::cout, std::cerr);
+  if (app.got_subcommand("pin")) return vmm::RunPinCommand(pin, std::cout, std::cerr);
   if (app.got_subcommand("import-snapshot"))
     return vmm::RunImportSnapshotCommand(import_snapshot, std::cout, std::cerr);
   if (app.got_subcommand("completion"))

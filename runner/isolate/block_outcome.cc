@@ -46,8 +46,9 @@ std::string OutcomeText(const report::ChildRecord& child, bool check_failed,
                         const BlockExpectation& expect) {
   if (!child.stopped_by.empty()) return "interrupted";
   if (child.timed_out) return "timeout " + DurationText(expect.limit_ns);
-  // With `at`, the step that failed is part of the outcome (the expectation names one).
-  const std::string at = expect.at.empty() ? "" : AtText(child.failed_step);
+  // With `at` (or observe: what pin writes back), the step that failed is part of the outcome.
+  const bool name_step = !expect.at.empty() || expect.kind == BlockExpect::kObserve;
+  const std::string at = name_step ? AtText(child.failed_step) : "";
   if (!child.signal.empty()) return "signal " + child.signal + at;
   if (child.exit_status && *child.exit_status == 0) return "ok";
   if (check_failed) return "check failed" + at;
@@ -60,7 +61,10 @@ report::CheckRecord Judge(const BlockExpectation& expect, const report::ChildRec
   report::CheckRecord check;
   check.expected = expect.Text();
   check.actual = OutcomeText(child, check_failed, expect);
-  check.verdict = check.actual == check.expected ? report::Verdict::kPass : report::Verdict::kFail;
+  // observe records the outcome (diffs compare it, pin writes it back) and never fails the run.
+  const bool observed = expect.kind == BlockExpect::kObserve;
+  check.verdict =
+      observed || check.actual == check.expected ? report::Verdict::kPass : report::Verdict::kFail;
   return check;
 }
 

@@ -26,6 +26,8 @@ BlockExpectation PlanBuilder::DecodeBlockExpectation(const Step& step) {
             "'kill_after' does not apply to expect: {timeout: ...}: the timeout is when the child "
             "is killed; drop 'kill_after'");
     }
+  } else if (spec.expect.value == "observe") {
+    e.kind = BlockExpect::kObserve;
   } else if (spec.expect.value != "ok") {
     e.kind = BlockExpect::kError;
     // The one vocabulary of expect_error (runner/vocab/cuda_errors.h), checked the same way.
@@ -35,6 +37,10 @@ BlockExpectation PlanBuilder::DecodeBlockExpectation(const Step& step) {
   if (spec.at.set) {
     if (e.kind == BlockExpect::kError || e.kind == BlockExpect::kSignal) {
       e.at = spec.at.value;
+    } else if (e.kind == BlockExpect::kObserve) {
+      Error(spec.at.loc,
+            "'at' is part of what expect: observe finds out (the record names the step that "
+            "failed); drop 'at'");
     } else {
       Error(spec.at.loc,
             "'at' names the step that must fail, so it goes with expect: "

@@ -36,6 +36,8 @@ std::string BlockExpectation::Text() const {
       return "signal " + SignalText(signal) + AtText(at);
     case BlockExpect::kTimeout:
       return "timeout " + DurationText(limit_ns);
+    case BlockExpect::kObserve:
+      return "observe";
   }
   return "ok";
 }

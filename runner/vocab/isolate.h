@@ -15,6 +15,7 @@ enum class BlockExpect : uint8_t {
   kError,    // the child's first failed step failed with exactly this CUDA error
   kSignal,   // the child was killed by this signal (not by vmm-run's time limit)
   kTimeout,  // the child was still running at the time limit and vmm-run killed it (SIGKILL)
+  kObserve,  // whatever happens is recorded, not judged (`vmm-run pin` writes it back)
 };
 
 // A block's expectation, decided by the validator from the scenario's words.

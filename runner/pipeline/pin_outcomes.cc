@@ -1,0 +1,152 @@
+#include "runner/pipeline/pin_outcomes.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "runner/base/sha256.h"
+#include "runner/yaml/yaml_loader.h"
+
+namespace vmm {
+namespace {
+
+// One observing block found in the scenario's text.
+struct Observer {
+  int step_line = 0;                   // the block's step (what the report's records carry)
+  int word_line = 0, word_column = 0;  // the `observe` scalar
+  int key_column = 0;                  // the `expect` key (block style: where `at:` goes)
+  bool flow = false;                   // the isolate map is written `{...}`
+};
+
+// Every isolate block below `v` whose expect is `observe`.
+void FindObservers(const YamlValue& v, const std::vector<std::string>& lines,
+                   std::vector<Observer>* out) {
+  for (const YamlValue& item : v.items) FindObservers(item, lines, out);
+  if (!v.IsMap()) return;
+  if (const YamlValue* isolate = v.Find("isolate"); isolate != nullptr && isolate->IsMap()) {
+    for (const YamlMember& m : isolate->members) {
+      if (m.key != "expect" || !m.value.IsScalar() || m.value.scalar != "observe") continue;
+      Observer o;
+      o.step_line = v.line;
+      o.word_line = m.value.line;
+      o.word_column = m.value.column;
+      o.key_column = m.column;
+      const std::string& at = lines[static_cast<size_t>(isolate->line - 1)];
+      o.flow = static_cast<size_t>(isolate->column - 1) < at.size() &&
+               at[static_cast<size_t>(isolate->column - 1)] == '{';
+      out->push_back(o);
+    }
+  }
+  for (const YamlMember& m : v.members) FindObservers(m.value, lines, out);
+}
+
+// Every observing record of the report by line: the outcomes its runs recorded.
+void Observed(const std::vector<report::StepRecord>& records,
+              std::map<int, std::set<std::string>>* out) {
+  for (const report::StepRecord& r : records) {
+    if (r.op == "isolate" && r.check && r.check->expected == "observe")
+      (*out)[r.line].insert(r.check->actual);
+    if (r.op == "together") Observed(r.body, out);
+  }
+}
+
+std::string Quoted(const std::string& text) {
+  std::string q = "\"";
+  for (char c : text) q += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+  return q + "\"";
+}
+
+// The expectation an outcome is, as the `expect` value and the `at` step ("" for none); false
+// when the outcome is not one a block can expect.
+bool Expectation(const std::string& outcome, std::string* expect, std::string* at) {
+  std::string head = outcome;
+  at->clear();
+  if (const size_t i = outcome.find(" at '"); i != std::string::npos && outcome.back() == '\'') {
+    head = outcome.substr(0, i);
+    *at = outcome.substr(i + 5, outcome.size() - i - 6);
+  }
+  if (head == "ok" && at->empty()) {
+    *expect = "ok";
+  } else if (head.rfind("CUDA_ERROR_", 0) == 0 && head.find(' ') == std::string::npos) {
+    *expect = head;
+  } else if (head.rfind("signal SIG", 0) == 0) {
+    *expect = "{signal: " + head.substr(7) + "}";
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = text.find('\n', start);
+    lines.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return lines;
+}
+
+}  // namespace
+
+StatusOr<PinResult> PinObservedOutcomes(const std::string& scenario, const report::Report& report) {
+  if (!report.scenario_sha256.empty() && Sha256Hex(scenario) != report.scenario_sha256) {
+    return InvalidInput(
+        "the scenario is not the one the report was made from (its SHA-256 "
+        "differs): run it again, then pin from the new report");
+  }
+  std::vector<Diagnostic> diagnostics;
+  std::optional<YamlValue> doc = LoadYaml(scenario, report.scenario_path, &diagnostics);
+  if (!doc || !diagnostics.empty()) return InvalidInput(FormatDiagnostics(diagnostics));
+  std::vector<std::string> lines = Lines(scenario);
+  std::vector<Observer> observers;
+  FindObservers(*doc, lines, &observers);
+  if (observers.empty())
+    return InvalidInput("the scenario has no isolate block with expect: observe; nothing to pin");
+  std::map<int, std::set<std::string>> observed;
+  Observed(report.steps, &observed);
+  // Bottom to top, right to left: an edit never moves the position of one still to make.
+  std::sort(observers.begin(), observers.end(), [](const Observer& a, const Observer& b) {
+    return std::pair(a.word_line, a.word_column) > std::pair(b.word_line, b.word_column);
+  });
+  PinResult result;
+  for (const Observer& o : observers) {
+    const std::string where = "the block at line " + std::to_string(o.step_line);
+    auto it = observed.find(o.step_line);
+    if (it == observed.end())
+      return InvalidInput("the report has no record of " + where + " (did the run reach it?)");
+    if (it->second.size() != 1) {
+      std::string seen;
+      for (const std::string& s : it->second) seen += (seen.empty() ? "'" : "', '") + s;
+      return InvalidInput(where + " ended differently in its runs (" + seen +
+                          "'): a loop writes it; pin each iteration's block by hand");
+    }
+    const std::string& outcome = *it->second.begin();
+    std::string expect, at;
+    if (!Expectation(outcome, &expect, &at)) {
+      return InvalidInput(where + " ended with '" + outcome +
+                          "', which is not an expectation a block can state (ok, "
+                          "CUDA_ERROR_<NAME> or a signal): fix the block, or keep expect: observe");
+    }
+    std::string& line = lines[static_cast<size_t>(o.word_line - 1)];
+    const size_t col = static_cast<size_t>(o.word_column - 1);
+    if (line.compare(col, 7, "observe") != 0)
+      return InternalError(where + ": 'observe' is not where the YAML reader put it");
+    std::string replacement = expect;
+    if (!at.empty() && o.flow) replacement += ", at: " + Quoted(at);
+    line.replace(col, 7, replacement);
+    if (!at.empty() && !o.flow) {
+      lines.insert(lines.begin() + o.word_line,
+                   std::string(static_cast<size_t>(o.key_column - 1), ' ') + "at: " + Quoted(at));
+    }
+    ++result.pinned;
+  }
+  for (size_t i = 0; i < lines.size(); ++i)
+    result.text += lines[i] + (i + 1 < lines.size() ? "\n" : "");
+  return result;
+}
+
+}  // namespace vmm
