@@ -28,35 +28,12 @@ const StepRecord* FindRecord(const std::vector<StepRecord>& records, size_t coun
   return nullptr;
 }
 
-const char* StatusWord(report::StepStatus status) {
-  switch (status) {
-    case report::StepStatus::kOk:
-      return "ok";
-    case report::StepStatus::kFailed:
-      return "failed";
-    case report::StepStatus::kSkipped:
-      return "skipped";
-    case report::StepStatus::kUnchecked:
-      return "unchecked";
-  }
-  return "?";
-}
-
 // Fact `key` of `record`: a detail, or the record's status or wall time.
 std::optional<report::Scalar> Fact(const StepRecord& record, const std::string& key) {
-  if (key == "status") return report::Scalar(std::string(StatusWord(record.status)));
+  if (key == "status") return report::Scalar(std::string(report::StepStatusName(record.status)));
   if (key == "wall_us") return report::Scalar(record.wall_us);
-  for (const report::Detail& d : record.details)
-    if (d.first == key) return d.second;
+  if (const report::Scalar* d = report::FindDetail(record.details, key)) return *d;
   return std::nullopt;
-}
-
-// A fact as the scenario writes one: true / false, integers, numbers (%.9g), text.
-std::string Text(const report::Scalar& v) {
-  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
-  if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
-  if (const auto* d = std::get_if<double>(&v)) return FloatText(*d);
-  return std::get<std::string>(v);
 }
 
 std::optional<double> Number(const report::Scalar& v) {
@@ -77,7 +54,7 @@ bool Equal(const report::Scalar& fact, const std::string& want) {
   const std::optional<double> number = Number(fact);
   const std::optional<double> wanted = Number(want);
   if (number && wanted) return *number == *wanted;
-  return Text(fact) == want;
+  return report::ScalarText(fact) == want;
 }
 
 // What to say about a fact the record lacks: the closest name it has, or all of them.
@@ -111,7 +88,7 @@ Status RunStep<Op::kCheckRecord>(const PlanStep& step, RunState& state, StepReco
         const std::string& want = e.value.value;
         expected += (expected.empty() ? "" : ", ") + e.key + " " + relation + " " + want;
         const std::optional<report::Scalar> fact = Fact(*target, e.key);
-        std::string seen = fact ? Text(*fact) : AbsentText(*target, e.key);
+        std::string seen = fact ? report::ScalarText(*fact) : AbsentText(*target, e.key);
         bool ok = false;
         if (fact && std::string(relation) == "=") {
           ok = Equal(*fact, want);
