@@ -139,18 +139,24 @@ class Reader {
     return Status::Ok();
   }
 
-  Status Push(Node node) {
+  // Counts one more value (or mark: "((((" must not grow without bound either).
+  Status Count() {
     if (++values_ > max_values_)
       return OpError("the pickle builds more than " + std::to_string(max_values_) + " values" +
                      RaiseHint(Limit::kSnapshotValues));
+    return Status::Ok();
+  }
+  Status Push(Node node) {
+    VMM_RETURN_IF_ERROR(Count());
     stack_.push_back(node);
     return Status::Ok();
   }
   Status PushNew(PickleValue::Kind kind, PickleValue** out = nullptr) {
-    if (values_ + 1 > max_values_) return Push(nullptr);  // refused before anything is made
+    VMM_RETURN_IF_ERROR(Count());  // before anything is made
     Node node = doc_.Add(kind);
     if (out != nullptr) *out = node;
-    return Push(node);
+    stack_.push_back(node);
+    return Status::Ok();
   }
   Status PushText(PickleValue::Kind kind, size_t length_bytes) {
     uint64_t n = 0;
@@ -252,9 +258,7 @@ class Reader {
       case kStop:
         return Status::Ok();
       case kMark:
-        if (++values_ > max_values_)  // marks count as values: "((((" must not grow unbounded
-          return OpError("the pickle builds more than " + std::to_string(max_values_) + " values" +
-                         RaiseHint(Limit::kSnapshotValues));
+        VMM_RETURN_IF_ERROR(Count());
         marks_.push_back(stack_.size());
         return Status::Ok();
       case kPop: {
