@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "runner/base/input_file.h"
 #include "runner/report/report_io.h"
 #include "tests/scratch_dir.h"
 
@@ -91,14 +92,15 @@ steps:
   Result pin = RunTool("pin " + Path("explore.json") + " --in-place");
   ASSERT_EQ(pin.exit_code, 0) << pin.out;
   EXPECT_NE(pin.out.find("pinned 1 block(s) in " + file), std::string::npos) << pin.out;
-  std::ifstream in(file);
-  const std::string pinned((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_NE(pinned.find("isolate: {expect: CUDA_ERROR_ILLEGAL_ADDRESS, at: \"the write\"}"),
+  StatusOr<std::string> read = ReadInputFile(file, Limit::kInputBytes);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  const std::string pinned = *read;
+  EXPECT_NE(pinned.find("isolate: {expect: CUDA_ERROR_ILLEGAL_ADDRESS, at: the write}"),
             std::string::npos)
       << pinned;
   EXPECT_EQ(RunTool(file + " --backend host -q --report " + Path("pinned.json")).exit_code, 0);
   std::string wrong = pinned;
-  wrong.replace(wrong.find("the write\""), 10, "map K\"");  // the map does not fault
+  wrong.replace(wrong.find("at: the write"), 13, "at: map K");  // the map does not fault
   EXPECT_EQ(RunTool(scratch_.Write("wrong.yaml", wrong) + " --backend host -q --report " +
                     Path("wrong.json"))
                 .exit_code,

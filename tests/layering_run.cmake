@@ -19,7 +19,7 @@ set(uses_isolate base vocab yaml scenario plan engine engine/select exec report)
 set(uses_pipeline base vocab yaml scenario plan engine engine/select exec isolate report)
 set(uses_timeline base vocab report)
 set(uses_generate base vocab yaml)
-set(uses_trace base)
+set(uses_trace base yaml)
 set(uses_crosscheck base vocab yaml engine engine/select pipeline generate report)
 set(uses_cli base vocab yaml scenario plan engine engine/select exec isolate pipeline report
              timeline generate crosscheck trace)

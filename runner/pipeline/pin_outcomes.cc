@@ -7,6 +7,7 @@
 
 #include "runner/base/sha256.h"
 #include "runner/yaml/yaml_loader.h"
+#include "runner/yaml/yaml_writer.h"
 
 namespace vmm {
 namespace {
@@ -49,12 +50,6 @@ void Observed(const std::vector<report::StepRecord>& records,
       (*out)[r.line].insert(r.check->actual);
     if (r.op == "together") Observed(r.body, out);
   }
-}
-
-std::string Quoted(const std::string& text) {
-  std::string q = "\"";
-  for (char c : text) q += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
-  return q + "\"";
 }
 
 // The expectation an outcome is, as the `expect` value and the `at` step ("" for none); false
@@ -136,11 +131,12 @@ StatusOr<PinResult> PinObservedOutcomes(const std::string& scenario, const repor
     if (line.compare(col, 7, "observe") != 0)
       return InternalError(where + ": 'observe' is not where the YAML reader put it");
     std::string replacement = expect;
-    if (!at.empty() && o.flow) replacement += ", at: " + Quoted(at);
+    if (!at.empty() && o.flow) replacement += ", at: " + YamlScalarText(at, true);
     line.replace(col, 7, replacement);
     if (!at.empty() && !o.flow) {
       lines.insert(lines.begin() + o.word_line,
-                   std::string(static_cast<size_t>(o.key_column - 1), ' ') + "at: " + Quoted(at));
+                   std::string(static_cast<size_t>(o.key_column - 1), ' ') +
+                       "at: " + YamlScalarText(at, true));
     }
     ++result.pinned;
   }

@@ -1,6 +1,7 @@
 // Observe, then pin: each observing block's recorded outcome replaces its `observe` (a flow map
-// gains `at:` after it, a block map a line of its own), the rest of the file stays as written; an
-// outcome no block can expect, runs that disagree, a missing record and a changed file are refused.
+// gains `at:` after it, a block map a line of its own; the step's name written as WriteYaml would),
+// the rest of the file stays as written; an outcome no block can expect, runs that disagree, a
+// missing record and a changed file are refused.
 #include "runner/pipeline/pin_outcomes.h"
 
 #include <gtest/gtest.h>
@@ -52,12 +53,12 @@ TEST(PinOutcomes, WritesEachOutcomeWhereObserveWas) {
   EXPECT_EQ(r->pinned, 2);
   EXPECT_EQ(r->text, R"(name: pin  # a comment that stays
 steps:
-  - isolate: {expect: CUDA_ERROR_ILLEGAL_ADDRESS, at: "the \"read\""}
+  - isolate: {expect: CUDA_ERROR_ILLEGAL_ADDRESS, at: the "read"}
     name: first
     steps: [{op: synchronize}]
   - isolate:
       expect: {signal: SIGSEGV}
-      at: "x"
+      at: x
       kill_after: 30s
     name: second
     steps: [{op: synchronize}]

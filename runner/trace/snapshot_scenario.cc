@@ -11,6 +11,7 @@
 
 #include "runner/base/format.h"
 #include "runner/trace/torch_snapshot.h"
+#include "runner/yaml/yaml_writer.h"
 
 namespace vmm::trace {
 namespace {
@@ -314,8 +315,9 @@ class Writer {
   }
 
   std::string Declarations() const {
-    std::string d = "version: 1\nname: " + options_.name + "\ndescription: \"" +
-                    "PyTorch allocator trace (" + std::to_string(trace_.size()) +
+    std::string d = "version: 1\nname: " + YamlScalarText(options_.name, true) +
+                    "\ndescription: \"" + "PyTorch allocator trace (" +
+                    std::to_string(trace_.size()) +
                     " events) replayed as VMM calls\"\ngranularity: 2MiB\n";
     std::string buffers;
     for (const Region& r : regions_) {
