@@ -6,9 +6,7 @@
 
 #include "runner/base/exit_code.h"
 #include "runner/base/input_file.h"
-#include "runner/plan/plan.h"
-#include "runner/report/atomic_file.h"
-#include "runner/scenario/parse.h"
+#include "runner/cli/scenario_output.h"
 #include "runner/trace/torch_snapshot.h"
 
 namespace vmm {
@@ -53,26 +51,14 @@ int RunImportSnapshotCommand(const ImportSnapshotOptions& options, std::ostream&
   StatusOr<std::string> text = trace::SnapshotScenario(*snapshot, import);
   if (!text.ok()) return fail(text.status());
   // What the importer writes must validate: a scenario that does not is its bug, never the user's.
-  std::vector<Diagnostic> diagnostics;
-  std::optional<Scenario> scenario =
-      ParseScenario(*text, options.out.empty() ? "<stdout>" : options.out, &diagnostics);
-  if (scenario) BuildPlan(*scenario, &diagnostics);
-  if (!diagnostics.empty()) {
-    err << "internal error: the imported scenario does not validate (please report it with the "
-           "snapshot):\n"
-        << FormatDiagnostics(diagnostics);
-    return kExitInternal;
-  }
-  if (options.out.empty()) {
-    out << *text;
-    return kExitPass;
-  }
-  if (Status written = report::WriteFileAtomically(options.out, *text); !written.ok()) {
-    err << "error: " << written.message() << "\n";
-    return kExitInputError;
-  }
-  err << "wrote " << options.out << " (" << scenario->steps.size() << " steps)\n";
-  return kExitPass;
+  ScenarioOutput output;
+  output.target = options.out;
+  output.name = options.out.empty() ? "<stdout>" : options.out;
+  output.invalid_exit = kExitInternal;
+  output.invalid_header =
+      "internal error: the imported scenario does not validate (please report it with the "
+      "snapshot):";
+  return EmitScenario(*text, output, "wrote", out, err);
 }
 
 }  // namespace vmm

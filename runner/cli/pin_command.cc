@@ -5,11 +5,9 @@
 
 #include "runner/base/exit_code.h"
 #include "runner/base/input_file.h"
+#include "runner/cli/scenario_output.h"
 #include "runner/pipeline/pin_outcomes.h"
-#include "runner/plan/plan.h"
-#include "runner/report/atomic_file.h"
 #include "runner/report/report_io.h"
-#include "runner/scenario/parse.h"
 
 namespace vmm {
 
@@ -41,24 +39,13 @@ int RunPinCommand(const PinOptions& options, std::ostream& out, std::ostream& er
     err << path << ": error: " << pinned.status().message() << "\n";
     return kExitInputError;
   }
-  std::vector<Diagnostic> diagnostics;
-  std::optional<Scenario> scenario = ParseScenario(pinned->text, path, &diagnostics);
-  if (scenario) BuildPlan(*scenario, &diagnostics);
-  if (!diagnostics.empty()) {
-    err << "error: the pinned scenario does not validate:\n" << FormatDiagnostics(diagnostics);
-    return kExitInputError;
-  }
-  const std::string target = options.in_place ? path : options.out;
-  if (target.empty()) {
-    out << pinned->text;
-    return kExitPass;
-  }
-  if (Status written = report::WriteFileAtomically(target, pinned->text); !written.ok()) {
-    err << "error: " << written.message() << "\n";
-    return kExitInputError;
-  }
-  err << "pinned " << pinned->pinned << " block(s) in " << target << "\n";
-  return kExitPass;
+  ScenarioOutput output;
+  output.target = options.in_place ? path : options.out;
+  output.name = path;
+  output.invalid_exit = kExitInputError;
+  output.invalid_header = "error: the pinned scenario does not validate:";
+  return EmitScenario(pinned->text, output,
+                      "pinned " + std::to_string(pinned->pinned) + " block(s) in", out, err);
 }
 
 }  // namespace vmm
