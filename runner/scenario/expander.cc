@@ -49,7 +49,7 @@ class Expander {
     root.scope = &scope;
     root.fragments = &fragments_;
     if (const YamlValue* vars = doc.Find("vars")) Vars(*vars, root);
-    CheckOverrides(doc.Find("vars"));
+    CheckVarOverrides(doc.Find("vars"), options_.set, file_, diagnostics_);
     if (const YamlValue* include = doc.Find("include")) fragments_ = loader_.Load(*include, file_);
     if (diagnostics_->size() != errors) return false;
     // Count first, build after: a scenario past the limit fails before it takes any memory.
@@ -113,29 +113,6 @@ class Expander {
         continue;
       }
       root.scope->Push(m.key, std::move(value));
-    }
-  }
-
-  void CheckOverrides(const YamlValue* vars) {
-    std::vector<std::string> names;
-    if (vars != nullptr)
-      for (const YamlMember& m : vars->members) names.push_back(m.key);
-    for (const VarOverride& o : options_.set) {
-      bool known = false;
-      for (const std::string& n : names) known = known || n == o.name;
-      if (known) continue;
-      std::string message = "--set " + o.name + ": the scenario has no variable '" + o.name + "'";
-      const std::string close = SuggestName(o.name, names);
-      if (!close.empty()) {
-        message += ", did you mean '" + close + "'?";
-      } else if (names.empty()) {
-        message += "; it declares none under 'vars:'";
-      } else {
-        message += "; it declares";
-        for (size_t i = 0; i < names.size(); ++i)
-          message += (i == 0 ? " '" : ", '") + names[i] + "'";
-      }
-      diagnostics_->push_back(Diagnostic{SourceLoc{file_, 0, 0}, std::move(message)});
     }
   }
 
@@ -431,37 +408,34 @@ class Expander {
     c.column = map.column;
     c.origin = OriginOf(f);
     for (const YamlMember& m : map.members) {
-      if (!m.value.IsMap() || m.value.Find("for") == nullptr) {
-        YamlMember& cm = c.members.emplace_back();
-        cm.line = m.line;
-        cm.column = m.column;
-        bool ignored = false;
-        cm.key = HasTemplate(m.key) ? Substitute(map, m.key, f, &ignored) : m.key;
-        cm.value = Copy(m.value, f, false);
-        continue;
-      }
-      if (!HasTemplate(m.key)) {
+      const YamlValue* var = m.value.IsMap() ? m.value.Find("for") : nullptr;
+      if (var == nullptr) {
+        CopyMember(map, m, m.value, f, &c);
+      } else if (!HasTemplate(m.key)) {
         Error(f, m.line, m.column,
-              "'" + m.key +
-                  "' is declared in a loop but its name does not use the loop variable "
-                  "(every iteration would declare the same name); write it as \"" +
-                  m.key + "${" +
-                  (m.value.Find("for")->IsScalar() ? m.value.Find("for")->scalar : "i") + "}\"");
-        continue;
+              "'" + m.key + "' is declared in a loop but its name does not use the loop " +
+                  "variable (every iteration would declare the same name); write it as \"" + m.key +
+                  "${" + (var->IsScalar() ? var->scalar : "i") + "}\"");
+      } else {
+        YamlValue fields = m.value;  // the declaration without its loop keys
+        std::erase_if(fields.members,
+                      [](const YamlMember& k) { return k.key == "for" || k.key == "in"; });
+        LoopOver(m.value, f, [&](Frame& child) { CopyMember(map, m, fields, child, &c); });
       }
-      YamlValue fields = m.value;  // the declaration without its loop keys
-      std::erase_if(fields.members,
-                    [](const YamlMember& k) { return k.key == "for" || k.key == "in"; });
-      LoopOver(m.value, f, [&](Frame& child) {
-        YamlMember& cm = c.members.emplace_back();
-        cm.line = m.line;
-        cm.column = m.column;
-        bool ignored = false;
-        cm.key = Substitute(map, m.key, child, &ignored);
-        cm.value = Copy(fields, child, false);
-      });
     }
     return c;
+  }
+
+  // Member `m` of `map` copied into `out` in frame `f`: its key substituted (keys may hold
+  // ${...}), `value` (m's value, or a version of it) copied.
+  void CopyMember(const YamlValue& map, const YamlMember& m, const YamlValue& value, Frame& f,
+                  YamlValue* out) {
+    YamlMember& cm = out->members.emplace_back();
+    cm.line = m.line;
+    cm.column = m.column;
+    bool ignored = false;
+    cm.key = HasTemplate(m.key) ? Substitute(map, m.key, f, &ignored) : m.key;
+    cm.value = Copy(value, f, false);
   }
 
   std::string Substitute(const YamlValue& at, const std::string& text, const Frame& f,

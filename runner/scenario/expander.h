@@ -51,6 +51,10 @@ struct VarOverride {
 };
 // Parses "name=value"; false with *error set ("expected NAME=VALUE, got 'x'") otherwise.
 bool ParseVarOverride(const std::string& arg, VarOverride* out, std::string* error);
+// A diagnostic (at `file`) for each of `set` that `vars` (the scenario's `vars:` map, or null)
+// does not declare, with the closest name or the declared ones.
+void CheckVarOverrides(const YamlValue* vars, const std::vector<VarOverride>& set,
+                       const std::string& file, std::vector<Diagnostic>* out);
 
 // Reads an included file into *text; false with *error (the reason) when it cannot.
 using IncludeReader =

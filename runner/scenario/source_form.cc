@@ -1,5 +1,6 @@
 // The source form's entry points besides ExpandScenario (declared in expander.h): --set
 // parsing, the quick NeedsExpansion test, and the points of a sweep.
+#include <algorithm>
 #include <cctype>
 
 #include "runner/scenario/expander.h"
@@ -77,6 +78,27 @@ bool HasLoopOrUse(const YamlValue& steps) {
 }
 
 }  // namespace
+
+void CheckVarOverrides(const YamlValue* vars, const std::vector<VarOverride>& set,
+                       const std::string& file, std::vector<Diagnostic>* out) {
+  std::vector<std::string> names;
+  if (vars != nullptr)
+    for (const YamlMember& m : vars->members) names.push_back(m.key);
+  for (const VarOverride& o : set) {
+    if (std::find(names.begin(), names.end(), o.name) != names.end()) continue;
+    std::string message = "--set " + o.name + ": the scenario has no variable '" + o.name + "'";
+    const std::string close = SuggestName(o.name, names);
+    if (!close.empty()) {
+      message += ", did you mean '" + close + "'?";
+    } else if (names.empty()) {
+      message += "; it declares none under 'vars:'";
+    } else {
+      message += "; it declares";
+      for (size_t i = 0; i < names.size(); ++i) message += (i == 0 ? " '" : ", '") + names[i] + "'";
+    }
+    out->push_back(Diagnostic{SourceLoc{file, 0, 0}, std::move(message)});
+  }
+}
 
 bool ParseVarOverride(const std::string& arg, VarOverride* out, std::string* error) {
   const size_t eq = arg.find('=');
