@@ -7,24 +7,18 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
-#include <string>
+#include <cstring>
 
 namespace {
 
-struct RefuseToBeAChild {
-  RefuseToBeAChild() {
-    std::ifstream in("/proc/self/cmdline", std::ios::binary);
-    std::string argv0, argv1;
-    std::getline(in, argv0, '\0');
-    std::getline(in, argv1, '\0');
-    if (argv1 != "__child") return;
-    std::fprintf(stderr,
-                 "%s is a test binary, not vmm-run: an isolate block needs the vmm-run binary "
-                 "(run it from an end-to-end test)\n",
-                 argv0.c_str());
-    _exit(70);
-  }
-} refuse_to_be_a_child;
+// glibc calls constructors in .init_array with the program's arguments, before main.
+__attribute__((constructor)) void RefuseToBeAChild(int argc, char** argv, char**) {
+  if (argc < 2 || std::strcmp(argv[1], "__child") != 0) return;
+  std::fprintf(stderr,
+               "%s is a test binary, not vmm-run: an isolate block needs the vmm-run binary "
+               "(run it from an end-to-end test)\n",
+               argv[0]);
+  _exit(70);
+}
 
 }  // namespace
