@@ -1,5 +1,6 @@
 # `cmake --install build --prefix P` (and the Debian package, cmake/package.cmake):
 #   P/bin/vmm-run
+#   P/lib/vmm-run/libvmmrun_recorder.so     the recorder of `vmm-run record` (CUDA builds only)
 #   P/share/vmm-run/schemas/*.json          scenario, report and diff JSON Schemas (for editors and
 #                                            `# yaml-language-server: $schema=...` lines)
 #   P/share/vmm-run/scenarios/*.yaml        the reference scenarios
@@ -13,6 +14,10 @@ if(NOT TARGET vmm-run)
 endif()
 
 install(TARGETS vmm-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The recorder `vmm-run record` injects (runner/recorder; only where CUPTI was found): P/lib/vmm-run/.
+if(TARGET vmmrun_recorder)
+  install(TARGETS vmmrun_recorder LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/vmm-run)
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/schemas/ DESTINATION ${CMAKE_INSTALL_DATADIR}/vmm-run/schemas
         FILES_MATCHING PATTERN "*.json")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/

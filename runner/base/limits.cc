@@ -40,6 +40,10 @@ const std::vector<LimitInfo>& Table() {
        "size of an allocator snapshot read"},
       {Limit::kSnapshotValues, "snapshot_values", 20000000, 400000000, false,
        "values one snapshot's pickle builds"},
+      {Limit::kTraceBytes, "trace_bytes", 1024 * kMiB, 16384 * kMiB, true,
+       "size of a call trace read"},
+      {Limit::kTraceRecords, "trace_records", 2000000, 100000000, false,
+       "records one call trace holds"},
   };
   return table;
 }

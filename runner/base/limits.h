@@ -32,8 +32,10 @@ enum class Limit {
   kBlockMinutes,        // an isolate block's timeout / kill_after
   kSnapshotBytes,       // size of an allocator snapshot read (import-snapshot)
   kSnapshotValues,      // values (and nesting) one snapshot's pickle builds
+  kTraceBytes,          // size of a call trace read (import-trace, compare-traces)
+  kTraceRecords,        // records one call trace holds
 };
-inline constexpr size_t kLimitCount = 13;
+inline constexpr size_t kLimitCount = 15;
 
 struct LimitInfo {
   Limit limit;

@@ -41,7 +41,7 @@ TEST_F(LimitsTest, BadAssignmentsSayWhatIsWrong) {
             "--limit: there is no limit 'include_file', did you mean 'include_files'? (limits: "
             "input_bytes, report_bytes, yaml_values, yaml_depth, expanded_steps, include_files, "
             "include_depth, expression_depth, sweep_validate_steps, together_blocks, "
-            "block_minutes, snapshot_bytes, snapshot_values)");
+            "block_minutes, snapshot_bytes, snapshot_values, trace_bytes, trace_records)");
   EXPECT_EQ(SetLimit("include_files").message(), "--limit expects NAME=VALUE, got 'include_files'");
   EXPECT_EQ(SetLimit("include_files=lots").message(),
             "--limit include_files: expected a whole number greater than 0, got 'lots'");

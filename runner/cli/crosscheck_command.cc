@@ -47,7 +47,7 @@ Status WriteDisagreement(const std::string& dir, const Disagreement& d, const st
   std::string header = "# Shrunk by vmm-run crosscheck from " +
                        std::to_string(d.shrink.steps_before) + " to " +
                        std::to_string(d.shrink.steps_after) +
-                       " top-level steps; it keeps the disagreement " + d.signature + "\n";
+                       " steps; it keeps the disagreement " + d.signature + "\n";
   const std::pair<std::string, std::string> files[] = {
       {"scenario.yaml", header + d.shrunk},
       {"original.yaml", d.text},

@@ -10,13 +10,16 @@
 
 #include "runner/base/exit_code.h"
 #include "runner/base/limits.h"
+#include "runner/cli/compare_traces_command.h"
 #include "runner/cli/completion_command.h"
 #include "runner/cli/crosscheck_command.h"
 #include "runner/cli/diff_command.h"
 #include "runner/cli/expand_command.h"
 #include "runner/cli/generate_command.h"
 #include "runner/cli/import_snapshot_command.h"
+#include "runner/cli/import_trace_command.h"
 #include "runner/cli/pin_command.h"
+#include "runner/cli/record_command.h"
 #include "runner/cli/reduce_command.h"
 #include "runner/cli/run_command.h"
 #include "runner/cli/steps_command.h"
@@ -60,6 +63,9 @@ int Main(int argc, char** argv) {
   vmm::ReduceCommandOptions reduce;
   vmm::ImportSnapshotOptions import_snapshot;
   vmm::PinOptions pin;
+  vmm::RecordOptions record;
+  vmm::ImportTraceOptions import_trace;
+  vmm::CompareTracesOptions compare_traces;
   vmm::SetupRunCommand(app, run);
   vmm::SetupValidateCommand(app, validate);
   vmm::SetupStepsCommand(app, steps);
@@ -71,6 +77,9 @@ int Main(int argc, char** argv) {
   vmm::SetupReduceCommand(app, reduce);
   vmm::SetupImportSnapshotCommand(app, import_snapshot);
   vmm::SetupPinCommand(app, pin);
+  vmm::SetupRecordCommand(app, record);
+  vmm::SetupImportTraceCommand(app, import_trace);
+  vmm::SetupCompareTracesCommand(app, compare_traces);
   vmm::SetupCompletionCommand(app, completion);
 
   // --limit on every subcommand: the bounds are the process's (base/limits.h).
@@ -119,6 +128,11 @@ int Main(int argc, char** argv) {
   if (app.got_subcommand("pin")) return vmm::RunPinCommand(pin, std::cout, std::cerr);
   if (app.got_subcommand("import-snapshot"))
     return vmm::RunImportSnapshotCommand(import_snapshot, std::cout, std::cerr);
+  if (app.got_subcommand("record")) return vmm::RunRecordCommand(record, std::cout, std::cerr);
+  if (app.got_subcommand("import-trace"))
+    return vmm::RunImportTraceCommand(import_trace, std::cout, std::cerr);
+  if (app.got_subcommand("compare-traces"))
+    return vmm::RunCompareTracesCommand(compare_traces, std::cout, std::cerr);
   if (app.got_subcommand("completion"))
     return vmm::RunCompletionCommand(completion, std::cout, std::cerr);
   return vmm::kExitInputError;

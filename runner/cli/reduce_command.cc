@@ -10,6 +10,7 @@
 #include "runner/crosscheck/reduce.h"
 #include "runner/report/atomic_file.h"
 #include "runner/scenario/parse.h"
+#include "runner/vocab/op.h"
 
 namespace vmm {
 
@@ -29,6 +30,9 @@ void SetupReduceCommand(CLI::App& app, ReduceCommandOptions& options) {
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   r->add_option("--set", options.set, "Override a variable of 'vars:' (NAME=VALUE)");
+  r->add_option("--keep", options.keep_ops,
+                "An op every candidate must still hold a step of (e.g. unmap: keep the race, "
+                "not only the fault); repeatable");
   AddIncludeRootOption(r, options.include_roots);
 }
 
@@ -48,6 +52,14 @@ int RunReduceCommand(const ReduceCommandOptions& options, std::ostream& out, std
   }
   ReduceOptions reduce;
   ParseBackendKind(options.backend, &reduce.backend);
+  for (const std::string& op : options.keep_ops) {
+    Op parsed;
+    if (!ParseOpName(op, &parsed)) {
+      err << "error: --keep " << op << ": not an op (docs/scenario-language.md lists them)\n";
+      return kExitInputError;
+    }
+    reduce.keep_ops.push_back(op);
+  }
   reduce.device = options.device;
   reduce.host_devices = options.host_devices;
   reduce.budget = options.budget;
@@ -61,15 +73,15 @@ int RunReduceCommand(const ReduceCommandOptions& options, std::ostream& out, std
   const ShrinkStats& s = result->stats;
   const std::string header = "# Reduced by vmm-run reduce from " + options.file + " (" +
                              std::to_string(s.steps_before) + " to " +
-                             std::to_string(s.steps_after) + " top-level steps, on " +
-                             result->backend + "); it keeps: " + result->outcome + "\n";
+                             std::to_string(s.steps_after) + " steps, on " + result->backend +
+                             "); it keeps: " + result->outcome + "\n";
   if (Status w = report::WriteFileAtomically(target, header + result->text); !w.ok()) {
     err << "error: " << w.message() << "\n";
     return kExitInputError;
   }
   out << "outcome kept: " << result->outcome << " (" << result->backend << ")\n"
       << "reduced " << options.file << " from " << s.steps_before << " to " << s.steps_after
-      << " top-level steps in " << s.candidates << " runs"
+      << " steps in " << s.candidates << " runs"
       << (s.budget_spent ? " (the budget ran out: --budget for more)" : "") << "\n"
       << "wrote " << target << "\n";
   return kExitPass;

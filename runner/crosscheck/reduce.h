@@ -1,12 +1,14 @@
-// Reduce (`vmm-run reduce`, docs/generator.md): cuts a failing scenario down to a small one that
-// fails the same way, on one backend. The outcome kept is OutcomeSignature's: the run's exit code
-// and its first failed step's op with what failed there (a check's expectation and result, or the
-// CUDA error its message names). Mismatch counts, timings and addresses are not part of it, so a
-// smaller scenario with fewer bad elements still counts. The shrinker (shrinker.h) proposes the
-// candidates; each is run in this process (isolate blocks in children), from its text alone.
+// Reduce (`vmm-run reduce`, docs/generator.md): cuts a failing scenario, or one whose isolate
+// block sees the fault it expects, down to a small one that ends the same way, on one backend. The
+// outcome kept is OutcomeSignature's: the run's exit code and its first failed step's op with what
+// failed there (a check's expectation and result, or the CUDA error its message names). Mismatch
+// counts, timings and addresses are not part of it, so a smaller scenario with fewer bad elements
+// still counts. The shrinker (shrinker.h) proposes the candidates; each is run in this process
+// (isolate blocks in children), from its text alone.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "runner/base/status.h"
 #include "runner/crosscheck/shrinker.h"
@@ -16,9 +18,11 @@
 namespace vmm {
 
 // "exit 1 at check_value: expected equal, got different", "exit 4 at map:
-// CUDA_ERROR_INVALID_VALUE", "exit 4 at isolate: expected fault, got exit 0"; "" when the run
-// passed or was skipped. A failed threads group is named by the failed step of its first thread
-// (in the order written) that failed.
+// CUDA_ERROR_INVALID_VALUE", "exit 4 at isolate: expected fault, got exit 0"; for a run that
+// passed, the faults its isolate blocks expected and saw ("exit 0; isolate 'run':
+// CUDA_ERROR_ILLEGAL_ADDRESS at the fault surfaces"); "" when it passed with none, or was skipped.
+// A failed threads group is named by the failed step of its first thread (in the order written)
+// that failed.
 std::string OutcomeSignature(const report::Report& report);
 
 struct ReduceOptions {
@@ -26,6 +30,9 @@ struct ReduceOptions {
   int device = 0;
   int host_devices = 2;
   int budget = 400;  // candidates the shrinker may run
+  // Ops a candidate must still have a step of (anywhere, nested ones included), besides the
+  // outcome: `unmap` keeps a race's unmap where a smaller scenario would fault without it.
+  std::vector<std::string> keep_ops;
   std::string child_exe = "/proc/self/exe";
 };
 

@@ -140,8 +140,8 @@ TEST(Reduce, RefusesAScenarioThatPassesOrDoesNotValidate) {
   ASSERT_FALSE(passes.ok());
   EXPECT_EQ(passes.status().code(), Code::kInvalidInput);
   EXPECT_EQ(passes.status().message(),
-            "passes.yaml passes (or is skipped) on host: reduce keeps a failure, and there is none "
-            "to keep");
+            "passes.yaml passes (or is skipped) on host with no fault in an isolate block: reduce "
+            "keeps a failure or such a fault, and there is none to keep");
   StatusOr<ReduceResult> invalid = Reduce(kBuried, "bad.yaml", options);
   ASSERT_FALSE(invalid.ok());
   EXPECT_EQ(invalid.status().code(), Code::kInvalidInput);

@@ -297,9 +297,16 @@ class Shrinker {
   ShrinkStats* stats_;
 };
 
-int TopLevelSteps(const YamlValue& doc) {
-  const YamlValue* steps = doc.Find("steps");
-  return steps != nullptr ? static_cast<int>(steps->items.size()) : 0;
+// Every step, nested ones included: an isolate block, a threads group or a capture counts as one
+// and so does each step of its own `steps` lists (a together group's blocks, each thread).
+int CountSteps(const YamlValue& value) {
+  int n = 0;
+  for (const YamlMember& m : value.members) {
+    if (m.key == "steps" && m.value.IsSequence()) n += static_cast<int>(m.value.items.size());
+    n += CountSteps(m.value);
+  }
+  for (const YamlValue& item : value.items) n += CountSteps(item);
+  return n;
 }
 
 }  // namespace
@@ -310,12 +317,12 @@ std::string ShrinkScenario(const std::string& text,
   std::vector<Diagnostic> diagnostics;
   std::optional<YamlValue> doc = LoadYaml(text, "scenario.yaml", &diagnostics);
   if (!doc || !diagnostics.empty() || !doc->IsMap()) return text;
-  stats->steps_before = TopLevelSteps(*doc);
+  stats->steps_before = CountSteps(*doc);
   Shrinker shrinker(std::move(*doc), keep, budget, stats);
   std::string out = shrinker.Run();
   std::vector<Diagnostic> ignored;
   if (std::optional<YamlValue> small = LoadYaml(out, "shrunk.yaml", &ignored))
-    stats->steps_after = TopLevelSteps(*small);
+    stats->steps_after = CountSteps(*small);
   return out;
 }
 

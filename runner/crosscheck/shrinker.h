@@ -25,7 +25,7 @@ namespace vmm {
 struct ShrinkStats {
   int candidates = 0;                     // texts given to `keep`
   int kept = 0;                           // of them, those that still had the outcome
-  int steps_before = 0, steps_after = 0;  // top-level steps
+  int steps_before = 0, steps_after = 0;  // steps, nested ones included (blocks, threads)
   bool budget_spent = false;
 };
 
