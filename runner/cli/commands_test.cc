@@ -102,7 +102,8 @@ TEST_F(CommandsTest, ReduceWritesASmallerScenarioThatFailsTheSameWay) {
   options.file = Write("pass.yaml", kPassing);
   options.out = (dir_ / "nothing.yaml").string();
   EXPECT_EQ(RunReduceCommand(options, out_, err_), kExitInputError);
-  EXPECT_NE(err_.str().find("reduce keeps a failure or such a fault, and there is none to keep"), std::string::npos)
+  EXPECT_NE(err_.str().find("reduce keeps a failure or such a fault, and there is none to keep"),
+            std::string::npos)
       << err_.str();
   EXPECT_FALSE(fs::exists(options.out));
 }

@@ -38,8 +38,8 @@ void SetupCompareTracesCommand(CLI::App& app, CompareTracesOptions& options) {
       ->check(CLI::NonNegativeNumber);
   command
       ->add_option("--min-match", options.min_match,
-                   "Pass when at least this percent of A's VMM calls are matched in order, and "
-                   "of B's (default 100)")
+                   "Pass when at least this percent of A's VMM calls are matched in order "
+                   "(default 100)")
       ->check(CLI::Range(0.0, 100.0));
 }
 
@@ -74,8 +74,8 @@ int RunCompareTracesCommand(const CompareTracesOptions& options, std::ostream& o
   const auto share = [](size_t part, size_t whole) {
     return whole == 0 ? 100.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
   };
-  const bool pass = share(c.matched, c.a_calls) >= options.min_match &&
-                    share(c.matched, c.b_calls) >= options.min_match;
+  // A is the reference: B (a scenario's run) may add calls of its own, listed above.
+  const bool pass = share(c.matched, c.a_calls) >= options.min_match;
   return pass ? kExitPass : kExitCheckFailed;
 }
 

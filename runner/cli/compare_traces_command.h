@@ -1,8 +1,9 @@
 // `vmm-run compare-traces A B [--pid-a N] [--pid-b N] [--min-match PERCENT]`: whether two call
 // traces made the same VMM calls in the same order (runner/trace/trace_compare.h), e.g. a program
 // and the scenario imported from it, re-recorded. Prints the counts, the share of A's calls
-// matched in order, and the calls each side lacks. Exit 0 when at least --min-match percent of
-// A's VMM calls and of B's (default 100) are matched; 1 otherwise; 2 for a bad trace or option.
+// matched in order, and the calls each side lacks. A is the reference: exit 0 when at least
+// --min-match percent of A's VMM calls (default 100) are matched in order (B may add calls of its
+// own, such as a scenario's teardown); 1 otherwise; 2 for a bad trace or option.
 #pragma once
 
 #include <cstdint>

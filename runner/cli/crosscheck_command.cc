@@ -46,8 +46,8 @@ Status WriteDisagreement(const std::string& dir, const Disagreement& d, const st
             r.base.value_or("-") + " | " + r.now.value_or("-") + " | " + r.reason + "\n";
   std::string header = "# Shrunk by vmm-run crosscheck from " +
                        std::to_string(d.shrink.steps_before) + " to " +
-                       std::to_string(d.shrink.steps_after) +
-                       " steps; it keeps the disagreement " + d.signature + "\n";
+                       std::to_string(d.shrink.steps_after) + " steps; it keeps the disagreement " +
+                       d.signature + "\n";
   const std::pair<std::string, std::string> files[] = {
       {"scenario.yaml", header + d.shrunk},
       {"original.yaml", d.text},

@@ -35,11 +35,11 @@ bool LaunchScan::InReserved(uint64_t value) const {
   return value - it->first < it->second;
 }
 
-LaunchScan::Layout LaunchScan::LayoutOf(CUfunction f) {
+const LaunchScan::Layout& LaunchScan::LayoutOf(CUfunction f) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = layouts_.find(f);
-    if (it != layouts_.end()) return it->second;
+    if (it != layouts_.end()) return it->second;  // never erased: the reference stays valid
   }
   // Outside the lock: driver calls. A parameterless kernel answers CUDA_ERROR_INVALID_VALUE for
   // index 0 from both calls, as one whose layout cannot be read does; both scan as empty.
@@ -58,8 +58,7 @@ LaunchScan::Layout LaunchScan::LayoutOf(CUfunction f) {
     layout.emplace_back(offset, size);
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  layouts_[f] = layout;
-  return layout;
+  return layouts_.emplace(f, std::move(layout)).first->second;
 }
 
 std::vector<uint64_t> LaunchScan::Pointers(CUfunction f, void** params, void** extra) {
@@ -69,7 +68,7 @@ std::vector<uint64_t> LaunchScan::Pointers(CUfunction f, void** params, void** e
   }
   std::vector<uint64_t> words;
   if (params != nullptr) {
-    const Layout layout = LayoutOf(f);
+    const Layout& layout = LayoutOf(f);
     for (size_t i = 0; i < layout.size(); ++i)
       if (params[i] != nullptr)
         ScanWords(static_cast<const unsigned char*>(params[i]), layout[i].second, &words);

@@ -30,7 +30,7 @@ class LaunchScan {
 
  private:
   using Layout = std::vector<std::pair<size_t, size_t>>;  // (offset, size) of each parameter
-  Layout LayoutOf(CUfunction f);
+  const Layout& LayoutOf(CUfunction f);   // computed once per function, kept for the process
   bool InReserved(uint64_t value) const;  // mutex_ held
 
   mutable std::mutex mutex_;

@@ -108,7 +108,9 @@ void RecordMemCall(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, int r) {
                .Hex("handle", Out(r, a->handle))
                .Dec("size", a->size)
                .Dec("location", static_cast<uint64_t>(type))
-               .Dec("device", static_cast<uint64_t>(id)));
+               .Dec("device", static_cast<uint64_t>(id))
+               .Dec("handle_types",
+                    a->prop != nullptr ? static_cast<uint64_t>(a->prop->requestedHandleTypes) : 0));
       break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemRelease:

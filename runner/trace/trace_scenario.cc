@@ -10,6 +10,7 @@
 
 #include "runner/base/format.h"
 #include "runner/trace/trace_compare.h"
+#include "runner/trace/trace_graphs.h"
 #include "runner/vocab/cuda_errors.h"
 #include "runner/yaml/yaml_writer.h"
 
@@ -33,6 +34,12 @@ std::string ResultText(int result) {
   const CudaErrorName* e = FindCudaErrorByValue(result);
   return e != nullptr ? e->name : "CUresult " + std::to_string(result);
 }
+
+// A launch parameter inside a reservation but in no mapping: an integer that looks like an address
+// of the (often 100+ GiB) reservation, or a use of unmapped memory.
+constexpr const char* kUnmappedWord =
+    "launch parameter inside a reservation but in no mapping (an integer that looks like an "
+    "address, or unmapped memory)";
 
 struct Mapping {
   uint64_t size = 0;
@@ -89,6 +96,15 @@ class Writer {
                  " (line " + std::to_string(r.line) + ")");
         continue;
       }
+      if (r.call == TraceCall::k_cuMemCreate && r.result == 800 && (r.Number("handle_types") & 8)) {
+        // A fabric handle refused (CUDA_ERROR_NOT_PERMITTED: no IMEX channel), as PyTorch's
+        // allocator tries first: the twin refuses it alike, so it is replayed as a refusal.
+        Step("{op: create, alloc: h" + std::to_string(next_alloc_) +
+                 ", size: " + SizeText(r.Number("size")) + HandleTypes(r) +
+                 ", expect_error: CUDA_ERROR_NOT_PERMITTED}",
+             "the program's try at a fabric handle, refused (line " + std::to_string(r.line) + ")");
+        continue;
+      }
       if (r.result != 0) {
         ++failed_[std::string(r.info().name) + " returned " + ResultText(r.result)];
         if (first_failure_ == nullptr) first_failure_ = &r;
@@ -141,7 +157,7 @@ class Writer {
         const std::string alloc = "h" + std::to_string(next_alloc_++);
         handles_[r.Number("handle")].push_back(alloc);
         Step("{op: create, alloc: " + alloc + ", size: " + SizeText(r.Number("size")) + where +
-             "}");
+             HandleTypes(r) + "}");
         return Status::Ok();
       }
       case TraceCall::k_cuMemRelease: {
@@ -171,6 +187,19 @@ class Writer {
       case TraceCall::k_cuLaunchKernel:
         if (options_.data) Launch(r);
         return Status::Ok();
+      case TraceCall::k_cuStreamBeginCapture:
+        graphs_.Begin(r.Number("stream"));
+        return Status::Ok();
+      case TraceCall::k_cuStreamEndCapture:
+        return Graph(r, graphs_.End(r.Number("stream"), r.Number("graph")));
+      case TraceCall::k_cuGraphInstantiate:
+        return Graph(r, graphs_.Instantiate(r.Number("graph"), r.Number("exec")));
+      case TraceCall::k_cuGraphDestroy:
+        return Graph(r, graphs_.DestroyGraph(r.Number("graph")));
+      case TraceCall::k_cuGraphExecDestroy:
+        return Graph(r, graphs_.DestroyExec(r.Number("exec")));
+      case TraceCall::k_cuGraphLaunch:
+        return Replay(r);
       case TraceCall::k_cuStreamSynchronize:
       case TraceCall::k_cuCtxSynchronize:
       case TraceCall::k_cuEventSynchronize:
@@ -184,6 +213,35 @@ class Writer {
         ++not_replayed_[r.info().name];
         return Status::Ok();
     }
+  }
+
+  Status Graph(const TraceRecord& r, const std::string& step) {
+    if (!step.empty())
+      Step(step, std::string("the program's ") + r.info().name + " (line " +
+                     std::to_string(r.line) + ")");
+    return Status::Ok();
+  }
+
+  // A replay writes what its graph's stand-ins write: into the mappings at their views now.
+  Status Replay(const TraceRecord& r) {
+    std::vector<GraphWrite> writes;
+    const std::string step = graphs_.Replay(r.Number("exec"), &writes);
+    if (step.empty()) return Status::Ok();
+    std::vector<Mapping*> targets;
+    for (const GraphWrite& w : writes) {
+      const View& v = views_[w.view];
+      Region* g = RegionNamed(v.region);
+      auto it = g != nullptr ? g->maps.find(v.offset) : std::map<uint64_t, Mapping>::iterator{};
+      if (g == nullptr || it == g->maps.end() || it->second.size != v.size || !it->second.writable)
+        return Skip("cuGraphLaunch over memory no longer mapped as it was captured");
+      targets.push_back(&it->second);
+    }
+    for (size_t i = 0; i < writes.size(); ++i) {
+      targets[i]->written = true;
+      targets[i]->view = writes[i].view;
+      views_[writes[i].view].value = writes[i].value;
+    }
+    return Graph(r, step);
   }
 
   Status Map(const TraceRecord& r) {
@@ -275,20 +333,21 @@ class Writer {
       if (g == nullptr) continue;
       auto it = g->maps.upper_bound(ptr - g->base);
       if (it == g->maps.begin()) {
-        ++left_out_["launch given an address that is not mapped"];
+        ++left_out_[kUnmappedWord];
         continue;
       }
       --it;
       Mapping& m = it->second;
       if (ptr - g->base >= it->first + m.size) {
-        ++left_out_["launch given an address that is not mapped"];
+        ++left_out_[kUnmappedWord];
         continue;
       }
       if (!m.writable) {
         ++left_out_["launch given memory device 0 cannot write (no stand-in)"];
         continue;
       }
-      if (m.inflight >= 0) {
+      const bool captured = graphs_.Capturing(r.Number("stream"));
+      if (m.inflight >= 0 && !captured) {
         ++stood_in_again_;
         continue;
       }
@@ -297,6 +356,13 @@ class Writer {
         views_.push_back({"V" + std::to_string(views_.size()), g->name, it->first, m.size, 0});
       }
       View& v = views_[m.view];
+      if (captured) {  // a node of the graph: it writes when the graph runs
+        const uint32_t value = 0x5EED0000u + static_cast<uint32_t>(++writes_ % 0x10000);
+        graphs_.Add(r.Number("stream"),
+                    "{op: memset, buffer: " + v.name + ", value: " + Hex(value) + "}",
+                    GraphWrite{m.view, value});
+        continue;
+      }
       v.value = 0x5EED0000u + static_cast<uint32_t>(++writes_ % 0x10000);
       m.written = true;
       m.launch = &r;
@@ -383,6 +449,8 @@ class Writer {
            first_failure_->info().name + " returned " + ResultText(first_failure_->result) + ".\n";
     for (const auto& [call, n] : not_replayed_)
       h += "# Not replayed: " + std::to_string(n) + " x " + call + ".\n";
+    for (const auto& [why, n] : graphs_.skipped())
+      h += "# Not replayed: " + std::to_string(n) + " x " + why + ".\n";
     if (fault_ != nullptr)
       h += "# The program faulted: its " + std::string(fault_->info().name) + " (line " +
            std::to_string(fault_->line) + ") returned " + ResultText(fault_->result) +
@@ -418,6 +486,18 @@ class Writer {
       if (g.live && addr >= g.base && addr - g.base < g.size) return &g;
     return nullptr;
   }
+  Region* RegionNamed(const std::string& name) {
+    for (Region& g : regions_)
+      if (g.live && g.name == name) return &g;
+    return nullptr;
+  }
+  static std::string HandleTypes(const TraceRecord& r) {
+    const uint64_t bits = r.Number("handle_types");
+    std::string list;
+    if (bits & 1) list += "posix_fd";
+    if (bits & 8) list += std::string(list.empty() ? "" : ", ") + "fabric";
+    return list.empty() ? "" : ", handle_types: [" + list + "]";
+  }
   Region* RegionAt(uint64_t base, bool live) {
     for (Region& g : regions_)
       if (g.live == live && g.base == base) return &g;
@@ -441,6 +521,7 @@ class Writer {
   const uint64_t pid_;
   std::vector<Region> regions_;
   std::vector<View> views_;
+  TraceGraphs graphs_;
   std::map<uint64_t, std::vector<std::string>> handles_;  // handle value -> live alloc names
   std::map<std::string, size_t> calls_, left_out_, failed_, not_replayed_;
   const TraceRecord* first_failure_ = nullptr;
