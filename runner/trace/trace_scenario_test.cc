@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "runner/base/input_file.h"
+#include "runner/base/limits.h"
 #include "runner/plan/plan.h"
 #include "runner/scenario/parse.h"
 #include "runner/trace/trace_compare.h"
@@ -176,6 +178,57 @@ TEST(TraceCompare, VmmCallsMatchByReservationOffsetsAndHandleOrder) {
   EXPECT_EQ(c.only_a, std::vector<std::string>{"line 7: set_access R0+0 size=4194304 access=0:3;"});
   EXPECT_EQ(c.only_b, (std::vector<std::string>{"line 8: release h0", "line 9: free R0+0"}));
   EXPECT_EQ(CompareVmmCalls(a, 9, a, 9).matched, 7u);
+}
+
+// The traces recorded on the H200 (tools/h200_record.sh; reports/h200/session14/README.md).
+CallTrace Fixture(const std::string& name) {
+  StatusOr<std::string> text = ReadInputFile(
+      std::string(VMMRUN_SOURCE_DIR) + "/tests/fixtures/traces/" + name, Limit::kTraceBytes);
+  EXPECT_TRUE(text.ok()) << text.status().message();
+  StatusOr<CallTrace> t = ReadCallTrace(text.ok() ? *text : "", name);
+  EXPECT_TRUE(t.ok()) << t.status().message();
+  return t.ok() ? *t : CallTrace{};
+}
+
+std::string FixtureText(const std::string& name) {
+  StatusOr<std::string> text = ReadInputFile(
+      std::string(VMMRUN_SOURCE_DIR) + "/tests/fixtures/traces/" + name, Limit::kTraceBytes);
+  return text.ok() ? *text : "";
+}
+
+TEST(TraceScenario, TheCommittedImportsAreWhatTheImporterWritesAndTheyValidate) {
+  for (const char* stem : {"torch_expandable", "unmap_before_sync"}) {
+    TraceImportOptions options;
+    options.name = stem;
+    options.source = std::string(stem) + ".trace";
+    StatusOr<std::string> text = TraceScenario(Fixture(options.source), options);
+    ASSERT_TRUE(text.ok()) << text.status().message();
+    EXPECT_EQ(*text, FixtureText(std::string(stem) + ".yaml"))
+        << "regenerate: cd tests/fixtures/traces && vmm-run import-trace " << stem
+        << ".trace -o " << stem << ".yaml";
+    EXPECT_EQ(Validate(*text), "") << stem;
+  }
+  EXPECT_EQ(Validate(FixtureText("unmap_before_sync.reduced.yaml")), "");
+}
+
+TEST(TraceCompare, TheH200ReplayOfTheTorchProgramGaveBackEveryVmmCallInOrder) {
+  const CallTrace program = Fixture("torch_expandable.trace");
+  const CallTrace replay = Fixture("torch_expandable.replay.trace");
+  ASSERT_FALSE(program.records.empty());
+  ASSERT_FALSE(replay.records.empty());
+  const TraceComparison c =
+      CompareVmmCalls(program, program.records[0].pid, replay, replay.records[0].pid);
+  EXPECT_EQ(c.a_calls, 108u);
+  EXPECT_EQ(c.matched, c.a_calls);
+  EXPECT_TRUE(c.only_a.empty());
+  // What the scenario adds: the teardown of what the program left mapped at its exit.
+  ASSERT_EQ(c.only_b.size(), 48u);
+  for (const std::string& call : c.only_b) {
+    const std::string what = call.substr(call.find(": ") + 2);
+    EXPECT_TRUE(what.rfind("unmap ", 0) == 0 || what.rfind("release ", 0) == 0 ||
+                what.rfind("free ", 0) == 0)
+        << call;
+  }
 }
 
 }  // namespace
