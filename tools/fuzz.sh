@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets in build-fuzz/ (clang, ASan + UBSan, CUDA off) and runs each one for
 # a fixed number of executions from the committed seeds (see fuzz/CMakeLists.txt).
 #   tools/fuzz.sh [RUNS] [TARGET...]     RUNS defaults to 1000000; TARGETs to scenario report
-#                                        snapshot
+#                                        snapshot trace
 # Output: build-fuzz/fuzz-<target>-<RUNS>[.<job>].log; a crash leaves build-fuzz/crash-<target>-*
 # and exits 1. The total of executions per target is printed at the end.
 # Environment:
@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 runs=${1:-1000000}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(scenario report snapshot)
+[ ${#targets[@]} -eq 0 ] && targets=(scenario report snapshot trace)
 jobs=${FUZZ_JOBS:-1}
 
 bin=${FUZZ_BIN:-build-fuzz/fuzz}
@@ -39,7 +39,8 @@ for t in "${targets[@]}"; do
     scenario) seeds=(scenarios tests/bad_inputs tests/data); max_len=${FUZZ_MAX_LEN:-65536} ;;
     report) seeds=(reports); max_len=${FUZZ_MAX_LEN:-262144} ;;
     snapshot) seeds=(tests/fixtures/torch_snapshots); max_len=${FUZZ_MAX_LEN:-65536} ;;
-    *) echo "unknown target '$t' (expected scenario, report or snapshot)" >&2; exit 2 ;;
+    trace) seeds=(tests/fixtures/traces); max_len=${FUZZ_MAX_LEN:-65536} ;;
+    *) echo "unknown target '$t' (expected scenario, report, snapshot or trace)" >&2; exit 2 ;;
   esac
   mkdir -p "build-fuzz/corpus/$t"
   per_job=$(((runs + jobs - 1) / jobs))
@@ -51,7 +52,7 @@ for t in "${targets[@]}"; do
     [ "$jobs" -gt 1 ] && log="build-fuzz/fuzz-$t-$runs.$j.log"
     "$bin/fuzz_$t" -runs="$per_job" ${FUZZ_SECONDS:+-max_total_time="$FUZZ_SECONDS"} \
       -seed=$((j + 1)) -max_len="$max_len" -timeout=10 \
-      -rss_limit_mb=2048 $([ -f "$bin/$t.dict" ] && echo "-dict=$bin/$t.dict") \
+      -rss_limit_mb=2048 $([ -f "$bin/$t.dict" ] && echo "-dict=$bin/$t.dict")$([ -f "fuzz/$t.dict" ] && echo " -dict=fuzz/$t.dict") \
       -artifact_prefix="build-fuzz/crash-$t-" \
       -print_final_stats=1 ${FUZZ_FLAGS:-} "build-fuzz/corpus/$t" "${seeds[@]}" >"$log" 2>&1 &
     pids+=($!)

@@ -15,13 +15,16 @@ void TraceGraphs::Add(uint64_t stream, const std::string& step, GraphWrite write
   c.writes.push_back(write);
 }
 
-std::string TraceGraphs::End(uint64_t stream, uint64_t graph) {
+std::string TraceGraphs::End(uint64_t stream, uint64_t graph,
+                             const std::function<bool(const GraphWrite&)>& writable) {
   auto it = captures_.find(stream);
   if (it == captures_.end()) return Skip("cuStreamEndCapture of a capture begun before the trace");
   Capture c = std::move(it->second);
   captures_.erase(it);
   if (c.steps.empty())
     return Skip("capture of kernels given no reserved memory (and what was made from it)");
+  for (const GraphWrite& w : c.writes)
+    if (!writable(w)) return Skip("capture of memory unmapped before the capture ended");
   Graph& g = graphs_[graph];
   g.name = "g" + std::to_string(next_graph_++);
   g.writes = c.writes;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -27,8 +28,10 @@ class TraceGraphs {
   bool Capturing(uint64_t stream) const { return captures_.count(stream) != 0; }
   // A stand-in captured on `stream` (a flow-style step, "{op: memset, ...}").
   void Add(uint64_t stream, const std::string& step, GraphWrite write);
-  // The steps for each call; "" when the call is not replayed (counted in `skipped`).
-  std::string End(uint64_t stream, uint64_t graph);
+  // The steps for each call; "" when the call is not replayed (counted in `skipped`). End drops a
+  // capture whose stand-ins write memory no longer writable (`writable` false for one of them).
+  std::string End(uint64_t stream, uint64_t graph,
+                  const std::function<bool(const GraphWrite&)>& writable);
   std::string Instantiate(uint64_t graph, uint64_t exec);
   // cuGraphLaunch: also what the replay writes.
   std::string Replay(uint64_t exec, std::vector<GraphWrite>* writes);
