@@ -30,6 +30,9 @@ void SetupReduceCommand(CLI::App& app, ReduceCommandOptions& options) {
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   r->add_option("--set", options.set, "Override a variable of 'vars:' (NAME=VALUE)");
+  r->add_flag("--no-prescreen{false}", options.prescreen,
+              "Run every candidate on --backend only (by default, on the GPU, a candidate runs on "
+              "the twin first where the twin ends the scenario the same way)");
   r->add_option("--keep", options.keep_ops,
                 "An op every candidate must still hold a step of (e.g. unmap: keep the race, "
                 "not only the fault); repeatable");
@@ -63,6 +66,7 @@ int RunReduceCommand(const ReduceCommandOptions& options, std::ostream& out, std
   reduce.device = options.device;
   reduce.host_devices = options.host_devices;
   reduce.budget = options.budget;
+  reduce.prescreen = options.prescreen;
   StatusOr<ReduceResult> result = Reduce(*text, options.file, reduce);
   if (!result.ok()) {
     const std::string& why = result.status().message();
@@ -82,8 +86,15 @@ int RunReduceCommand(const ReduceCommandOptions& options, std::ostream& out, std
   out << "outcome kept: " << result->outcome << " (" << result->backend << ")\n"
       << "reduced " << options.file << " from " << s.steps_before << " to " << s.steps_after
       << " steps in " << s.candidates << " runs"
-      << (s.budget_spent ? " (the budget ran out: --budget for more)" : "") << "\n"
-      << "wrote " << target << "\n";
+      << (s.budget_spent ? " (the budget ran out: --budget for more)" : "") << "\n";
+  if (!result->prescreen.empty()) {
+    out << "pre-screen: " << result->prescreen;
+    if (result->screened_out + result->confirmed > 0)
+      out << "; " << result->screened_out << " candidates dropped there, " << result->confirmed
+          << " run on " << result->backend;
+    out << "\n";
+  }
+  out << "wrote " << target << "\n";
   return kExitPass;
 }
 

@@ -28,6 +28,7 @@ struct ReduceCommandOptions {
   int budget = 400;                        // --budget: candidates run at most
   std::vector<std::string> set;            // --set NAME=VALUE
   std::vector<std::string> keep_ops;       // --keep OP: ops every candidate keeps a step of
+  bool prescreen = true;                   // --no-prescreen: every candidate on --backend only
   std::vector<std::string> include_roots;  // --include-root
 };
 

@@ -20,6 +20,11 @@ struct Attempt {
   std::set<std::string> ops;  // the ops of the steps that ran, nested ones included
 };
 
+// As the reports name backends.
+std::string NameOf(BackendKind kind) {
+  return kind == BackendKind::kHost ? "host" : kind == BackendKind::kCuda ? "cuda" : "auto";
+}
+
 void CollectOps(const std::vector<report::StepRecord>& steps, std::set<std::string>* ops) {
   for (const report::StepRecord& s : steps) {
     ops->insert(s.op);
@@ -118,13 +123,34 @@ StatusOr<ReduceResult> Reduce(const std::string& text, const std::string& path,
   ReduceResult result;
   result.backend = first.backend;
   result.outcome = first.signature;
+  auto keeps = [&](const Attempt& a) {
+    return a.signature == first.signature &&
+           std::all_of(options.keep_ops.begin(), options.keep_ops.end(),
+                       [&](const std::string& op) { return a.ops.count(op) != 0; });
+  };
+  ReduceOptions twin = options;
+  twin.backend = options.prescreen_backend;
+  bool prescreen = false;
+  if (options.prescreen && first.backend != NameOf(options.prescreen_backend)) {
+    const Attempt t = RunText(text, path, twin);
+    prescreen = keeps(t);
+    result.prescreen = prescreen ? "the " + t.backend +
+                                       " backend ends it the same way: each candidate ran there "
+                                       "first"
+                                 : "the " + (t.backend.empty() ? NameOf(twin.backend) : t.backend) +
+                                       " backend ends it otherwise (" +
+                                       (t.signature.empty() ? std::string("passes") : t.signature) +
+                                       "): no pre-screen";
+  }
   result.text = ShrinkScenario(
       text,
       [&](const std::string& candidate) {
-        const Attempt a = RunText(candidate, path, options);
-        return a.signature == first.signature &&
-               std::all_of(options.keep_ops.begin(), options.keep_ops.end(),
-                           [&](const std::string& op) { return a.ops.count(op) != 0; });
+        if (prescreen && !keeps(RunText(candidate, path, twin))) {
+          ++result.screened_out;
+          return false;
+        }
+        if (prescreen) ++result.confirmed;
+        return keeps(RunText(candidate, path, options));
       },
       options.budget, &result.stats);
   return result;

@@ -33,6 +33,11 @@ struct ReduceOptions {
   // Ops a candidate must still have a step of (anywhere, nested ones included), besides the
   // outcome: `unmap` keeps a race's unmap where a smaller scenario would fault without it.
   std::vector<std::string> keep_ops;
+  // Pre-screen on the twin: when the run is on another backend (the GPU) and the twin ends the
+  // scenario with the same outcome, each candidate runs on the twin first and only one that keeps
+  // the outcome there runs on the GPU (a candidate the twin ends differently is dropped unrun).
+  bool prescreen = true;
+  BackendKind prescreen_backend = BackendKind::kHost;
   std::string child_exe = "/proc/self/exe";
 };
 
@@ -41,6 +46,10 @@ struct ReduceResult {
   std::string outcome;  // OutcomeSignature of the scenario, kept by every reduction
   std::string text;     // the reduced scenario
   ShrinkStats stats;
+  // The pre-screen: what was decided ("" when not asked for or when the run is on the twin) and,
+  // when it ran, how many candidates the twin dropped and how many then ran on the backend.
+  std::string prescreen;
+  int screened_out = 0, confirmed = 0;
 };
 
 // Reduces `text` (a flat scenario: loops and includes expanded, as `vmm-run expand` writes it),

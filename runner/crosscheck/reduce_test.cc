@@ -81,6 +81,33 @@ TEST(Reduce, KeepsTheFailingCheckAndWhatItNeeds) {
   EXPECT_EQ(again->stats.steps_after, 5);
 }
 
+// Pre-screening decides where a candidate runs first, never what the reduction keeps: with the
+// twin as the screen (here `auto`, which is the twin on a machine without a GPU, so the screen
+// is taken) the result is the one without it, and every candidate was decided on the screen
+// first.
+TEST(Reduce, APrescreenOnTheTwinKeepsTheSameReduction) {
+  std::string text = kBuried;
+  text.erase(text.find("  - {op: matmul"));
+  ReduceOptions plain;
+  plain.backend = BackendKind::kHost;
+  plain.prescreen = false;
+  StatusOr<ReduceResult> without = Reduce(text, "buried.yaml", plain);
+  ASSERT_TRUE(without.ok()) << without.status().message();
+  EXPECT_EQ(without->prescreen, "");
+  ReduceOptions screened = plain;
+  screened.prescreen = true;
+  screened.prescreen_backend = BackendKind::kAuto;
+  StatusOr<ReduceResult> with = Reduce(text, "buried.yaml", screened);
+  ASSERT_TRUE(with.ok()) << with.status().message();
+  if (with->prescreen.find("ends it the same way") == std::string::npos)
+    GTEST_SKIP() << "auto is not the twin here: " << with->prescreen;
+  EXPECT_EQ(with->text, without->text);
+  EXPECT_EQ(with->screened_out + with->confirmed, with->stats.candidates);
+  // The screen and the backend agree here, so what the screen passed on is what was kept.
+  EXPECT_EQ(with->confirmed, without->stats.kept);
+  EXPECT_GT(with->screened_out, 0);
+}
+
 // A reproducer as a user writes it: 8 MiB of 4 MiB pages, two threads doing their own work, the
 // failing check in one of them. Reduce drops the thread that does not matter and the steps of the
 // other that do not, and halves the scale (every size, offset and shape at once) down to pages of
