@@ -63,14 +63,19 @@ class LineReader {
     return InvalidInput(std::string(file_) + ":" + std::to_string(line_) + ": " + what);
   }
 
-  Status Read(std::string_view text, TraceRecord* r) {
-    r->line = line_;
+  // Every line, comments included (the importer copies some into the scenario's header).
+  Status Printable(std::string_view text) const {
     for (size_t i = 0; i < text.size(); ++i) {
       const unsigned char c = static_cast<unsigned char>(text[i]);
       if ((c < 0x20 && c != '\t') || c > 0x7e)
         return Fail("byte " + Hex(c) + " at column " + std::to_string(i + 1) +
                     ": a trace is printable ASCII (was the file made by `vmm-run record`?)");
     }
+    return Status::Ok();
+  }
+
+  Status Read(std::string_view text, TraceRecord* r) {
+    r->line = line_;
     const std::vector<std::string> words = SplitWords(text);
     if (words.size() < 2 || !ParseNumber(words[0], &r->seq))
       return Fail(
@@ -233,6 +238,7 @@ StatusOr<CallTrace> ReadCallTrace(std::string_view text, std::string_view file) 
       continue;
     }
     if (row.find_first_not_of(" \t") == std::string_view::npos) continue;
+    VMM_RETURN_IF_ERROR(LineReader(file, line).Printable(row));
     if (row[0] == '#') {
       row.remove_prefix(std::min<size_t>(row.size(), row.size() > 1 && row[1] == ' ' ? 2 : 1));
       trace.comments.emplace_back(row);
