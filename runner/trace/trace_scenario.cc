@@ -55,8 +55,8 @@ Status TraceWriter::Write(std::string* text) {
   if (steps_.empty()) {
     std::string why;
     for (const auto& [what, n] : left_out_) why += "; " + std::to_string(n) + " x " + what;
-    return InvalidInput("none of process " + std::to_string(pid_) +
-                        "'s calls can be replayed" + (why.empty() ? "" : ": " + why.substr(2)));
+    return InvalidInput("none of process " + std::to_string(pid_) + "'s calls can be replayed" +
+                        (why.empty() ? "" : ": " + why.substr(2)));
   }
   *text = Header() + Declarations() + StepList();
   return Status::Ok();

@@ -204,8 +204,8 @@ TEST(TraceScenario, TheCommittedImportsAreWhatTheImporterWritesAndTheyValidate) 
     StatusOr<std::string> text = TraceScenario(Fixture(options.source), options);
     ASSERT_TRUE(text.ok()) << text.status().message();
     EXPECT_EQ(*text, FixtureText(std::string(stem) + ".yaml"))
-        << "regenerate: cd tests/fixtures/traces && vmm-run import-trace " << stem
-        << ".trace -o " << stem << ".yaml";
+        << "regenerate: cd tests/fixtures/traces && vmm-run import-trace " << stem << ".trace -o "
+        << stem << ".yaml";
     EXPECT_EQ(Validate(*text), "") << stem;
   }
   EXPECT_EQ(Validate(FixtureText("unmap_before_sync.reduced.yaml")), "");
