@@ -98,10 +98,9 @@ StepRecord Fold(const std::vector<const StepRecord*>& members) {
 
 }  // namespace
 
-void FoldRepeatedSteps(const std::vector<std::string>& template_of,
-                       std::vector<StepRecord>* records) {
+void FoldRepeatedSteps(const std::vector<uint32_t>& template_of, std::vector<StepRecord>* records) {
   // Members of each (template, status) group, in run order.
-  std::map<std::pair<std::string, int>, std::vector<size_t>> groups;
+  std::map<std::pair<uint32_t, int>, std::vector<size_t>> groups;
   for (size_t i = 0; i < records->size(); ++i) {
     const StepRecord& r = (*records)[i];
     const size_t t = static_cast<size_t>(r.index);
@@ -120,11 +119,15 @@ void FoldRepeatedSteps(const std::vector<std::string>& template_of,
     for (size_t k = 1; k < indices.size(); ++k) drop[indices[k]] = true;
   }
   for (auto& [at, record] : folded) (*records)[at] = std::move(record);
-  std::vector<StepRecord> kept;
-  kept.reserve(records->size());
-  for (size_t i = 0; i < records->size(); ++i)
-    if (!drop[i]) kept.push_back(std::move((*records)[i]));
-  *records = std::move(kept);
+  // In place: a copy of the kept records beside the originals would double the peak of a long run.
+  size_t kept = 0;
+  for (size_t i = 0; i < records->size(); ++i) {
+    if (drop[i]) continue;
+    if (kept != i) (*records)[kept] = std::move((*records)[i]);
+    ++kept;
+  }
+  records->resize(kept);
+  records->shrink_to_fit();
 }
 
 }  // namespace vmm

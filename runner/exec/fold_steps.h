@@ -15,6 +15,7 @@
 // The summary is not touched: it still counts every step that ran.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,8 @@
 namespace vmm {
 
 // `template_of[i]` identifies the template of the record with index i (records are the top-level
-// steps in order; capture bodies are left alone).
-void FoldRepeatedSteps(const std::vector<std::string>& template_of,
+// steps in order; capture bodies are left alone): records of equal ids come from one template.
+void FoldRepeatedSteps(const std::vector<uint32_t>& template_of,
                        std::vector<report::StepRecord>* records);
 
 }  // namespace vmm

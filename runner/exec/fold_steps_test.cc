@@ -21,7 +21,7 @@ StepRecord Record(int index, const std::string& name, StepStatus status, double 
   return r;
 }
 
-// Three cycles of one loop template ("t") after a step written once ("s"): records 1..3 fold.
+// Three cycles of one loop template (1) after a step written once (0): records 1..3 fold.
 std::vector<StepRecord> ThreeCycles() {
   std::vector<StepRecord> r;
   r.push_back(Record(0, "setup", StepStatus::kOk, 1));
@@ -41,7 +41,7 @@ std::vector<StepRecord> ThreeCycles() {
 
 TEST(FoldRepeatedSteps, OneRecordPerTemplateWithSharedValuesKept) {
   std::vector<StepRecord> r = ThreeCycles();
-  FoldRepeatedSteps({"s", "t", "t", "t"}, &r);
+  FoldRepeatedSteps({0, 1, 1, 1}, &r);
   ASSERT_EQ(r.size(), 2u);
   EXPECT_FALSE(r[0].folded);
   const StepRecord& f = r[1];
@@ -70,7 +70,7 @@ TEST(FoldRepeatedSteps, CombinedHashFollowsEveryIterationInOrder) {
   std::vector<StepRecord> a = ThreeCycles(), b = ThreeCycles(), c = ThreeCycles();
   std::get<std::string>(b[2].details[1].second) = "0xdifferent";
   std::swap(c[1].details[1].second, c[2].details[1].second);
-  const std::vector<std::string> t = {"s", "t", "t", "t"};
+  const std::vector<uint32_t> t = {0, 1, 1, 1};
   FoldRepeatedSteps(t, &a);
   FoldRepeatedSteps(t, &b);
   FoldRepeatedSteps(t, &c);
@@ -90,7 +90,7 @@ TEST(FoldRepeatedSteps, FailedRecordsStayWhereTheyAre) {
   r[2].check->verdict = Verdict::kFail;
   r.push_back(Record(4, "after", StepStatus::kSkipped, 0));
   r.push_back(Record(5, "after", StepStatus::kSkipped, 0));
-  FoldRepeatedSteps({"s", "t", "t", "t", "u", "u"}, &r);
+  FoldRepeatedSteps({0, 1, 1, 1, 2, 2}, &r);
   // setup, the two passing cycles folded, the failed cycle, the skipped pair folded.
   ASSERT_EQ(r.size(), 4u);
   EXPECT_EQ(r[1].folded->count, 2u);
@@ -105,7 +105,7 @@ TEST(FoldRepeatedSteps, FailedRecordsStayWhereTheyAre) {
 
 TEST(FoldRepeatedSteps, NothingRepeatedNothingFolded) {
   std::vector<StepRecord> r = ThreeCycles();
-  FoldRepeatedSteps({"a", "b", "c", "d"}, &r);
+  FoldRepeatedSteps({0, 1, 2, 3}, &r);
   ASSERT_EQ(r.size(), 4u);
   for (const StepRecord& s : r) EXPECT_FALSE(s.folded);
 }

@@ -1,6 +1,7 @@
 #include "runner/pipeline/run_scenario.h"
 
 #include <cstdlib>
+#include <map>
 
 #include "runner/base/exit_code.h"
 #include "runner/base/format.h"
@@ -15,15 +16,42 @@
 namespace vmm {
 namespace {
 
-// Where each top-level step was written (file:line:column): the steps a loop or fragment made
-// share their template's place (exec/fold_steps.h).
-std::vector<std::string> TemplatesOf(const Scenario& scenario) {
-  std::vector<std::string> out;
+// Each top-level step's template, as an id (exec/fold_steps.h): the steps a loop or fragment made
+// share their template's place (file:line:column), and so its id. Four bytes a step: a long run
+// keeps them until its records are folded.
+std::vector<uint32_t> TemplatesOf(const Scenario& scenario) {
+  std::map<std::string, uint32_t> ids;
+  std::vector<uint32_t> out;
   out.reserve(scenario.steps.size());
-  for (const Step& s : scenario.steps)
-    out.push_back(s.loc.file() + ":" + std::to_string(s.loc.line) + ":" +
-                  std::to_string(s.loc.column));
+  for (const Step& s : scenario.steps) {
+    const std::string place =
+        s.loc.file() + ":" + std::to_string(s.loc.line) + ":" + std::to_string(s.loc.column);
+    out.push_back(ids.emplace(place, static_cast<uint32_t>(ids.size())).first->second);
+  }
   return out;
+}
+
+// Whether a step (or one inside it, isolate blocks included: a child runs its block from the same
+// preparation) reads its scenario step at run time: check_record does (its keys), so the
+// scenario's steps stay alive for it.
+bool ReadsSource(const std::vector<PlanStep>& steps) {
+  for (const PlanStep& s : steps) {
+    if (s.op == Op::kCheckRecord || ReadsSource(s.body)) return true;
+    if (s.block && ReadsSource(s.block->plan.steps)) return true;
+    for (const std::vector<PlanStep>& branch : s.branches)
+      if (ReadsSource(branch)) return true;
+  }
+  return false;
+}
+
+// PlanStep::src of every step, nested ones included, made null: the scenario's steps are gone.
+// Isolate blocks' plans (immutable) keep theirs, never read: ReadsSource found no step that would.
+void ForgetSource(std::vector<PlanStep>* steps) {
+  for (PlanStep& s : *steps) {
+    s.src = nullptr;
+    ForgetSource(&s.body);
+    for (std::vector<PlanStep>& branch : s.branches) ForgetSource(&branch);
+  }
 }
 
 }  // namespace
@@ -63,8 +91,15 @@ PrepareOutcome PrepareRun(RunRequest request) {
     out.error = choice.status().message();
     return out;
   }
+  std::vector<uint32_t> templates;
+  if (scenario->fold_loops) templates = TemplatesOf(*scenario);
+  if (!ReadsSource(plan.steps)) {
+    ForgetSource(&plan.steps);
+    std::vector<Step>().swap(scenario->steps);
+  }
   PreparedRun run{
-      std::move(request), std::move(*scenario), std::move(plan), std::move(choice).value(), {}};
+      std::move(request),  std::move(*scenario), std::move(plan), std::move(choice).value(), {},
+      std::move(templates)};
   ProvenanceInput provenance{run.request.argv,  run.request.path,     run.request.text,
                              run.scenario.name, run.plan.granularity, run.engine.reason};
   FillProvenance(provenance, run.engine.engine->info(), &run.report);
@@ -100,7 +135,8 @@ report::Report ExecuteRun(PreparedRun& run, StepObserver* observer) {
   report.steps = std::move(outcome.steps);
   report.buffers = BufferTable(run.plan);
   AddTargets(run.plan, &report.steps);
-  if (run.scenario.fold_loops) FoldRepeatedSteps(TemplatesOf(run.scenario), &report.steps);
+  std::vector<PlanStep>().swap(run.plan.steps);  // consumed (PreparedRun's contract)
+  if (run.scenario.fold_loops) FoldRepeatedSteps(run.templates, &report.steps);
   report.graphs = std::move(outcome.graphs);
   report.vars = run.scenario.vars;
   for (const VarOverride& v : run.request.point) report.sweep_point.emplace_back(v.name, v.value);

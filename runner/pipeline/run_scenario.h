@@ -49,12 +49,17 @@ struct RunRequest {
 };
 
 // A scenario that validated, with its engine open and the report's provenance filled. Move-only.
+// PrepareRun frees the scenario's steps once the plan is built (a long
+// scenario's steps are as large as its plan), unless a check_record step reads its keys from them
+// at run time; `templates` keeps what folding needs of them. ExecuteRun consumes the plan's steps
+// once the records are made: neither is to be read after it.
 struct PreparedRun {
   RunRequest request;
   Scenario scenario;
   Plan plan;
   EngineChoice engine;
-  report::Report report;  // provenance only, until ExecuteRun
+  report::Report report;            // provenance only, until ExecuteRun
+  std::vector<uint32_t> templates;  // each top-level step's template (fold_loops only)
 };
 
 struct PrepareOutcome {
