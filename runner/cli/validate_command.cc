@@ -106,9 +106,12 @@ int RunValidateCommand(const ValidateOptions& options, std::ostream& out, std::o
       continue;
     }
     std::vector<Diagnostic> diagnostics;
-    std::optional<Scenario> scenario = ParseScenario(*text, file, expand, &diagnostics);
+    PartialScenario partial;
+    std::optional<Scenario> scenario =
+        ParseScenario(*text, file, expand, &diagnostics, nullptr, &partial);
     Plan plan;
     if (scenario) plan = BuildPlan(*scenario, &diagnostics);
+    AddStateErrors(partial, &diagnostics);  // the schema's and the state's errors in one pass
     CollapseRepeats(&diagnostics);
     const bool valid = diagnostics.empty();
     if (!valid) err << FormatDiagnostics(diagnostics);

@@ -58,10 +58,12 @@ void ForgetSource(std::vector<PlanStep>* steps) {
 
 PrepareOutcome PrepareRun(RunRequest request) {
   PrepareOutcome out;
-  std::optional<Scenario> scenario =
-      ParseScenario(request.text, request.path, request.expand, &out.diagnostics);
+  PartialScenario partial;
+  std::optional<Scenario> scenario = ParseScenario(request.text, request.path, request.expand,
+                                                   &out.diagnostics, nullptr, &partial);
   Plan plan;
   if (scenario) plan = BuildPlan(*scenario, &out.diagnostics);
+  AddStateErrors(partial, &out.diagnostics);  // with schema errors: the state's too, in one pass
   if (!out.diagnostics.empty()) {
     CollapseRepeats(&out.diagnostics);
     out.exit_code = kExitInputError;

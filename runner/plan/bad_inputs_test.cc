@@ -38,11 +38,14 @@ std::vector<std::string> Names(const fs::path& dir, const std::string& ext) {
   return out;
 }
 
-// Parse + plan diagnostics for `text`, as the CLI prints them.
+// Parse + plan diagnostics for `text`, as the CLI prints them (schema and state errors in one
+// pass: partial_scenario.h).
 std::string Check(const std::string& text, const std::string& file) {
   std::vector<Diagnostic> d;
-  std::optional<Scenario> s = ParseScenario(text, file, &d);
+  PartialScenario partial;
+  std::optional<Scenario> s = ParseScenario(text, file, ExpandOptions{}, &d, nullptr, &partial);
   if (s) BuildPlan(*s, &d);
+  AddStateErrors(partial, &d);
   return FormatDiagnostics(d);
 }
 

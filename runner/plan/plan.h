@@ -16,6 +16,7 @@
 #include "kernels/launch_config.h"
 #include "runner/base/boxed.h"
 #include "runner/base/diagnostic.h"
+#include "runner/scenario/partial_scenario.h"
 #include "runner/scenario/scenario.h"
 #include "runner/vocab/access.h"
 #include "runner/vocab/alloc_props.h"
@@ -240,6 +241,11 @@ struct IsolatedBlock {
   Plan plan;
   BlockExpectation expect;
 };
+
+// The state errors of what is left of a scenario whose schema errors set steps aside
+// (PartialScenario): BuildPlan's diagnostics, less those of the tainted steps, appended to
+// `diagnostics` (the schema errors), which end sorted by position. Nothing when nothing was left.
+void AddStateErrors(const PartialScenario& partial, std::vector<Diagnostic>* diagnostics);
 
 // Resolves and validates `scenario`. On success `diagnostics` is empty; otherwise it holds every
 // problem found (one pass, in file order) and the returned Plan must not be run.

@@ -20,6 +20,15 @@ Plan BuildPlan(const Scenario& scenario, std::vector<Diagnostic>* diagnostics) {
   return plan;
 }
 
+void AddStateErrors(const PartialScenario& partial, std::vector<Diagnostic>* diagnostics) {
+  if (!partial.scenario) return;
+  std::vector<Diagnostic> state;
+  BuildPlan(*partial.scenario, &state);
+  for (Diagnostic& d : state)
+    if (!partial.Tainted(d.loc.line)) diagnostics->push_back(std::move(d));
+  SortByPosition(diagnostics);
+}
+
 PlanBuilder::PlanBuilder(const Scenario& scenario, std::vector<Diagnostic>* diagnostics)
     : scenario_(scenario),
       steps_(scenario.steps),

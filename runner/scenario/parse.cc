@@ -63,7 +63,7 @@ ScenarioParser::~ScenarioParser() = default;
 std::optional<Scenario> ScenarioParser::Parse(const std::string& text, const std::string& file,
                                               const ExpandOptions& options,
                                               std::vector<Diagnostic>* diagnostics,
-                                              Expansion* expanded) const {
+                                              Expansion* expanded, PartialScenario* partial) const {
   if (IsBlankYaml(text)) {
     diagnostics->push_back(Diagnostic{
         SourceLoc{file, 1, 1}, "the file is empty; a scenario needs at least 'name' and 'steps'"});
@@ -93,7 +93,11 @@ std::optional<Scenario> ScenarioParser::Parse(const std::string& text, const std
   SortByPosition(&found);
   const bool clean = doc != nullptr && found.empty();
   diagnostics->insert(diagnostics->end(), found.begin(), found.end());
-  if (!clean) return std::nullopt;
+  if (!clean) {
+    if (partial != nullptr && document && !expansion && !found.empty())
+      SetAsideBadSteps(*document, file, found, *validator_, partial);
+    return std::nullopt;
+  }
   // Unless the caller keeps the expanded document, the builder consumes it step by step.
   YamlValue* own = expanded != nullptr ? nullptr : expansion ? &expansion->document : &*document;
   std::optional<Scenario> scenario =
@@ -119,7 +123,8 @@ std::optional<Scenario> ParseScenario(const std::string& text, const std::string
 
 std::optional<Scenario> ParseScenario(const std::string& text, const std::string& file,
                                       const ExpandOptions& options,
-                                      std::vector<Diagnostic>* diagnostics, Expansion* expanded) {
+                                      std::vector<Diagnostic>* diagnostics, Expansion* expanded,
+                                      PartialScenario* partial) {
   ResetSuggestionBudget();
   Status status;
   const ScenarioParser* parser = SharedParser(&status);
@@ -128,7 +133,7 @@ std::optional<Scenario> ParseScenario(const std::string& text, const std::string
         Diagnostic{SourceLoc{file, 0, 0}, "internal error: " + status.message()});
     return std::nullopt;
   }
-  return parser->Parse(text, file, options, diagnostics, expanded);
+  return parser->Parse(text, file, options, diagnostics, expanded, partial);
 }
 
 std::optional<Scenario> LoadScenarioFile(const std::string& path,

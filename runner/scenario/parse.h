@@ -17,6 +17,7 @@
 #include "runner/base/diagnostic.h"
 #include "runner/base/status.h"
 #include "runner/scenario/expander.h"
+#include "runner/scenario/partial_scenario.h"
 #include "runner/scenario/scenario.h"
 
 namespace vmm {
@@ -34,11 +35,14 @@ std::optional<Scenario> ParseScenario(const std::string& text, const std::string
 // The same with `--set` overrides and an include reader (expander.h). The source form (vars,
 // loops, includes) is expanded first, then the expanded form is validated; errors point at the
 // source. When `expanded` is given it receives the expanded document (a copy of the document when
-// there was nothing to expand).
+// there was nothing to expand). When `partial` is given and the schema errors are all inside
+// top-level steps, it receives the scenario without them (partial_scenario.h), for the plan's
+// state errors in the same pass (AddStateErrors, plan.h).
 std::optional<Scenario> ParseScenario(const std::string& text, const std::string& file,
                                       const ExpandOptions& options,
                                       std::vector<Diagnostic>* diagnostics,
-                                      Expansion* expanded = nullptr);
+                                      Expansion* expanded = nullptr,
+                                      PartialScenario* partial = nullptr);
 
 // Reads `path` with ReadInputFile (base/input_file.h: a regular file of at most the input_bytes
 // limit, base/limits.h) and parses it; an unreadable file is one diagnostic ("cannot read the file:
@@ -82,7 +86,8 @@ class ScenarioParser {
   }
   std::optional<Scenario> Parse(const std::string& text, const std::string& file,
                                 const ExpandOptions& options, std::vector<Diagnostic>* diagnostics,
-                                Expansion* expanded = nullptr) const;
+                                Expansion* expanded = nullptr,
+                                PartialScenario* partial = nullptr) const;
 
   const SchemaValidator& validator() const { return *validator_; }
 
