@@ -43,7 +43,9 @@ steps:
 )");
   EXPECT_EQ(refused.errors,
             "test.yaml:7:5: error: cannot set access on [0, 8 MiB) of 'A': [0, 2 MiB) is not "
-            "mapped; map it first\n"
+            "mapped; without 'size', set_access covers what is mapped from its offset, and the "
+            "first mapping after it starts at 2 MiB: write 'offset: 2MiB' (or map [0, 2 MiB) "
+            "first)\n"
             "test.yaml:8:5: error: cannot set access on [2 MiB, 6 MiB) of 'A': [4 MiB, 6 MiB) is "
             "not mapped; leave out 'size' to cover what is mapped from 'offset'\n");
 }
