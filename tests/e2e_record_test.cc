@@ -44,6 +44,13 @@ TEST_F(E2ERecord, RecordRunsTheProgramAndExitsWithItsCode) {
       << r.out;
   EXPECT_EQ(Text("t.trace"), "# vmm-trace 1\n# recorded by vmm-run record: sh -c 'exit 3'\n");
 
+  // An argument outside printable ASCII is written '?' in the trace's header (a trace is ASCII).
+  r = Run("record -o " + Path("v.trace") + " --recorder " + fake + " -- sh -c true caf\xc3\xa9");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(Text("v.trace"),
+            "# vmm-trace 1\n# recorded by vmm-run record: sh -c true 'caf?"
+            "?'\n");
+
   r = Run("record -o " + Path("u.trace") + " --recorder " + fake + " -- /no/such/program");
   EXPECT_EQ(r.exit_code, 127) << r.out;
   EXPECT_NE(r.out.find("error: cannot run '/no/such/program': No such file or directory"),

@@ -43,7 +43,7 @@ const std::vector<LimitInfo>& Table() {
       {Limit::kTraceBytes, "trace_bytes", 1024 * kMiB, 16384 * kMiB, true,
        "size of a call trace read"},
       {Limit::kTraceRecords, "trace_records", 2000000, 100000000, false,
-       "records one call trace holds"},
+       "records and comment lines one call trace holds"},
   };
   return table;
 }

@@ -22,11 +22,19 @@ namespace {
 namespace fs = std::filesystem;
 constexpr const char* kLibrary = "libvmmrun_recorder.so";
 
+// The word as a shell would need it quoted, for the trace's header comment: printable ASCII only
+// (a trace is; another byte, a newline included, is written '?').
 std::string ShellWord(const std::string& word) {
-  if (!word.empty() && word.find_first_of(" \t\n'\"\\$`*?[]{}()<>|&;#~") == std::string::npos)
-    return word;
+  std::string printable;
+  for (char c : word) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    printable += u < 0x20 || u > 0x7e ? '?' : c;
+  }
+  if (!printable.empty() &&
+      printable.find_first_of(" \t'\"\\$`*?[]{}()<>|&;#~") == std::string::npos)
+    return printable;
   std::string quoted = "'";
-  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  for (char c : printable) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return quoted + "'";
 }
 

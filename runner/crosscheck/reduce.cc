@@ -27,6 +27,7 @@ std::string NameOf(BackendKind kind) {
 
 void CollectOps(const std::vector<report::StepRecord>& steps, std::set<std::string>* ops) {
   for (const report::StepRecord& s : steps) {
+    if (s.status == report::StepStatus::kSkipped) continue;  // never ran: keeps nothing
     ops->insert(s.op);
     CollectOps(s.body, ops);
   }
@@ -70,8 +71,15 @@ const report::StepRecord& FailedInside(const report::StepRecord& step) {
 // CUDA_ERROR_ILLEGAL_ADDRESS at the fault surfaces" (a reproducer whose block expects the fault
 // reduces to a smaller one whose block still sees it there).
 std::string ExpectedFaults(const report::Report& report) {
-  std::string faults;
+  std::vector<const report::StepRecord*> blocks;  // lone blocks and a together group's
   for (const report::StepRecord& step : report.steps) {
+    if (step.op == "isolate") blocks.push_back(&step);
+    if (step.op == "together")
+      for (const report::StepRecord& member : step.body) blocks.push_back(&member);
+  }
+  std::string faults;
+  for (const report::StepRecord* block : blocks) {
+    const report::StepRecord& step = *block;
     if (step.op != "isolate" || !step.child) continue;
     const report::ChildRecord& c = *step.child;
     const std::string what = c.error ? *c.error : c.signal;

@@ -75,7 +75,7 @@ void RecordLaunch(const CUpti_CallbackData* cb, int result, CUfunction f, CUstre
     list += text;
   }
   RecordLine line(CALL(cuLaunchKernel), result);
-  line.Text("kernel", cb->symbolName != nullptr ? cb->symbolName : "?")
+  line.Text("kernel", cb->symbolName != nullptr && *cb->symbolName != '\0' ? cb->symbolName : "?")
       .Hex("stream", Handle(stream));
   // ptrs is a list: written as is (Text would encode its commas).
   Emit(line.Raw("ptrs", list), /*buffered=*/true);
@@ -134,10 +134,17 @@ void RecordMemCall(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, int r) {
     case CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess: {
       const auto* a = Params<cuMemSetAccess_params>(cb);
       std::string access;
+      // Device entries only (a host NUMA entry's id is not a device); the trace's flags are the
+      // three the driver accepts, so a refused call's others are written as 0 (none).
       for (size_t i = 0; a->desc != nullptr && i < a->count && i < 1024; ++i) {
+        const CUmemAccessDesc& d = a->desc[i];
+        if (d.location.type != CU_MEM_LOCATION_TYPE_DEVICE || d.location.id < 0 ||
+            d.location.id > 1023)
+          continue;
+        const unsigned flags = static_cast<unsigned>(d.flags);
         if (!access.empty()) access += ',';
-        access += std::to_string(a->desc[i].location.id) + ":" +
-                  std::to_string(static_cast<unsigned>(a->desc[i].flags));
+        access += std::to_string(d.location.id) + ":" +
+                  std::to_string(flags == 1 || flags == 3 ? flags : 0u);
       }
       Emit(RecordLine(CALL(cuMemSetAccess), r)
                .Hex("ptr", a->ptr)
@@ -388,6 +395,11 @@ constexpr CUpti_CallbackId kRecorded[] = {
 
 void CUPTIAPI OnDriverCall(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                            const void* data) {
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    // A module going away takes its functions with it: their handles may be handed out again.
+    if (cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) g_recorder->scan.ForgetFunctions();
+    return;
+  }
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API || cb->callbackSite != CUPTI_API_EXIT) return;
   const int result = static_cast<int>(*static_cast<const CUresult*>(cb->functionReturnValue));
@@ -447,9 +459,25 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   }
   for (CUpti_CallbackId cbid : kRecorded)
     cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+  cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                      CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING);
   g_recorder->sink.Comment("process " + std::to_string(::getpid()) + ": " + CommandLine());
-  pthread_atfork([] { g_recorder->sink.BeforeFork(); }, [] { g_recorder->sink.AfterFork(); },
-                 [] { g_recorder->sink.AfterFork(); });
+  // Both locks are held across fork() so the child never inherits one held by another thread; the
+  // child starts its own count of unrecorded launches.
+  pthread_atfork(
+      [] {
+        g_recorder->scan.BeforeFork();
+        g_recorder->sink.BeforeFork();
+      },
+      [] {
+        g_recorder->sink.AfterFork();
+        g_recorder->scan.AfterFork();
+      },
+      [] {
+        g_recorder->unrecorded_launches.store(0);
+        g_recorder->sink.AfterFork();
+        g_recorder->scan.AfterFork();
+      });
   std::atexit(&AtExit);
   return 1;
 }

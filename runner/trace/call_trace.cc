@@ -239,15 +239,15 @@ StatusOr<CallTrace> ReadCallTrace(std::string_view text, std::string_view file) 
     }
     if (row.find_first_not_of(" \t") == std::string_view::npos) continue;
     VMM_RETURN_IF_ERROR(LineReader(file, line).Printable(row));
+    if (trace.records.size() + trace.comments.size() >= max_records) {
+      return InvalidInput(std::string(file) + ":" + std::to_string(line) + ": more than " +
+                          std::to_string(max_records) +
+                          " records and comments (raise it with --limit trace_records=N)");
+    }
     if (row[0] == '#') {
       row.remove_prefix(std::min<size_t>(row.size(), row.size() > 1 && row[1] == ' ' ? 2 : 1));
       trace.comments.emplace_back(row);
       continue;
-    }
-    if (trace.records.size() >= max_records) {
-      return InvalidInput(std::string(file) + ":" + std::to_string(line) + ": more than " +
-                          std::to_string(max_records) +
-                          " records (raise it with --limit trace_records=N)");
     }
     TraceRecord record;
     VMM_RETURN_IF_ERROR(LineReader(file, line).Read(row, &record));

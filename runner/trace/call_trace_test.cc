@@ -90,7 +90,11 @@ TEST(CallTrace, RecordsAreBoundedByTheTraceRecordsLimit) {
   const std::string record = "1 cuCtxSynchronize result=0 t_ns=1 pid=1 tid=1\n";
   EXPECT_EQ(Error(record + record), "ok");
   EXPECT_EQ(Error(record + record + record),
-            "t.trace:4: more than 2 records (raise it with --limit trace_records=N)");
+            "t.trace:4: more than 2 records and comments (raise it with --limit "
+            "trace_records=N)");
+  EXPECT_EQ(Error("# a\n# b\n# c\n"),
+            "t.trace:4: more than 2 records and comments (raise it with --limit "
+            "trace_records=N)");
   ResetLimits();
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "runner/vocab/cuda_errors.h"
@@ -96,12 +97,14 @@ std::string Token(const TraceRecord& r, Ordinals& o) {
 }
 
 // The length of the shortest edit script (insertions and deletions) turning a into b: Myers'
-// greedy O((N+M)D) algorithm, O(N+M) memory.
-size_t EditDistance(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+// greedy O((N+M)D) algorithm, O(N+M) memory; nullopt past `limit` (its time grows with D).
+std::optional<size_t> EditDistance(const std::vector<std::string>& a,
+                                   const std::vector<std::string>& b, size_t limit) {
   const long n = static_cast<long>(a.size()), m = static_cast<long>(b.size()), max = n + m;
   if (max == 0) return 0;
   std::vector<long> v(2 * max + 2, 0);
   for (long d = 0; d <= max; ++d) {
+    if (static_cast<size_t>(d) > limit) return std::nullopt;
     for (long k = -d; k <= d; k += 2) {
       long x = (k == -d || (k != d && v[max + k - 1] < v[max + k + 1])) ? v[max + k + 1]
                                                                         : v[max + k - 1] + 1;
@@ -135,7 +138,11 @@ TraceComparison CompareVmmCalls(const CallTrace& a, uint64_t pid_a, const CallTr
   TraceComparison c;
   c.a_calls = ta.size();
   c.b_calls = tb.size();
-  c.matched = (ta.size() + tb.size() - EditDistance(ta, tb)) / 2;
+  const std::optional<size_t> d = EditDistance(ta, tb, kMaxDifferences);
+  c.counted = d.has_value();
+  // Past the limit: at most what kMaxDifferences + 1 differences leave.
+  const size_t distance = d ? *d : std::min(kMaxDifferences + 1, ta.size() + tb.size());
+  c.matched = (ta.size() + tb.size() - distance) / 2;
   size_t i = 0, j = 0;
   auto only = [](std::vector<std::string>& list, int line, const std::string& token) {
     if (list.size() < kListed) list.push_back("line " + std::to_string(line) + ": " + token);

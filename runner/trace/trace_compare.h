@@ -15,9 +15,14 @@
 
 namespace vmm::trace {
 
+// Past this many differences the comparison stops counting (its time grows with them).
+inline constexpr size_t kMaxDifferences = 20000;
+
 struct TraceComparison {
   size_t a_calls = 0, b_calls = 0;
   size_t matched = 0;  // calls in both, in the same order (the longest common subsequence)
+  // false: more than kMaxDifferences differences, and `matched` is an upper bound.
+  bool counted = true;
   // Calls of one side the other lacks, in order, as "line N: TOKEN" (the first 50 of each side,
   // from a greedy alignment that agrees with `matched` when the traces differ little).
   std::vector<std::string> only_a, only_b;

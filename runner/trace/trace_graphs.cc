@@ -9,6 +9,10 @@ std::string TraceGraphs::Skip(const std::string& why) {
 
 void TraceGraphs::Begin(uint64_t stream) { captures_[stream] = Capture{}; }
 
+void TraceGraphs::Abandon(uint64_t stream) {
+  if (captures_.erase(stream) != 0) ++skipped_["capture that failed to end"];
+}
+
 void TraceGraphs::Add(uint64_t stream, const std::string& step, GraphWrite write) {
   Capture& c = captures_[stream];
   c.steps.push_back(step);

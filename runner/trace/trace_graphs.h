@@ -26,6 +26,8 @@ class TraceGraphs {
  public:
   void Begin(uint64_t stream);
   bool Capturing(uint64_t stream) const { return captures_.count(stream) != 0; }
+  // A capture that ended in failure: dropped, counted.
+  void Abandon(uint64_t stream);
   // A stand-in captured on `stream` (a flow-style step, "{op: memset, ...}").
   void Add(uint64_t stream, const std::string& step, GraphWrite write);
   // The steps for each call; "" when the call is not replayed (counted in `skipped`). End drops a

@@ -46,6 +46,7 @@ Status TraceWriter::One(const TraceRecord& r) {
     case TraceCall::k_cuMemCreate: {
       VMM_RETURN_IF_ERROR(Sized(r, r.Number("size"), "size"));
       const uint64_t location = r.Number("location"), id = r.Number("device");
+      if (location == 0 || location > 3) return Skip("cuMemCreate at an unknown location");
       if (r.Number("size") == 0 || (location == 1 && id >= kMaxDevices) ||
           (location == 3 && id > 1023))
         return Skip(kImpossible);
@@ -54,7 +55,6 @@ Status TraceWriter::One(const TraceRecord& r) {
       if (location == 1 && id != 0) where = ", device: " + std::to_string(id);
       if (location == 2) where = ", location: host";
       if (location == 3) where = ", location: host_numa, numa_node: " + std::to_string(id);
-      if (location == 0 || location > 3) return Skip("cuMemCreate at an unknown location");
       const std::string alloc = "h" + std::to_string(next_alloc_++);
       handles_[r.Number("handle")].push_back({alloc, r.Number("size")});
       Step("{op: create, alloc: " + alloc + ", size: " + SizeText(r.Number("size")) + where +
@@ -201,22 +201,30 @@ Status TraceWriter::SetAccess(const TraceRecord& r) {
   const std::vector<uint64_t> covered =
       g != nullptr ? Covered(*g, offset, r.Number("size")) : std::vector<uint64_t>{};
   if (covered.empty()) return Skip("cuMemSetAccess of memory mapped before the trace");
-  if (r.access.empty()) return Skip(kImpossible);
-  for (const auto& [device, flags] : r.access) {
-    if (device >= static_cast<int>(kMaxDevices)) return Skip(kImpossible);
-    UseDevice(static_cast<uint64_t>(device));
-  }
+  // One entry per device (a later descriptor for the same device wins, as its last word), each a
+  // device the scenario can name and a flag the driver accepts.
+  std::map<int, unsigned> per_device;
+  for (const auto& [device, flags] : r.access) per_device[device] = flags;
+  if (per_device.empty()) return Skip(kImpossible);
+  for (const auto& [device, flags] : per_device)
+    if (device >= static_cast<int>(kMaxDevices) || flags == 2) return Skip(kImpossible);
+  for (const auto& [device, flags] : per_device) UseDevice(static_cast<uint64_t>(device));
   std::string access;
-  if (r.access.size() == 1 && r.access[0].first == 0) {
-    access = AccessWord(r.access[0].second);
+  if (per_device.size() == 1 && per_device.begin()->first == 0) {
+    access = AccessWord(per_device.begin()->second);
   } else {
-    for (const auto& [device, flags] : r.access)
+    for (const auto& [device, flags] : per_device)
       access += (access.empty() ? "{" : ", ") + std::to_string(device) + ": " + AccessWord(flags);
     access += "}";
   }
-  for (const auto& [device, flags] : r.access)
-    if (device == 0)
-      for (uint64_t at : covered) g->maps[at].writable = flags == 3;
+  if (auto zero = per_device.find(0); zero != per_device.end()) {
+    for (uint64_t at : covered) {
+      Mapping& m = g->maps[at];
+      // What a stand-in wrote is checked while device 0 can still read it.
+      if (zero->second == 0) Check(m, "before its access is taken away");
+      m.writable = zero->second == 3;
+    }
+  }
   Step("{op: set_access, buffer: " + g->name + ", offset: " + SizeText(offset) +
        ", size: " + SizeText(r.Number("size")) + ", access: " + access + "}");
   return Status::Ok();

@@ -35,7 +35,8 @@ Status TraceWriter::Write(std::string* text) {
                " (line " + std::to_string(r.line) + ")");
       continue;
     }
-    if (r.call == TraceCall::k_cuMemCreate && r.result == 800 && (r.Number("handle_types") & 8)) {
+    if (r.call == TraceCall::k_cuMemCreate && r.result == 800 && (r.Number("handle_types") & 8) &&
+        r.Number("size") != 0 && r.Number("size") % kGranule == 0) {
       // A fabric handle refused (CUDA_ERROR_NOT_PERMITTED: no IMEX channel), as PyTorch's
       // allocator tries first: the twin refuses it alike, so it is replayed as a refusal.
       Step("{op: create, alloc: h" + std::to_string(next_alloc_) +
@@ -45,6 +46,8 @@ Status TraceWriter::Write(std::string* text) {
       continue;
     }
     if (r.result != 0) {
+      // A capture that failed to end (invalidated) ends all the same: its stream captures no more.
+      if (r.call == TraceCall::k_cuStreamEndCapture) graphs_.Abandon(r.Number("stream"));
       ++failed_[std::string(r.info().name) + " returned " + ResultText(r.result)];
       if (first_failure_ == nullptr) first_failure_ = &r;
       continue;
