@@ -50,15 +50,7 @@ int RunImportSnapshotCommand(const ImportSnapshotOptions& options, std::ostream&
   import.data = options.data;
   StatusOr<std::string> text = trace::SnapshotScenario(*snapshot, import);
   if (!text.ok()) return fail(text.status());
-  // What the importer writes must validate: a scenario that does not is its bug, never the user's.
-  ScenarioOutput output;
-  output.target = options.out;
-  output.name = options.out.empty() ? "<stdout>" : options.out;
-  output.invalid_exit = kExitInternal;
-  output.invalid_header =
-      "internal error: the imported scenario does not validate (please report it with the "
-      "snapshot):";
-  return EmitScenario(*text, output, "wrote", out, err);
+  return EmitImportedScenario(*text, options.out, "snapshot", out, err);
 }
 
 }  // namespace vmm

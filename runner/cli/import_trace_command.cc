@@ -48,15 +48,7 @@ int RunImportTraceCommand(const ImportTraceOptions& options, std::ostream& out, 
     err << options.file << ": error: " << text.status().message() << "\n";
     return kExitInputError;
   }
-  // What the importer writes must validate: a scenario that does not is its bug, never the user's.
-  ScenarioOutput output;
-  output.target = options.out;
-  output.name = options.out.empty() ? "<stdout>" : options.out;
-  output.invalid_exit = kExitInternal;
-  output.invalid_header =
-      "internal error: the imported scenario does not validate (please report it with the "
-      "trace):";
-  return EmitScenario(*text, output, "wrote", out, err);
+  return EmitImportedScenario(*text, options.out, "trace", out, err);
 }
 
 }  // namespace vmm

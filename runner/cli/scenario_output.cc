@@ -30,4 +30,16 @@ int EmitScenario(const std::string& text, const ScenarioOutput& output, const st
   return kExitPass;
 }
 
+int EmitImportedScenario(const std::string& text, const std::string& target,
+                         const std::string& input_kind, std::ostream& out, std::ostream& err) {
+  ScenarioOutput output;
+  output.target = target;
+  output.name = target.empty() ? "<stdout>" : target;
+  output.invalid_exit = kExitInternal;
+  output.invalid_header =
+      "internal error: the imported scenario does not validate (please report it with the " +
+      input_kind + "):";
+  return EmitScenario(text, output, "wrote", out, err);
+}
+
 }  // namespace vmm

@@ -19,4 +19,9 @@ struct ScenarioOutput {
 int EmitScenario(const std::string& text, const ScenarioOutput& output, const std::string& what,
                  std::ostream& out, std::ostream& err);
 
+// An importer's scenario (import-snapshot, import-trace) to `target` ("": stdout). It must
+// validate: one that does not is the importer's bug (exit 70, asking for the `input_kind` file).
+int EmitImportedScenario(const std::string& text, const std::string& target,
+                         const std::string& input_kind, std::ostream& out, std::ostream& err);
+
 }  // namespace vmm

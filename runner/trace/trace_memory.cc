@@ -195,11 +195,16 @@ std::vector<uint64_t> TraceWriter::Covered(Region& g, uint64_t offset, uint64_t 
   return found;
 }
 
+std::vector<uint64_t> TraceWriter::CoveredBy(const TraceRecord& r, Region** g, uint64_t* offset) {
+  *g = RegionOf(r.Number("ptr"));
+  *offset = *g != nullptr ? r.Number("ptr") - (*g)->base : 0;
+  return *g != nullptr ? Covered(**g, *offset, r.Number("size")) : std::vector<uint64_t>{};
+}
+
 Status TraceWriter::SetAccess(const TraceRecord& r) {
-  Region* g = RegionOf(r.Number("ptr"));
-  const uint64_t offset = g != nullptr ? r.Number("ptr") - g->base : 0;
-  const std::vector<uint64_t> covered =
-      g != nullptr ? Covered(*g, offset, r.Number("size")) : std::vector<uint64_t>{};
+  Region* g = nullptr;
+  uint64_t offset = 0;
+  const std::vector<uint64_t> covered = CoveredBy(r, &g, &offset);
   if (covered.empty()) return Skip("cuMemSetAccess of memory mapped before the trace");
   // One entry per device (a later descriptor for the same device wins, as its last word), each a
   // device the scenario can name and a flag the driver accepts.
@@ -231,10 +236,9 @@ Status TraceWriter::SetAccess(const TraceRecord& r) {
 }
 
 Status TraceWriter::Unmap(const TraceRecord& r) {
-  Region* g = RegionOf(r.Number("ptr"));
-  const uint64_t offset = g != nullptr ? r.Number("ptr") - g->base : 0;
-  const std::vector<uint64_t> covered =
-      g != nullptr ? Covered(*g, offset, r.Number("size")) : std::vector<uint64_t>{};
+  Region* g = nullptr;
+  uint64_t offset = 0;
+  const std::vector<uint64_t> covered = CoveredBy(r, &g, &offset);
   if (covered.empty()) return Skip("cuMemUnmap of memory mapped before the trace");
   // In a trace that faulted, an unmap of memory a launch was given since the last
   // synchronisation is the race: its stand-in becomes a kernel still running (busy), and the

@@ -103,6 +103,8 @@ class TraceWriter {
   Status Map(const TraceRecord& r);
   // The mappings of `g` that [offset, offset + size) covers, or none when part of it is not known.
   std::vector<uint64_t> Covered(Region& g, uint64_t offset, uint64_t size);
+  // The same for a record's ptr and size: also its region (nullptr: none) and the offset in it.
+  std::vector<uint64_t> CoveredBy(const TraceRecord& r, Region** g, uint64_t* offset);
   Status SetAccess(const TraceRecord& r);
   Status Unmap(const TraceRecord& r);
   void Launch(const TraceRecord& r);
