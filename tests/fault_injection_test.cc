@@ -24,6 +24,7 @@
 #include "runner/engine/fault_engine.h"
 #include "runner/engine/select/engine_select.h"
 #include "runner/exec/executor.h"
+#include "runner/pipeline/device_facts.h"
 #include "runner/pipeline/requirements.h"
 #include "runner/plan/plan.h"
 #include "runner/scenario/parse.h"
@@ -88,6 +89,11 @@ std::optional<Loaded> Load(const fs::path& path) {
   }
   for (const Shrink& s : kShrinks)
     if (text.find(s.declared) != std::string::npos) options.set.push_back(s.value);
+  // Device facts from the host twin (a CUDA sweep whose device differs skips the scenario: its
+  // clean run does not pass there).
+  EngineRequest twin;
+  twin.kind = BackendKind::kHost;
+  if (!ReadDeviceFacts(text, twin, &options).ok()) return std::nullopt;
   std::vector<Diagnostic> diagnostics;
   std::optional<Scenario> scenario = LoadScenarioFile(path.string(), options, &diagnostics);
   if (!scenario) return std::nullopt;

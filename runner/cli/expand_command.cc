@@ -3,6 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
 
+#include "runner/base/input_file.h"
+#include "runner/base/limits.h"
+#include "runner/pipeline/device_facts.h"
 #include "runner/plan/plan.h"
 #include "runner/scenario/parse.h"
 #include "runner/yaml/yaml_writer.h"
@@ -64,10 +67,26 @@ std::string OneLine(const std::string& text) {
 }  // namespace
 
 std::optional<std::string> ExpandToText(const std::string& file, const ExpandOptions& expand,
-                                        std::ostream& err) {
+                                        std::ostream& err, BackendKind backend) {
   std::vector<Diagnostic> diagnostics;
   Expansion expansion;
-  std::optional<Scenario> scenario = LoadScenarioFile(file, expand, &diagnostics, &expansion);
+  StatusOr<std::string> text = ReadInputFile(file, Limit::kInputBytes);
+  if (!text.ok()) {
+    err << FormatDiagnostic(Diagnostic{SourceLoc{file, 0, 0}, text.status().message()}) << "\n";
+    return std::nullopt;
+  }
+  ExpandOptions with_facts = expand;
+  EngineRequest device;
+  device.kind = backend;
+  Status facts = ApplyHostMemoryEnvironment(&device);
+  if (facts.ok()) facts = ReadDeviceFacts(*text, device, &with_facts);
+  if (!facts.ok()) {
+    err << file << ": error: cannot read the device's memory for device_memory / device_free: "
+        << facts.message() << "\n";
+    return std::nullopt;
+  }
+  std::optional<Scenario> scenario =
+      ParseScenario(*text, file, with_facts, &diagnostics, &expansion);
   if (scenario) BuildPlan(*scenario, &diagnostics);
   if (!diagnostics.empty()) {
     CollapseRepeats(&diagnostics);

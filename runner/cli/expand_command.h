@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "runner/engine/select/engine_select.h"
+
 namespace CLI {
 class App;
 }
@@ -27,9 +29,12 @@ int RunExpandCommand(const ExpandCommandOptions& options, std::ostream& out, std
 
 // The scenario in `file` expanded and validated, as `vmm-run expand` prints it (a header comment,
 // then YAML that expands to itself); the errors go to `err` and nullopt comes back.
+// A scenario that names a device fact (device_memory, device_free) gets them from the device
+// `backend` picks (runner/pipeline/device_facts.h), with the values in the header's vars.
 struct ExpandOptions;
 std::optional<std::string> ExpandToText(const std::string& file, const ExpandOptions& expand,
-                                        std::ostream& err);
+                                        std::ostream& err,
+                                        BackendKind backend = BackendKind::kAuto);
 
 // `--set NAME=VALUE` for run, validate and expand: parses `args` into *options; prints the first
 // bad one to `err` and returns false.

@@ -43,7 +43,9 @@ int RunReduceCommand(const ReduceCommandOptions& options, std::ostream& out, std
   ExpandOptions expand;
   if (!ParseSetOptions(options.set, &expand, err)) return kExitInputError;
   expand.include_roots = options.include_roots;
-  const std::optional<std::string> text = ExpandToText(options.file, expand, err);
+  BackendKind backend = BackendKind::kAuto;
+  ParseBackendKind(options.backend, &backend);
+  const std::optional<std::string> text = ExpandToText(options.file, expand, err, backend);
   if (!text) return kExitInputError;
   const std::filesystem::path source(options.file);
   const std::string target =

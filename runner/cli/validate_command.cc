@@ -9,6 +9,7 @@
 #include "runner/base/input_file.h"
 #include "runner/base/limits.h"
 #include "runner/cli/expand_command.h"
+#include "runner/pipeline/device_facts.h"
 #include "runner/plan/plan.h"
 #include "runner/scenario/parse.h"
 #include "runner/yaml/valijson_oracle.h"
@@ -105,10 +106,22 @@ int RunValidateCommand(const ValidateOptions& options, std::ostream& out, std::o
       code = kExitInputError;
       continue;
     }
+    // A scenario that names device_memory or device_free is validated with the numbers of the
+    // device a run would use (this machine's: the GPU, or the host twin).
+    ExpandOptions with_facts = expand;
+    EngineRequest device;
+    Status facts = ApplyHostMemoryEnvironment(&device);
+    if (facts.ok()) facts = ReadDeviceFacts(*text, device, &with_facts);
+    if (!facts.ok()) {
+      err << file << ": error: cannot read the device's memory for device_memory / device_free: "
+          << facts.message() << "\n";
+      code = kExitInputError;
+      continue;
+    }
     std::vector<Diagnostic> diagnostics;
     PartialScenario partial;
     std::optional<Scenario> scenario =
-        ParseScenario(*text, file, expand, &diagnostics, nullptr, &partial);
+        ParseScenario(*text, file, with_facts, &diagnostics, nullptr, &partial);
     Plan plan;
     if (scenario) plan = BuildPlan(*scenario, &diagnostics);
     AddStateErrors(partial, &diagnostics);  // the schema's and the state's errors in one pass
@@ -120,7 +133,7 @@ int RunValidateCommand(const ValidateOptions& options, std::ostream& out, std::o
       code = kExitInputError;
       continue;
     }
-    const int points = ValidateSweepPoints(*text, file, expand, plan.steps.size(), err);
+    const int points = ValidateSweepPoints(*text, file, with_facts, plan.steps.size(), err);
     if (points < 0) {
       code = kExitInputError;
       continue;

@@ -13,6 +13,7 @@
 #include "runner/isolate/child_process.h"
 #include "runner/isolate/child_request.h"
 #include "runner/pipeline/run_scenario.h"
+#include "runner/scenario/expr.h"
 
 namespace vmm {
 namespace {
@@ -58,7 +59,14 @@ std::optional<PreparedRun> PrepareAsTheParentDid(const report::BlockRequest& r, 
   RunRequest request;
   request.path = r.scenario_path;
   request.text = r.scenario_text;
-  for (const auto& [name, value] : r.set) request.expand.set.push_back(VarOverride{name, value});
+  // The parent's device facts travel with its --set values (ExecuteRun): facts here, not vars.
+  for (const auto& [name, value] : r.set) {
+    if (IsDeviceFact(name)) {
+      request.expand.facts.emplace_back(name, LiteralValue(value));
+    } else {
+      request.expand.set.push_back(VarOverride{name, value});
+    }
+  }
   request.expand.include_roots = r.include_roots;
   if (!ParseBackendKind(r.backend, &request.backend) || request.backend == BackendKind::kAuto) {
     done->setup_error = "unknown backend '" + r.backend + "'";

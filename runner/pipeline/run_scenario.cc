@@ -8,6 +8,7 @@
 #include "runner/exec/fold_steps.h"
 #include "runner/exec/step_targets.h"
 #include "runner/isolate/child_block_runner.h"
+#include "runner/pipeline/device_facts.h"
 #include "runner/pipeline/provenance.h"
 #include "runner/pipeline/requirements.h"
 #include "runner/scenario/parse.h"
@@ -58,6 +59,25 @@ void ForgetSource(std::vector<PlanStep>* steps) {
 
 PrepareOutcome PrepareRun(RunRequest request) {
   PrepareOutcome out;
+  EngineRequest engine;
+  engine.kind = request.backend;
+  engine.device = request.device;
+  engine.host_devices = request.host_devices;
+  engine.trap_faults = request.trap_faults;
+  // VMMRUN_HOST_MEMORY caps the memory the host twin emulates (docs/backends.md), so that the size
+  // of the machine does not decide which scenarios run: the test suite pins it.
+  if (Status cap = ApplyHostMemoryEnvironment(&engine); !cap.ok()) {
+    out.exit_code = kExitInputError;
+    out.error = cap.message();
+    return out;
+  }
+  // A scenario that sizes things by the device's memory gets it before it is expanded.
+  if (Status facts = ReadDeviceFacts(request.text, engine, &request.expand); !facts.ok()) {
+    out.exit_code = ExitForStatus(facts);
+    out.error =
+        "cannot read the device's memory for device_memory / device_free: " + facts.message();
+    return out;
+  }
   PartialScenario partial;
   std::optional<Scenario> scenario = ParseScenario(request.text, request.path, request.expand,
                                                    &out.diagnostics, nullptr, &partial);
@@ -69,24 +89,7 @@ PrepareOutcome PrepareRun(RunRequest request) {
     out.exit_code = kExitInputError;
     return out;
   }
-  EngineRequest engine;
-  engine.kind = request.backend;
-  engine.device = request.device;
   engine.granularity = plan.granularity;
-  engine.host_devices = request.host_devices;
-  engine.trap_faults = request.trap_faults;
-  // VMMRUN_HOST_MEMORY caps the memory the host twin emulates (docs/backends.md), so that the size
-  // of the machine does not decide which scenarios run: the test suite pins it.
-  if (const char* cap = std::getenv("VMMRUN_HOST_MEMORY"); cap != nullptr && *cap != '\0') {
-    const std::optional<uint64_t> bytes = ParseSize(cap);
-    if (!bytes || *bytes == 0) {
-      out.exit_code = kExitInputError;
-      out.error = "VMMRUN_HOST_MEMORY='" + Excerpt(cap) +
-                  "' is not a size; give one such as 16GiB (the host twin's memory), or unset it";
-      return out;
-    }
-    engine.host_memory = *bytes;
-  }
   StatusOr<EngineChoice> choice = SelectEngine(engine);
   if (!choice.ok()) {
     out.exit_code = ExitForStatus(choice.status());
@@ -120,6 +123,9 @@ report::Report ExecuteRun(PreparedRun& run, StepObserver* observer) {
   block_options.scenario_text = run.request.text;
   for (const VarOverride& v : run.request.expand.set)
     block_options.set.emplace_back(v.name, v.value);
+  // The device facts as the parent read them: the child's view of free memory differs.
+  for (const auto& [name, value] : run.request.expand.facts)
+    block_options.set.emplace_back(name, value.ToString());
   block_options.include_roots = run.request.expand.include_roots;
   block_options.backend = info.backend;
   block_options.device = run.request.device;

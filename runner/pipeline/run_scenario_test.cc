@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
+
+#include "runner/scenario/parse.h"
 
 namespace vmm {
 namespace {
@@ -66,6 +69,43 @@ TEST(PrepareRun, KeepsTheScenarioStepsForCheckRecord) {
   EXPECT_NE(prepared.run->plan.steps.back().src, nullptr);
   const report::Report report = ExecuteRun(*prepared.run, nullptr);
   EXPECT_EQ(report.summary.exit_code, 0);
+}
+
+// Sizes relative to the device: device_memory and device_free are read from the device the run
+// uses (here the twin, whose memory VMMRUN_HOST_MEMORY sets), before the scenario is expanded.
+TEST(PrepareRun, ReadsTheDeviceFactsAScenarioNames) {
+  const std::string text = R"(version: 1
+name: beyond
+granularity: 2MiB
+buffers: {A: {shape: [4]}}
+steps:
+  - {op: create, alloc: big, size: "${(device_memory / 2MiB + 1) * 2MiB}", expect_error: CUDA_ERROR_OUT_OF_MEMORY}
+  - {op: create, alloc: half, size: "${device_free / 2}"}
+  - {op: release, alloc: half}
+)";
+  ASSERT_EQ(setenv("VMMRUN_HOST_MEMORY", "4GiB", 1), 0);
+  PrepareOutcome prepared = PrepareRun(Request(text));
+  unsetenv("VMMRUN_HOST_MEMORY");
+  ASSERT_TRUE(prepared.run) << prepared.error << FormatDiagnostics(prepared.diagnostics);
+  const std::vector<std::pair<std::string, ExprValue>>& facts = prepared.run->request.expand.facts;
+  ASSERT_EQ(facts.size(), 2u);
+  EXPECT_EQ(facts[0].first, "device_memory");
+  EXPECT_EQ(facts[0].second.number, int64_t{4} << 30);
+  EXPECT_EQ(facts[1].first, "device_free");
+  EXPECT_EQ(facts[1].second.number, int64_t{4} << 30);
+  const report::Report report = ExecuteRun(*prepared.run, nullptr);
+  EXPECT_EQ(report.summary.exit_code, 0);
+  ASSERT_GE(report.vars.size(), 2u);
+  EXPECT_EQ(report.vars[0], (std::pair<std::string, std::string>{"device_memory", "4294967296"}));
+
+  // Without a device to read them from (as a sweep's axes are read), naming one says so.
+  std::vector<Diagnostic> d;
+  EXPECT_FALSE(ParseScenario(text, "beyond.yaml", ExpandOptions{}, &d));
+  ASSERT_FALSE(d.empty());
+  EXPECT_NE(d[0].message.find("'device_memory' is a device fact, read from the device when "
+                              "vmm-run runs, validates or expands a scenario"),
+            std::string::npos)
+      << d[0].message;
 }
 
 }  // namespace

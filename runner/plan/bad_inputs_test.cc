@@ -43,7 +43,11 @@ std::vector<std::string> Names(const fs::path& dir, const std::string& ext) {
 std::string Check(const std::string& text, const std::string& file) {
   std::vector<Diagnostic> d;
   PartialScenario partial;
-  std::optional<Scenario> s = ParseScenario(text, file, ExpandOptions{}, &d, nullptr, &partial);
+  ExpandOptions options;  // device facts as a 16 GiB device would give them, where named
+  if (MentionsDeviceFacts(text))
+    options.facts = {{"device_memory", ExprValue::Number(int64_t{16} << 30)},
+                     {"device_free", ExprValue::Number(int64_t{16} << 30)}};
+  std::optional<Scenario> s = ParseScenario(text, file, options, &d, nullptr, &partial);
   if (s) BuildPlan(*s, &d);
   AddStateErrors(partial, &d);
   return FormatDiagnostics(d);

@@ -48,6 +48,7 @@ class Expander {
     root.file = &file_;
     root.scope = &scope;
     root.fragments = &fragments_;
+    for (const auto& [name, value] : options_.facts) scope.Push(name, value);
     if (const YamlValue* vars = doc.Find("vars")) Vars(*vars, root);
     CheckVarOverrides(doc.Find("vars"), options_.set, file_, diagnostics_);
     if (const YamlValue* include = doc.Find("include")) fragments_ = loader_.Load(*include, file_);
@@ -98,6 +99,13 @@ class Expander {
       if (!IsVariableName(m.key)) {
         Error(root, m.line, m.column,
               "variable name '" + m.key + "' is not a name; use letters, digits and '_'");
+        continue;
+      }
+      if (IsDeviceFact(m.key)) {
+        Error(root, m.line, m.column,
+              "'" + m.key +
+                  "' is a device fact (read from the device), not a variable to declare; "
+                  "choose another name");
         continue;
       }
       ExprValue value;

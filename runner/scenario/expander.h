@@ -68,6 +68,9 @@ struct ExpandOptions {
   IncludeReader read_file;
   std::vector<std::string> include_roots;  // --include-root: folders includes may also read
   size_t max_steps = 0;                    // 0: the expanded_steps limit (base/limits.h)
+  // The device facts (expr.h, DeviceFacts), known to every expression like variables; empty
+  // when not read (then naming one is an error that says so).
+  std::vector<std::pair<std::string, ExprValue>> facts;
 };
 
 // The expanded document and what made it. Move-only; `document` points into `origins`.

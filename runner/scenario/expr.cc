@@ -194,7 +194,11 @@ class Parser {
       const std::vector<std::string> names = scope_.Names();
       const std::string close = SuggestName(std::string(name), names);
       std::string message = "unknown variable '" + std::string(name) + "'";
-      if (!close.empty()) {
+      if (IsDeviceFact(name)) {
+        message = "'" + std::string(name) +
+                  "' is a device fact, read from the device when vmm-run runs, validates or "
+                  "expands a scenario; it is not known here (a sweep's axes cannot use it)";
+      } else if (!close.empty()) {
         message += ", did you mean '" + close + "'?";
       } else if (names.empty()) {
         message += "; no variables are defined here";
@@ -234,6 +238,26 @@ std::vector<std::string> Scope::Names() const {
     if (!seen) names.push_back(name);
   }
   return names;
+}
+
+const std::vector<DeviceFactInfo>& DeviceFacts() {
+  static const std::vector<DeviceFactInfo> facts = {
+      {"device_memory", "the device's total memory, bytes (cuDeviceTotalMem; the twin: its own)"},
+      {"device_free", "the device's free memory when the run began, bytes (cuMemGetInfo)"},
+  };
+  return facts;
+}
+
+bool IsDeviceFact(std::string_view name) {
+  for (const DeviceFactInfo& f : DeviceFacts())
+    if (name == f.name) return true;
+  return false;
+}
+
+bool MentionsDeviceFacts(std::string_view text) {
+  for (const DeviceFactInfo& f : DeviceFacts())
+    if (text.find(f.name) != std::string_view::npos) return true;
+  return false;
 }
 
 bool IsVariableName(std::string_view name) {

@@ -50,6 +50,18 @@ class Scope {
 // True when `name` can name a variable: a letter or '_', then letters, digits or '_'.
 bool IsVariableName(std::string_view name);
 
+// The device facts a scenario may use in ${...} like variables, read from the run's device before
+// the scenario is expanded (runner/pipeline/device_facts.h): `device_memory`, its total memory,
+// and `device_free`, its free memory then, in bytes (on the host twin, its emulated memory).
+struct DeviceFactInfo {
+  const char* name;
+  const char* what;
+};
+const std::vector<DeviceFactInfo>& DeviceFacts();
+bool IsDeviceFact(std::string_view name);
+// Whether `text` (a scenario's source) names a device fact anywhere: only then are they read.
+bool MentionsDeviceFacts(std::string_view text);
+
 // Evaluates the expression `expr` (the text between `${` and `}`). On failure returns false and
 // sets *error to a message without location ("unknown variable 'pag', did you mean 'page'?").
 bool EvaluateExpr(std::string_view expr, const Scope& scope, ExprValue* out, std::string* error);
