@@ -22,13 +22,28 @@ std::string Hex(uint64_t value) {
   return std::string(p, end);
 }
 
-std::string FormatBytes(uint64_t bytes) {
+namespace {
+
+// `bytes` in the largest unit of kUnits that divides it exactly: its index, and the count.
+int LargestUnit(uint64_t* bytes) {
   int unit = 0;
-  while (unit < 4 && bytes != 0 && bytes % 1024 == 0) {
-    bytes /= 1024;
+  while (unit < 4 && *bytes != 0 && *bytes % 1024 == 0) {
+    *bytes /= 1024;
     ++unit;
   }
+  return unit;
+}
+
+}  // namespace
+
+std::string FormatBytes(uint64_t bytes) {
+  const int unit = LargestUnit(&bytes);
   return std::to_string(bytes) + " " + kUnits[unit];
+}
+
+std::string SizeLiteral(uint64_t bytes) {
+  const int unit = LargestUnit(&bytes);
+  return std::to_string(bytes) + (unit == 0 ? "" : kUnits[unit]);
 }
 
 std::string FormatShape(const std::vector<uint64_t>& shape) {

@@ -115,7 +115,7 @@ bool Generator::MapAlloc() {
   MapBuilder step = Op("map");
   std::string name;
   if (!in_block && rng.Percent(40)) {
-    name = Name("map " + alloc + " at " + buffer + "+" + SizeText(offset));
+    name = Name("map " + alloc + " at " + buffer + "+" + SizeLiteral(offset));
     step.Add("name", name);
   }
   step.Add("buffer", buffer).Add("alloc", alloc);
@@ -246,7 +246,7 @@ bool Generator::Remap() {
   MapBuilder map = Op("map");
   std::string name;
   if (!in_block) {
-    name = Name("remap " + buffer + "+" + SizeText(offset) + " with " + alloc);
+    name = Name("remap " + buffer + "+" + SizeLiteral(offset) + " with " + alloc);
     map.Add("name", name);
   }
   map.Add("buffer", buffer).Add("alloc", alloc).Size("offset", offset);

@@ -18,13 +18,6 @@ YamlValue List(std::vector<YamlValue> items) {
   return v;
 }
 
-std::string SizeText(uint64_t bytes) {
-  if (bytes != 0 && bytes % (1ull << 30) == 0) return std::to_string(bytes >> 30) + "GiB";
-  if (bytes != 0 && bytes % (1ull << 20) == 0) return std::to_string(bytes >> 20) + "MiB";
-  if (bytes != 0 && bytes % (1ull << 10) == 0) return std::to_string(bytes >> 10) + "KiB";
-  return std::to_string(bytes);
-}
-
 MapBuilder::MapBuilder() { value_.kind = YamlValue::Kind::kMap; }
 
 MapBuilder& MapBuilder::Add(const std::string& key, YamlValue value) {

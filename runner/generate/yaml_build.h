@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "runner/base/format.h"
 #include "runner/yaml/yaml_value.h"
 
 namespace vmm::gen {
@@ -13,8 +14,6 @@ namespace vmm::gen {
 YamlValue Scalar(std::string text);
 YamlValue Number(uint64_t n);
 YamlValue List(std::vector<YamlValue> items);
-// Bytes as the language writes them: "2MiB", "256KiB", or a plain count.
-std::string SizeText(uint64_t bytes);
 
 // A map built key by key, in order.
 class MapBuilder {
@@ -26,7 +25,7 @@ class MapBuilder {
   }
   MapBuilder& Add(const std::string& key, const char* text) { return Add(key, Scalar(text)); }
   MapBuilder& Num(const std::string& key, uint64_t n) { return Add(key, Number(n)); }
-  MapBuilder& Size(const std::string& key, uint64_t bytes) { return Add(key, SizeText(bytes)); }
+  MapBuilder& Size(const std::string& key, uint64_t bytes) { return Add(key, SizeLiteral(bytes)); }
   MapBuilder& Flag(const std::string& key, bool on) { return Add(key, on ? "true" : "false"); }
   YamlValue Build() { return std::move(value_); }
 

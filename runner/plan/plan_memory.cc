@@ -2,8 +2,6 @@
 // check every kernel and replay goes through. The VMM rules refused here, with what the CUDA driver
 // returns for each, are one table in runner/vocab/vmm_rules.h; tests/vmm_rules_test.cc pins the
 // exact messages below against it.
-#include <algorithm>
-
 #include "runner/base/format.h"
 #include "runner/plan/plan_builder.h"
 
@@ -293,15 +291,12 @@ void PlanBuilder::SetAccess(const Step& step, PlanStep* p) {
       for (const MappingRecord& m : r.mappings())
         if (m.range.begin >= range.begin && (next == nullptr || m.range.begin < next->range.begin))
           next = &m;
-      if (next != nullptr) {
-        std::string at = FormatBytes(next->range.begin);  // "2 MiB", written "2MiB" in YAML
-        at.erase(std::remove(at.begin(), at.end(), ' '), at.end());
+      if (next != nullptr)
         hint =
             "; without 'size', set_access covers what is mapped from its offset, and the first "
             "mapping after it starts at " +
-            FormatBytes(next->range.begin) + ": write 'offset: " + at + "' (or map " +
-            FormatRange(*hole) + " first)";
-      }
+            FormatBytes(next->range.begin) + ": write 'offset: " + SizeLiteral(next->range.begin) +
+            "' (or map " + FormatRange(*hole) + " first)";
     }
     Refusal(step.loc,
             "cannot set access on " + FormatRange(range) + " of '" + step.buffer().value +

@@ -21,10 +21,6 @@ constexpr uint64_t kGranule = 2 * kMiB;  // the scenario's granularity (the H200
 constexpr uint64_t kViewAlign = 256;     // a view's offset (docs/scenario-language.md)
 constexpr uint64_t kRegionGap = 16ull << 30;  // FindRegions: how far apart two reservations are
 
-std::string SizeText(uint64_t bytes) {
-  if (bytes == 0 || bytes % kMiB != 0) return std::to_string(bytes);
-  return std::to_string(bytes / kMiB) + "MiB";
-}
 uint64_t RoundUp(uint64_t v, uint64_t unit) { return (v + unit - 1) / unit * unit; }
 
 bool IsPageEvent(const SnapshotEvent& e) {
@@ -149,13 +145,13 @@ class Writer {
         continue;
       }
       const std::string alloc = NewAlloc();
-      Step("{op: create, alloc: " + alloc + ", size: " + SizeText(r.page) + "}");
+      Step("{op: create, alloc: " + alloc + ", size: " + SizeLiteral(r.page) + "}");
       Step("{op: map, buffer: " + r.name + ", alloc: " + alloc +
-           ", offset: " + SizeText(k * r.page) + "}");
+           ", offset: " + SizeLiteral(k * r.page) + "}");
       r.pages[k] = alloc;
     }
-    Step("{op: set_access, buffer: " + r.name + ", offset: " + SizeText(e.addr - r.base) +
-         ", size: " + SizeText(e.size) + "}");
+    Step("{op: set_access, buffer: " + r.name + ", offset: " + SizeLiteral(e.addr - r.base) +
+         ", size: " + SizeLiteral(e.size) + "}");
   }
 
   void UnmapPages(const SnapshotEvent& e) {
@@ -168,8 +164,8 @@ class Writer {
         ++skipped_["segment_unmap of a page mapped before the trace began"];
         continue;
       }
-      Step("{op: unmap, buffer: " + r.name + ", offset: " + SizeText(k * r.page) +
-           ", size: " + SizeText(r.page) + "}");
+      Step("{op: unmap, buffer: " + r.name + ", offset: " + SizeLiteral(k * r.page) +
+           ", size: " + SizeLiteral(r.page) + "}");
       Step("{op: release, alloc: " + it->second + "}");
       r.pages.erase(it);
     }
@@ -185,7 +181,7 @@ class Writer {
     r.alloc = NewAlloc();
     r.note = "cudaMalloc'd segment of " + std::to_string(e.size) + " bytes";
     Step("{op: reserve, buffer: " + r.name + "}", "segment_alloc at " + Hex(e.addr));
-    Step("{op: create, alloc: " + r.alloc + ", size: " + SizeText(r.bytes) + "}");
+    Step("{op: create, alloc: " + r.alloc + ", size: " + SizeLiteral(r.bytes) + "}");
     Step("{op: map, buffer: " + r.name + ", alloc: " + r.alloc + "}");
     Step("{op: set_access, buffer: " + r.name + "}");
   }
@@ -272,8 +268,8 @@ class Writer {
       if (r.page == 0) continue;
       if (r.expandable) {
         for (const auto& [k, alloc] : r.pages) {
-          Step("{op: unmap, buffer: " + r.name + ", offset: " + SizeText(k * r.page) +
-               ", size: " + SizeText(r.page) + "}");
+          Step("{op: unmap, buffer: " + r.name + ", offset: " + SizeLiteral(k * r.page) +
+               ", size: " + SizeLiteral(r.page) + "}");
           Step("{op: release, alloc: " + alloc + "}");
         }
         r.pages.clear();
@@ -325,7 +321,7 @@ class Writer {
       buffers += "  " + r.name + ": {shape: [" + std::to_string(r.bytes / 4) + "]}  # " +
                  (r.expandable ? "expandable segment" : "plain segment") + " at " + Hex(r.base) +
                  " in the trace" + (r.note.empty() ? "" : ", " + r.note) +
-                 (r.expandable ? ", pages of " + SizeText(r.page) : "") + "\n";
+                 (r.expandable ? ", pages of " + SizeLiteral(r.page) : "") + "\n";
     }
     d += buffers.empty() ? "buffers: {}\n" : "buffers:\n" + buffers;
     if (!views_.empty()) {

@@ -30,8 +30,8 @@ Status TraceWriter::One(const TraceRecord& r) {
       g.size = r.Number("size");
       const uint64_t align = r.Number("alignment");
       const bool aligned = align > kGranule && align % kGranule == 0 && (align & (align - 1)) == 0;
-      Step("{op: reserve, buffer: " + g.name + ", size: " + SizeText(g.size) +
-               (aligned ? ", alignment: " + SizeText(align) : "") + "}",
+      Step("{op: reserve, buffer: " + g.name + ", size: " + SizeLiteral(g.size) +
+               (aligned ? ", alignment: " + SizeLiteral(align) : "") + "}",
            "at " + Hex(g.base) + " in the trace");
       return Status::Ok();
     }
@@ -57,7 +57,7 @@ Status TraceWriter::One(const TraceRecord& r) {
       if (location == 3) where = ", location: host_numa, numa_node: " + std::to_string(id);
       const std::string alloc = "h" + std::to_string(next_alloc_++);
       handles_[r.Number("handle")].push_back({alloc, r.Number("size")});
-      Step("{op: create, alloc: " + alloc + ", size: " + SizeText(r.Number("size")) + where +
+      Step("{op: create, alloc: " + alloc + ", size: " + SizeLiteral(r.Number("size")) + where +
            HandleTypes(r) + "}");
       return Status::Ok();
     }
@@ -173,7 +173,7 @@ Status TraceWriter::Map(const TraceRecord& r) {
   if (size != h->second.back().size || size > g->size - offset || Overlaps(*g, offset, size))
     return Skip(kImpossible);
   Step("{op: map, buffer: " + g->name + ", alloc: " + h->second.back().name +
-       ", offset: " + SizeText(offset) + "}");
+       ", offset: " + SizeLiteral(offset) + "}");
   Mapping& m = g->maps[offset];
   m = Mapping{};
   m.size = size;
@@ -230,8 +230,8 @@ Status TraceWriter::SetAccess(const TraceRecord& r) {
       m.writable = zero->second == 3;
     }
   }
-  Step("{op: set_access, buffer: " + g->name + ", offset: " + SizeText(offset) +
-       ", size: " + SizeText(r.Number("size")) + ", access: " + access + "}");
+  Step("{op: set_access, buffer: " + g->name + ", offset: " + SizeLiteral(offset) +
+       ", size: " + SizeLiteral(r.Number("size")) + ", access: " + access + "}");
   return Status::Ok();
 }
 
@@ -258,8 +258,8 @@ Status TraceWriter::Unmap(const TraceRecord& r) {
   if (!race)
     for (uint64_t at : covered) Check(g->maps[at], "before its memory is unmapped");
   racing_ = racing_ || race;
-  Step("{op: unmap, buffer: " + g->name + ", offset: " + SizeText(offset) +
-           ", size: " + SizeText(r.Number("size")) + (racing_ ? ", wait: false" : "") + "}",
+  Step("{op: unmap, buffer: " + g->name + ", offset: " + SizeLiteral(offset) +
+           ", size: " + SizeLiteral(r.Number("size")) + (racing_ ? ", wait: false" : "") + "}",
        racing_ ? "as the program did: without waiting for the kernel still running" : "");
   for (uint64_t at : covered) g->maps.erase(at);
   return Status::Ok();
@@ -326,8 +326,8 @@ void TraceWriter::Teardown() {
     if (!g.live) continue;
     for (auto& [offset, m] : g.maps) {
       Check(m, "at the end");
-      Step("{op: unmap, buffer: " + g.name + ", offset: " + SizeText(offset) +
-           ", size: " + SizeText(m.size) + "}");
+      Step("{op: unmap, buffer: " + g.name + ", offset: " + SizeLiteral(offset) +
+           ", size: " + SizeLiteral(m.size) + "}");
     }
     g.maps.clear();
   }

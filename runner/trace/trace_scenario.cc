@@ -40,7 +40,7 @@ Status TraceWriter::Write(std::string* text) {
       // A fabric handle refused (CUDA_ERROR_NOT_PERMITTED: no IMEX channel), as PyTorch's
       // allocator tries first: the twin refuses it alike, so it is replayed as a refusal.
       Step("{op: create, alloc: h" + std::to_string(next_alloc_) +
-               ", size: " + SizeText(r.Number("size")) + HandleTypes(r) +
+               ", size: " + SizeLiteral(r.Number("size")) + HandleTypes(r) +
                ", expect_error: CUDA_ERROR_NOT_PERMITTED}",
            "the program's try at a fabric handle, refused (line " + std::to_string(r.line) + ")");
       continue;
@@ -136,7 +136,7 @@ std::string TraceWriter::Declarations() const {
   std::string buffers;
   for (const Region& g : regions_)
     buffers += "  " + g.name + ": {shape: [" + std::to_string(g.size / 4) + "]}  # " +
-               SizeText(g.size) + " reserved at " + Hex(g.base) + " in the trace\n";
+               SizeLiteral(g.size) + " reserved at " + Hex(g.base) + " in the trace\n";
   d += buffers.empty() ? "buffers: {}\n" : "buffers:\n" + buffers;
   if (!views_.empty()) {
     d += "views:  # the mappings the program's kernels were given\n";

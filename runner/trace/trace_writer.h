@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "runner/base/format.h"
 #include "runner/base/status.h"
 #include "runner/trace/call_trace.h"
 #include "runner/trace/trace_graphs.h"
@@ -22,12 +23,6 @@ namespace vmm::trace {
 inline constexpr uint64_t kMiB = 1ull << 20;
 // The scenario's granularity (the H200's and the twin's).
 inline constexpr uint64_t kGranule = 2 * kMiB;
-
-inline std::string SizeText(uint64_t bytes) {
-  if (bytes != 0 && bytes % (1ull << 30) == 0) return std::to_string(bytes >> 30) + "GiB";
-  if (bytes != 0 && bytes % kMiB == 0) return std::to_string(bytes / kMiB) + "MiB";
-  return std::to_string(bytes);
-}
 
 inline std::string AccessWord(unsigned flags) {
   return flags == 3 ? "read_write" : flags == 1 ? "read" : "none";
