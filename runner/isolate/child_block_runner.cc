@@ -321,6 +321,7 @@ StatusOr<std::unique_ptr<RunningChild>> StartChild(const ChildBlockOptions& opti
   request.scenario_path = options.scenario_path;
   request.scenario_text = options.scenario_text;
   request.set = options.set;
+  request.facts = options.facts;
   request.include_roots = options.include_roots;
   request.limits = ChangedLimits();  // the child reads the scenario under the parent's bounds
   request.block = block_index;

@@ -32,9 +32,10 @@ struct ChildBlockOptions {
   std::string exe = "/proc/self/exe";  // the vmm-run to start (tests name the built binary)
   std::string scenario_path;           // as the parent read it: the child parses the same text
   std::string scenario_text;
-  std::vector<std::pair<std::string, std::string>> set;  // --set values, sweep point included
-  std::vector<std::string> include_roots;                // --include-root folders
-  std::string backend;                                   // the parent's backend: "host" or "cuda"
+  std::vector<std::pair<std::string, std::string>> set;    // --set values, sweep point included
+  std::vector<std::pair<std::string, std::string>> facts;  // the device facts the parent read
+  std::vector<std::string> include_roots;                  // --include-root folders
+  std::string backend;                                     // the parent's backend: "host" or "cuda"
   int device = 0;
   int host_devices = 2;  // devices the host twin emulates, as in the parent
   // What the children's times (ChildRecord's started_ms, ready_ms, ended_ms) count from: the run's

@@ -59,14 +59,9 @@ std::optional<PreparedRun> PrepareAsTheParentDid(const report::BlockRequest& r, 
   RunRequest request;
   request.path = r.scenario_path;
   request.text = r.scenario_text;
-  // The parent's device facts travel with its --set values (ExecuteRun): facts here, not vars.
-  for (const auto& [name, value] : r.set) {
-    if (IsDeviceFact(name)) {
-      request.expand.facts.emplace_back(name, LiteralValue(value));
-    } else {
-      request.expand.set.push_back(VarOverride{name, value});
-    }
-  }
+  for (const auto& [name, value] : r.set) request.expand.set.push_back(VarOverride{name, value});
+  for (const auto& [name, value] : r.facts)
+    request.expand.facts.emplace_back(name, LiteralValue(value));
   request.expand.include_roots = r.include_roots;
   if (!ParseBackendKind(r.backend, &request.backend) || request.backend == BackendKind::kAuto) {
     done->setup_error = "unknown backend '" + r.backend + "'";

@@ -123,9 +123,9 @@ report::Report ExecuteRun(PreparedRun& run, StepObserver* observer) {
   block_options.scenario_text = run.request.text;
   for (const VarOverride& v : run.request.expand.set)
     block_options.set.emplace_back(v.name, v.value);
-  // The device facts as the parent read them: the child's view of free memory differs.
+  // The device facts as this process read them: the child's view of free memory differs.
   for (const auto& [name, value] : run.request.expand.facts)
-    block_options.set.emplace_back(name, value.ToString());
+    block_options.facts.emplace_back(name, value.ToString());
   block_options.include_roots = run.request.expand.include_roots;
   block_options.backend = info.backend;
   block_options.device = run.request.device;

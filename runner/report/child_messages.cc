@@ -46,6 +46,9 @@ std::string EncodeBlockRequest(const BlockRequest& r) {
   Json set = Json::array();
   for (const auto& [name, value] : r.set) set.push_back(Json::array({name, value}));
   j["set"] = std::move(set);
+  Json facts = Json::array();
+  for (const auto& [name, value] : r.facts) facts.push_back(Json::array({name, value}));
+  j["facts"] = std::move(facts);
   j["include_roots"] = r.include_roots;
   j["limits"] = r.limits;
   j["block"] = r.block;
@@ -76,6 +79,15 @@ StatusOr<BlockRequest> DecodeBlockRequest(const std::string& text) {
       break;
     }
     r.set.emplace_back(pair[0], pair[1]);
+  }
+  if (j.contains("facts")) {
+    for (const auto& pair : Get<std::vector<std::vector<std::string>>>(j, "facts", &error)) {
+      if (pair.size() != 2) {
+        error = "'facts' holds a pair that is not [name, value]";
+        break;
+      }
+      r.facts.emplace_back(pair[0], pair[1]);
+    }
   }
   if (j.contains("include_roots"))
     r.include_roots = Get<std::vector<std::string>>(j, "include_roots", &error);

@@ -28,8 +28,10 @@ struct BlockRequest {
   std::string scenario_path;
   std::string scenario_text;
   std::vector<std::pair<std::string, std::string>> set;  // --set NAME=VALUE, sweep point included
-  std::vector<std::string> include_roots;                // --include-root folders
-  std::vector<std::string> limits;  // --limit NAME=VALUE: the parent's changed bounds
+  // The device facts the parent read (device_memory, device_free): the child expands with them.
+  std::vector<std::pair<std::string, std::string>> facts;
+  std::vector<std::string> include_roots;  // --include-root folders
+  std::vector<std::string> limits;         // --limit NAME=VALUE: the parent's changed bounds
   int block = -1;   // index of the isolate block (or its together group) among the top-level steps
   int member = -1;  // the block's position in that together group; -1 for a lone block
   std::string backend;           // "host" or "cuda": the parent's backend, never "auto"

@@ -14,6 +14,7 @@ TEST(ChildMessagesTest, RequestRoundTrips) {
   r.scenario_path = "scenarios/readonly_fault.yaml";
   r.scenario_text = "name: x\nsteps: [{op: synchronize}]\n# é, \"quotes\"\n";
   r.set = {{"pages", "4"}, {"page", "2097152"}};
+  r.facts = {{"device_memory", "150109880320"}, {"device_free", "149557477376"}};
   r.block = 7;
   r.member = 2;
   r.backend = "host";
@@ -24,6 +25,7 @@ TEST(ChildMessagesTest, RequestRoundTrips) {
   EXPECT_EQ(back->scenario_path, r.scenario_path);
   EXPECT_EQ(back->scenario_text, r.scenario_text);
   EXPECT_EQ(back->set, r.set);
+  EXPECT_EQ(back->facts, r.facts);
   EXPECT_EQ(back->block, 7);
   EXPECT_EQ(back->member, 2);
   EXPECT_EQ(back->backend, "host");
