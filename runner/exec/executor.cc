@@ -111,6 +111,16 @@ Status RunOnce(const PlanStep& step, RunState& state, StepRecord& record) {
   return Dispatch(step, state, record);
 }
 
+// "release", "map + set_access": the ops that undo a repeated VMM call (the plan groups them by
+// op), each once.
+std::string UndoText(const std::vector<PlanStep>& undo) {
+  std::string text;
+  for (size_t i = 0; i < undo.size(); ++i)
+    if (i == 0 || undo[i].op != undo[i - 1].op)
+      text += std::string(i == 0 ? "" : " + ") + OpName(undo[i].op);
+  return text;
+}
+
 // Runs `step` step.repeat times; the record keeps the first run's facts plus timing statistics.
 // `samples` (when given) receives the wall time of every run.
 Status RunRepeated(const PlanStep& step, RunState& state, StepRecord& record,
@@ -120,11 +130,19 @@ Status RunRepeated(const PlanStep& step, RunState& state, StepRecord& record,
   if (!status.ok() || step.repeat <= 1) return status;
   std::vector<double> wall{record.wall_us}, gpu;
   if (record.gpu_us) gpu.push_back(*record.gpu_us);
+  // A repeated VMM call is undone before each next call (PlanStep::body).
+  const bool undone = IsMemoryOp(step.op) && !step.body.empty();
   for (uint32_t i = 1; i < step.repeat; ++i) {
     if (StopRequested()) break;  // a signal: the statistics cover the repetitions that ran
+    if (undone) {
+      status = RunUndoSteps(step.body, state);
+      if (!status.ok()) return status.WithContext("before repetition " + std::to_string(i + 1));
+    }
     StepRecord again = NewStepRecord(step);
     status = RunOnce(step, state, again);
     if (!status.ok()) return status.WithContext("repetition " + std::to_string(i + 1));
+    // The state after the step is the last call's: a create's handle is the last one made.
+    if (undone) record.addresses = std::move(again.addresses);
     wall.push_back(again.wall_us);
     if (samples != nullptr) samples->push_back(again.wall_us);
     if (again.gpu_us) gpu.push_back(*again.gpu_us);
@@ -134,6 +152,7 @@ Status RunRepeated(const PlanStep& step, RunState& state, StepRecord& record,
       record.check = again.check;
     }
   }
+  if (undone) record.details.emplace_back("undone_by", UndoText(step.body));
   record.wall_stats = ComputeStats(std::move(wall));
   if (!gpu.empty()) record.gpu_stats = ComputeStats(std::move(gpu));
   return Status::Ok();

@@ -189,6 +189,91 @@ TEST(Executor, RepeatedStepGetsTimingStatistics) {
   EXPECT_EQ(replays, 5);
 }
 
+// repeat on a VMM call: each next call is preceded by the calls that undo the last one, and the
+// step leaves the state one call leaves (the later steps use the last handle made).
+TEST(Executor, RepeatedVmmCallsAreUndoneBetweenRepetitions) {
+  Planned p(R"(version: 1
+name: repeat_vmm
+buffers: {A: {shape: [1048576]}}
+steps:
+  - {op: reserve, buffer: A}
+  - {op: create, alloc: a, size: 2MiB, repeat: 2}
+  - {op: create, alloc: b, size: 2MiB}
+  - {op: map, buffer: A, alloc: a, repeat: 2}
+  - {op: map, buffer: A, alloc: b, offset: 2MiB}
+  - {op: set_access, buffer: A, size: 2MiB, repeat: 2}
+  - {op: set_access, buffer: A, offset: 2MiB, access: read}
+  - {op: unmap, buffer: A, repeat: 2}
+  - {op: release, alloc: a, repeat: 2}
+  - {op: release, alloc: b}
+  - {op: free, buffer: A}
+)");
+  ASSERT_EQ(p.errors, "");
+  FakeEngine engine;
+  RunOutcome out = RunPlan(p.plan, engine, nullptr);
+  EXPECT_EQ(out.summary.exit_code, 0);
+  const std::vector<std::string> expected = {
+      "Reserve(size=0x400000, align=0x200000) -> 0x100000000",
+      "Create(size=0x200000) -> 0x1",
+      "Release(handle=0x1)",  // undoes the create
+      "Create(size=0x200000) -> 0x2",
+      "Create(size=0x200000) -> 0x3",
+      "Map(va=0x100000000, size=0x200000, offset=0x0, handle=0x2)",  // the last handle of 'a'
+      "Unmap(va=0x100000000, size=0x200000)",
+      "Map(va=0x100000000, size=0x200000, offset=0x0, handle=0x2)",
+      "Map(va=0x100200000, size=0x200000, offset=0x0, handle=0x3)",
+      "SetAccess(va=0x100000000, size=0x200000, access=read_write)",
+      "SetAccess(va=0x100000000, size=0x200000, access=read_write)",  // nothing to undo
+      "SetAccess(va=0x100200000, size=0x200000, access=read)",
+      "Unmap(va=0x100000000, size=0x400000)",
+      // Undone: both mappings, then each run of access as it was.
+      "Map(va=0x100000000, size=0x200000, offset=0x0, handle=0x2)",
+      "Map(va=0x100200000, size=0x200000, offset=0x0, handle=0x3)",
+      "SetAccess(va=0x100000000, size=0x200000, access=read_write)",
+      "SetAccess(va=0x100200000, size=0x200000, access=read)",
+      "Unmap(va=0x100000000, size=0x400000)",
+      "Release(handle=0x2)",
+      "Create(size=0x200000) -> 0x4",  // undoes the release
+      "Release(handle=0x4)",
+      "Release(handle=0x3)",
+      "Free(va=0x100000000, size=0x400000)",
+  };
+  EXPECT_EQ(engine.calls(), expected);
+  ASSERT_EQ(out.steps.size(), 11u);
+  const report::StepRecord& create = out.steps[1];
+  ASSERT_EQ(create.op, "create");
+  ASSERT_TRUE(create.wall_stats.has_value());
+  EXPECT_EQ(create.wall_stats->count, 2u);
+  ASSERT_NE(report::FindDetail(create.details, "undone_by"), nullptr);
+  EXPECT_EQ(report::ScalarText(*report::FindDetail(create.details, "undone_by")), "release");
+  ASSERT_EQ(create.addresses.size(), 1u);
+  EXPECT_EQ(report::ScalarText(create.addresses[0].second), "0x2");  // the handle left live
+  ASSERT_NE(report::FindDetail(out.steps[7].details, "undone_by"), nullptr);
+  EXPECT_EQ(report::ScalarText(*report::FindDetail(out.steps[7].details, "undone_by")),
+            "map + set_access");
+  ASSERT_EQ(out.steps[5].op, "set_access");
+  EXPECT_EQ(report::FindDetail(out.steps[5].details, "undone_by"), nullptr);
+}
+
+// A refused call changes nothing: repeated with expect_error, it has nothing to undo.
+TEST(Executor, RepeatedRefusedVmmCallHasNoUndoSteps) {
+  Planned p(R"(version: 1
+name: repeat_refused
+buffers: {A: {shape: [524288]}}
+steps:
+  - {op: reserve, buffer: A}
+  - {op: create, alloc: a, size: 2MiB}
+  - {op: map, buffer: A, alloc: a}
+  - {op: map, buffer: A, alloc: a, expect_error: CUDA_ERROR_INVALID_VALUE, repeat: 3}
+  - {op: unmap, buffer: A}
+  - {op: release, alloc: a}
+  - {op: free, buffer: A}
+)");
+  ASSERT_EQ(p.errors, "");
+  ASSERT_EQ(p.plan.steps[3].repeat, 3u);
+  EXPECT_TRUE(p.plan.steps[3].body.empty());
+}
+
 TEST(Executor, HostEngineComputesAndVerifiesTheProduct) {
   Planned p(kGraph);
   ASSERT_EQ(p.errors, "");

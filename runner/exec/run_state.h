@@ -167,7 +167,6 @@ Status CaptureSteps(const std::vector<PlanStep>& steps, RunState& state,
 // The report's account of a graph read back from the engine: node names, types, the buffers each
 // touches (addresses matched to the scenario's buffers and views), edges, and the structure hash.
 report::GraphRecord RecordGraph(const GraphStructure& structure, const RunState& state);
-// The memory-family handler shared by the seven VMM ops: compile, call, record.
 // expect_error.cc: runs a step with expect_error through Dispatch. It passes (ok, a passing check)
 // only when the call fails with exactly step.expect_error and the engine's state (inventory, and
 // the checksums of the readable bytes the call could touch) is the same after it as before. Every
@@ -179,5 +178,8 @@ Status RunExpectingError(const PlanStep& step, RunState& state, report::StepReco
 std::string DescribeExpectedError(const report::StepRecord& record);
 // The memory-family handler shared by the VMM ops: compile, call, record.
 Status RunVmmStep(const PlanStep& step, RunState& state, report::StepRecord& record);
+// Runs the steps that undo a repeated VMM call (PlanStep::body) back to back: untimed, unrecorded;
+// the first failure is returned, naming the undo call.
+Status RunUndoSteps(const std::vector<PlanStep>& steps, RunState& state);
 
 }  // namespace vmm

@@ -24,7 +24,8 @@ void AddBuffer(const char* role, int slot, const Plan& plan, report::Details* ou
 // into the parallel step's body). A set_node's body (the node's new parameters) has no records.
 std::vector<const PlanStep*> RecordedChildren(const PlanStep& step) {
   std::vector<const PlanStep*> out;
-  if (step.op == Op::kSetNode) return out;
+  // A set_node's body is the node's new parameters, a repeated VMM call's its undo steps.
+  if (step.op == Op::kSetNode || IsMemoryOp(step.op)) return out;
   for (const PlanStep& s : step.body) out.push_back(&s);
   for (const std::vector<PlanStep>& branch : step.branches)
     for (const PlanStep& s : branch) out.push_back(&s);

@@ -404,6 +404,16 @@ Status RunVmmStep(const PlanStep& step, RunState& state, StepRecord& record) {
   return status;
 }
 
+Status RunUndoSteps(const std::vector<PlanStep>& steps, RunState& state) {
+  for (const PlanStep& step : steps) {
+    HotVmmStep s = CompileVmmStep(step, state.plan);
+    Status status;
+    if (RunVmmSteps(&s, 1, state, &status) < 1)
+      return status.WithContext(std::string("undoing it with ") + OpName(step.op));
+  }
+  return Status::Ok();
+}
+
 // The memory ops run through RunVmmStep when they run alone (repeat, or with an observer).
 #define VMM_MEMORY_RUN(Enum)                                                            \
   template <>                                                                           \

@@ -189,6 +189,9 @@ struct PlanStep {
   // node's op whose fields are the node's after the change), or none when only `enabled` changes.
   // together: one isolate step per block, in the order written (index: position in the group).
   // threads: one kThread step per thread (label: its name), whose `body` holds its steps.
+  // create / map / unmap / release with repeat > 1: the memory steps that undo the op between two
+  // repetitions (release; unmap; map and set_access as before; create), run untimed and
+  // unrecorded, so every repetition starts from the same state (plan_repeat.cc).
   std::vector<PlanStep> body;
   std::vector<std::vector<PlanStep>> branches;  // parallel: each branch's steps
   // isolate: the block's own plan (its steps, run by a child process) and what it expects. Shared

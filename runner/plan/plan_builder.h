@@ -197,6 +197,15 @@ class PlanBuilder {
   void Map(const Step& step, PlanStep* p);
   void SetAccess(const Step& step, PlanStep* p);
   void Unmap(const Step& step, PlanStep* p);
+  // plan_repeat.cc: `repeat` on a VMM call; each fills p->body with the steps that undo the call
+  // between two repetitions (see PlanStep::body), or reports why it cannot be undone.
+  bool UndoesRepetitions(const Step& step, const PlanStep& p) const;
+  void UndoCreate(const Step& step, PlanStep* p);
+  void UndoMap(const Step& step, PlanStep* p);
+  // Before `range` of `r` is unmapped: its mappings and their access, to map and set again.
+  void UndoUnmap(const Step& step, const ReservationState& r, const ByteRange& range, PlanStep* p);
+  // Before the release: refused while the memory stays alive through a mapping or another handle.
+  void UndoRelease(const Step& step, PlanStep* p);
   // plan_sharing.cc: create's handle_types, export, import.
   uint32_t HandleTypes(const Step& step);
   void Export(const Step& step, PlanStep* p);

@@ -143,6 +143,7 @@ void PlanBuilder::Create(const Step& step, PlanStep* p) {
   // Visit resolved the step's `device`; memory in host RAM belongs to no device (-1).
   plan_.alloc_devices.push_back(spec.props.location == MemLocation::kDevice ? p->device : -1);
   plan_.alloc_specs.push_back(spec);
+  UndoCreate(step, p);
 }
 
 void PlanBuilder::Release(const Step& step, PlanStep* p) {
@@ -153,6 +154,7 @@ void PlanBuilder::Release(const Step& step, PlanStep* p) {
     return Refusal(At(step.alloc(), step), error, "double_release");  // never let through
   }
   if (p->alloc < 0) return Error(At(step.alloc(), step), error + AllocHint(step.alloc().value));
+  UndoRelease(step, p);
   // Legal while still mapped: the memory lives until its last mapping is unmapped.
   allocs_.End(step.alloc().value, step.loc.line);
 }
@@ -231,6 +233,7 @@ void PlanBuilder::Map(const Step& step, PlanStep* p) {
   // against what the author meant instead of repeating this step's error.
   (void)ok;
   r.AddMapping(MappingRecord{range, p->alloc, p->label, step.loc.line});
+  UndoMap(step, p);
 }
 
 bool PlanBuilder::Range(const Step& step, int buffer, PlanStep* p, ByteRange* range) {
@@ -343,6 +346,7 @@ void PlanBuilder::Unmap(const Step& step, PlanStep* p) {
     // The driver skips unmapped space (as for a range where nothing is mapped).
     Refusal(step.loc, what + FormatRange(*hole) + " is not mapped", "unmap_not_mapped");
   }
+  UndoUnmap(step, r, range, p);
   r.RemoveMappings(range);
 }
 

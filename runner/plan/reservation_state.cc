@@ -99,6 +99,18 @@ void ReservationState::SetAccess(const ByteRange& r, int device, Access access) 
   runs = std::move(next);
 }
 
+std::vector<std::pair<ByteRange, Access>> ReservationState::AccessRuns(const ByteRange& r,
+                                                                       int device) const {
+  std::vector<std::pair<ByteRange, Access>> out;
+  if (device < 0 || static_cast<size_t>(device) >= access_.size()) return out;
+  for (const AccessRun& run : access_[device]) {
+    if (!run.range.Overlaps(r)) continue;
+    out.emplace_back(ByteRange{std::max(run.range.begin, r.begin), std::min(run.range.end, r.end)},
+                     run.access);
+  }
+  return out;
+}
+
 AccessProblem ReservationState::FirstProblem(const ByteRange& r, Access needed, int device) const {
   if (std::optional<ByteRange> hole = FirstUnmapped(r)) {
     return (hole->begin == r.begin && hole->end == r.end) ? AccessProblem::kNotMapped

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runner/vocab/access.h"
@@ -64,6 +65,12 @@ class ReservationState {
   // Whether every byte of `r` is mapped with at least `needed` access for `device`; otherwise the
   // problem of the first offending byte (kPartlyMapped: some of `r` is mapped, some not).
   AccessProblem FirstProblem(const ByteRange& r, Access needed, int device) const;
+
+  // The devices access has ever been set for (0 .. devices() - 1).
+  int devices() const { return static_cast<int>(access_.size()); }
+  // Device `device`'s access over `r`, as runs clipped to `r`: bytes whose access was never set
+  // are in no run.
+  std::vector<std::pair<ByteRange, Access>> AccessRuns(const ByteRange& r, int device) const;
 
  private:
   struct AccessRun {
