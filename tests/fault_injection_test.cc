@@ -329,5 +329,32 @@ TEST(FaultInjection, FailsTheNthCallOfOneKindOnly) {
   EXPECT_EQ(faulty.calls(), 4u);
 }
 
+// inject_error's arming: the nth later call of a kind returns the chosen error, as a driver code,
+// once; several armed faults fire independently; the wrapped engine never sees the call.
+TEST(FaultInjection, AnArmedErrorFailsTheNthLaterCallOfItsKindOnce) {
+  std::unique_ptr<Engine> host = HostEngine(Plan{});
+  ASSERT_TRUE(host);
+  FaultEngine faulty(*host, std::nullopt);
+  const uint64_t g = host->info().granularity_recommended;
+  AllocHandle a, b, c, d;
+  ASSERT_TRUE(faulty.Create(g, &a).ok());  // before arming: not counted towards nth
+  faulty.Arm(FaultKind::kCreate, 2, "CUDA_ERROR_NOT_PERMITTED", "injected by test");
+  faulty.Arm(FaultKind::kSetAccess, 1, "CUDA_ERROR_OUT_OF_MEMORY", "injected by test");
+  EXPECT_EQ(faulty.armed(), 2u);
+  ASSERT_TRUE(faulty.Create(g, &b).ok());
+  uint64_t free_before = 0, free_after = 0, total = 0;
+  ASSERT_TRUE(host->MemoryInfo(&free_before, &total).ok());
+  Status second = faulty.Create(g, &c);
+  ASSERT_FALSE(second.ok());
+  ASSERT_NE(second.cuda_error(), nullptr);
+  EXPECT_STREQ(second.cuda_error(), "CUDA_ERROR_NOT_PERMITTED");
+  EXPECT_EQ(second.message(), "cuMemCreate: CUDA_ERROR_NOT_PERMITTED (injected by test)");
+  ASSERT_TRUE(host->MemoryInfo(&free_after, &total).ok());
+  EXPECT_EQ(free_after, free_before);      // nothing was created
+  EXPECT_TRUE(faulty.Create(g, &d).ok());  // it fired once
+  EXPECT_EQ(faulty.armed(), 1u);           // the set_access fault still waits for its call
+  for (AllocHandle h : {a, b, d}) EXPECT_TRUE(faulty.Release(h, nullptr).ok());
+}
+
 }  // namespace
 }  // namespace vmm

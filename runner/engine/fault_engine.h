@@ -16,55 +16,13 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runner/engine/engine.h"
+#include "runner/vocab/fault_kinds.h"
 
 namespace vmm {
-
-// What a call is, for counting and for choosing which call fails.
-enum class FaultKind : uint8_t {
-  kReserve,
-  kFree,
-  kCreate,
-  kRelease,
-  kMap,
-  kSetAccess,
-  kUnmap,
-  kExport,       // Export (an allocation as a POSIX fd)
-  kImport,       // Import (a POSIX fd as an allocation)
-  kLaunch,       // work on the stream: Fill, Matmul, Memset, Busy, HostFunction
-  kCopy,         // CopyDevice, Copy, CopyToHost, CopyHashed
-  kSnapshot,     // AllocSnapshot, FreeSnapshot (snapshot storage)
-  kCheck,        // Checksum, CompareData, CompareValue, CheckMatmul (checks that read data)
-  kCapture,      // BeginCapture, EndCapture
-  kGraphNode,    // capture-only calls that shape the graph: CaptureLane, ForkLane, JoinLane,
-                 // NameCapturedNode, RecordEvent, WaitEvent, CaptureChildGraph,
-                 // BeginConditional, EndConditional
-  kGraphMemory,  // GraphAlloc, GraphFree, GraphMemory, TrimGraphMemory
-  kInstantiate,  // InstantiateWith (and so Instantiate)
-  kReplay,
-  kUpdate,        // Update, SetNodeParams, SetNodeEnabled
-  kQuery,         // KernelNodes, DescribeGraph, GetAccess, Inventory
-  kDevice,        // SelectDevice, DescribeDevice
-  kDestroy,       // DestroyGraph, DestroyExec
-  kRetain,        // Retain (a new handle to mapped memory)
-  kProperties,    // AllocProperties, Granularity, ProbeCapability (what an allocation gets)
-  kMemoryInfo,    // MemoryInfo
-  kAddressRange,  // AddressRange
-  kSameMemory,    // SameAllocation (maps both and reads through them)
-  kSynchronize,
-};
-inline constexpr size_t kFaultKindCount = static_cast<size_t>(FaultKind::kSynchronize) + 1;
-
-// A kind's name ("create", "set_access", ...), and the driver call and error an injected fault
-// reports for it.
-struct FaultKindInfo {
-  const char* name;
-  const char* driver_call;
-  const char* error;
-};
-const FaultKindInfo& Describe(FaultKind kind);
 
 struct FaultPlan {
   std::optional<FaultKind> kind;  // nullopt: count every call; else only calls of this kind
@@ -75,6 +33,13 @@ class FaultEngine final : public Engine {
  public:
   // `inner` must outlive this engine.
   FaultEngine(Engine& inner, std::optional<FaultPlan> plan) : inner_(inner), plan_(plan) {}
+
+  // A scenario's inject_error: the nth call (1-based) of `kind` from now on returns `error` (a
+  // runner/vocab/cuda_errors.h literal) with `why` in its message, without reaching the wrapped
+  // engine. Several may be armed at once; each fires once.
+  void Arm(FaultKind kind, uint64_t nth, const char* error, std::string why);
+  // How many armed faults have not fired yet.
+  size_t armed() const { return armed_.size(); }
 
   uint64_t calls() const { return total_; }
   uint64_t calls(FaultKind kind) const { return by_kind_[static_cast<size_t>(kind)]; }
@@ -113,6 +78,13 @@ class FaultEngine final : public Engine {
   uint64_t total_ = 0;
   std::array<uint64_t, kFaultKindCount> by_kind_{};
   bool injected_ = false;
+  struct Armed {
+    FaultKind kind;
+    uint64_t at;  // the by_kind_ count of the call that fails
+    const char* error;
+    std::string why;
+  };
+  std::vector<Armed> armed_;
 };
 
 }  // namespace vmm

@@ -10,6 +10,7 @@
 #include "runner/base/process_memory.h"
 #include "runner/base/stop_signal.h"
 #include "runner/base/stopwatch.h"
+#include "runner/engine/fault_engine.h"
 #include "runner/engine/shared_engine.h"
 #include "runner/exec/run_state.h"
 #include "runner/exec/timing_stats.h"
@@ -226,11 +227,16 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer, Blo
   Stopwatch total;
   // A threads group calls the engine from several threads: through SharedEngine for the whole
   // run (one engine, one view of it), so that no call of the run's own thread bypasses its lock.
+  // inject_error arms a FaultEngine under it (each call counted; otherwise not wrapped at all).
+  std::optional<FaultEngine> faults;
+  if (plan.injects_errors) faults.emplace(engine, std::nullopt);
+  Engine& base = faults ? static_cast<Engine&>(*faults) : engine;
   std::optional<SharedEngine> shared;
   if (std::any_of(plan.steps.begin(), plan.steps.end(),
                   [](const PlanStep& s) { return s.op == Op::kThreads; }))
-    shared.emplace(engine);
-  RunState state(plan, shared ? *shared : engine, blocks);
+    shared.emplace(base);
+  RunState state(plan, shared ? *shared : base, blocks);
+  if (faults) state.faults = &*faults;
   state.shared_handles = std::move(shared_handles);
   RunOutcome outcome;
   state.graph_records = &outcome.graphs;

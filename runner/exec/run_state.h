@@ -18,6 +18,8 @@
 
 namespace vmm {
 
+class FaultEngine;
+
 // A snapshot taken by the run: storage the engine owns (device memory by default, or pinned or
 // pageable host memory) and the datagen hash of what it holds, computed where the data lives when
 // it was written. Nothing of its contents is held by the executor.
@@ -65,6 +67,9 @@ struct RunState {
   // The run's top-level records so far (the last one is the step running now): check_record
   // reads the facts of earlier steps there.
   const std::vector<report::StepRecord>* records = nullptr;
+  // The run's fault injector (inject_error arms it): set when the plan injects errors, and then
+  // `engine` forwards through it.
+  FaultEngine* faults = nullptr;
 };
 
 // The address of the first element of buffer or view `slot` (a view: its buffer's reservation

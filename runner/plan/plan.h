@@ -177,6 +177,9 @@ struct PlanStep {
   // The rule of runner/vocab/vmm_rules.h that the step breaks and that expect_error let through
   // (the driver refuses it safely); nullptr when the step breaks none.
   const VmmRule* broken_rule = nullptr;
+  // inject_error: the CUresult literal the armed call returns; `other` is the FaultKind, `size` the
+  // nth call. hold_memory: `size` is the bytes to leave free.
+  const char* injected_error = nullptr;
   bool wait = true;  // unmap/release: wait for in-flight work first (false: isolate blocks only)
   uint64_t duration_ns = 0;                             // busy
   kernels::BusyTouch touch = kernels::BusyTouch::kEnd;  // busy: what it does with its buffer
@@ -235,6 +238,9 @@ struct Plan {
   // (accessor, owner): a set_access gives device `accessor` access to memory on device `owner`
   // (owner != accessor), so the run needs peer access between them (cuDeviceCanAccessPeer).
   std::vector<std::pair<int, int>> peer_access;
+  // A step arms the run's fault injector (inject_error): the run wraps its engine in a
+  // FaultEngine (runner/engine/fault_engine.h); otherwise calls go straight to the engine.
+  bool injects_errors = false;
 };
 
 // An isolate block, validated as a plan of its own: the scenario's buffers and views (declarations

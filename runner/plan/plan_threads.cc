@@ -81,7 +81,10 @@ bool PlanBuilder::AllowedInThread(const Step& step, bool no_context) {
             "runs";
       break;
     case OpFamily::kData:
+      break;
     case OpFamily::kWait:
+      if (step.op == Op::kInjectError)
+        why = "which call is the nth would depend on how the threads interleave";
       break;
     case OpFamily::kCheck:
       if (step.op == Op::kCheckAddress || step.op == Op::kCheckKernelParams ||

@@ -7,6 +7,7 @@
 
 #include "runner/scenario/parse.h"
 #include "runner/scenario/size.h"
+#include "runner/vocab/fault_kinds.h"
 #include "runner/vocab/isolate.h"
 #include "runner/yaml/json_schema.h"
 
@@ -81,6 +82,16 @@ TEST_F(ScenarioSchemaTest, IsolateBlocksAreStepsOfTheirOwnForm) {
   std::string names;
   for (const std::string& s : signal->enum_values) names += (names.empty() ? "" : ", ") + s;
   EXPECT_EQ(names, SignalNames());
+}
+
+// inject_error's `call` names exactly the fault kinds of runner/vocab/fault_kinds.h, in order.
+TEST_F(ScenarioSchemaTest, InjectErrorCallsAreTheFaultKinds) {
+  const SchemaNode* op = schema_->Find("#/definitions/op_inject_error")->Resolved();
+  const SchemaNode* call = op->Property("call")->Resolved();
+  std::vector<std::string> kinds;
+  for (size_t i = 0; i < kFaultKindCount; ++i)
+    kinds.emplace_back(Describe(static_cast<FaultKind>(i)).name);
+  EXPECT_EQ(call->enum_values, kinds);
 }
 
 // Each common key is in an op's schema exactly when the op table gives the op its flag.

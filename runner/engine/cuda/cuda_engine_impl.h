@@ -307,6 +307,7 @@ class CudaEngine final : public Engine {
   // vector in creation order (Unmap scans it; scenarios keep few mappings live).
   SlotMap<PhysicalAlloc> allocs_;
   std::vector<Mapping> mappings_;
+  std::vector<PhysicalAlloc> held_;  // HoldMemory's allocations (never mapped), in creation order
   std::map<uint64_t, Graph> graphs_;
   std::map<uint64_t, GraphExec> execs_;
   // The lane a graph was captured on / an exec was instantiated on, by handle id.

@@ -1,7 +1,9 @@
 // CudaEngine's queries: memory, granularity, granted properties, retained handles, address ranges
 // and capability probes (engine.h, "Queries"). One driver call each, except where said.
+#include <algorithm>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "runner/base/format.h"
@@ -17,6 +19,48 @@ Status CudaEngine::MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) {
   VMM_RETURN_IF_ERROR(CU_CALL(api_, cuMemGetInfo(&free, &total)));
   *free_bytes = free;
   *total_bytes = total;
+  return Status::Ok();
+}
+
+Status CudaEngine::HoldMemory(uint64_t leave_free, uint64_t* held) {
+  VMM_RETURN_IF_ERROR(Bind());
+  *held = 0;
+  if (!held_.empty()) {
+    return Status(Code::kRuntime,
+                  "HoldMemory: this run already holds memory for pressure (return_memory first)",
+                  "CUDA_ERROR_INVALID_VALUE");
+  }
+  const CUmemAllocationProp prop = DeviceAllocationProp(lane_->ordinal);
+  size_t granule = 0, free = 0, total = 0;
+  VMM_RETURN_IF_ERROR(CU_CALL(
+      api_, cuMemGetAllocationGranularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM)));
+  VMM_RETURN_IF_ERROR(CU_CALL(api_, cuMemGetInfo(&free, &total)));
+  uint64_t want = free > leave_free ? (free - leave_free) / granule * granule : 0;
+  // Large allocations first; an out-of-memory chunk is halved, down to one granule (the driver
+  // keeps some of what cuMemGetInfo calls free for itself).
+  uint64_t chunk = std::min<uint64_t>(want, 4ull << 30);
+  while (want >= granule && chunk >= granule) {
+    chunk = std::min(chunk, want) / granule * granule;
+    StatusOr<PhysicalAlloc> a = CreatePhysicalAlloc(api_, prop, chunk);
+    if (!a.ok()) {
+      const char* error = a.status().cuda_error();
+      if (error == nullptr || std::string_view(error) != "CUDA_ERROR_OUT_OF_MEMORY")
+        return Annotate(a.status(), "HoldMemory");
+      chunk /= 2;
+      continue;
+    }
+    held_.push_back(std::move(a).value());
+    *held += chunk;
+    want -= chunk;
+  }
+  return Status::Ok();
+}
+
+Status CudaEngine::ReturnMemory(uint64_t* returned) {
+  VMM_RETURN_IF_ERROR(Bind());
+  *returned = 0;
+  for (const PhysicalAlloc& a : held_) *returned += a.get().size;
+  held_.clear();  // cuMemRelease of each
   return Status::Ok();
 }
 

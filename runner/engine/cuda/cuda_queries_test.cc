@@ -34,6 +34,35 @@ class CudaQueriesTest : public CudaEngineTest {
   }
 };
 
+// hold_memory on the GPU: after the hold, little more than `leave_free` is free (the driver may
+// keep a little of it for itself, and a chunk it refused leaves a little more), a create bigger
+// than that fails with OUT_OF_MEMORY, a smaller one fits, and the return gives it all back.
+TEST_F(CudaQueriesTest, HeldMemoryLeavesWhatWasAskedAndComesBack) {
+  const uint64_t before = Free();
+  constexpr uint64_t kLeave = 1024 * kMiB;
+  uint64_t held = 0, returned = 0;
+  ASSERT_OK(engine_->HoldMemory(kLeave, &held));
+  const uint64_t during = Free();
+  std::printf("[ hold     ] free before %llu, held %llu, free after %llu (asked to leave %llu)\n",
+              static_cast<unsigned long long>(before), static_cast<unsigned long long>(held),
+              static_cast<unsigned long long>(during), static_cast<unsigned long long>(kLeave));
+  EXPECT_GT(held, before / 2);
+  EXPECT_LE(during, kLeave + 64 * kMiB);
+  AllocHandle big, small;
+  const Status refused = engine_->Create(Props(2 * kLeave), &big);
+  ASSERT_NE(refused.cuda_error(), nullptr) << refused.message();
+  EXPECT_STREQ(refused.cuda_error(), "CUDA_ERROR_OUT_OF_MEMORY");
+  ASSERT_OK(engine_->Create(Props(kLeave / 4), &small));
+  ASSERT_OK(engine_->Release(small, nullptr));
+  uint64_t again = 0;
+  const Status second = engine_->HoldMemory(kLeave, &again);
+  ASSERT_NE(second.cuda_error(), nullptr);
+  EXPECT_STREQ(second.cuda_error(), "CUDA_ERROR_INVALID_VALUE");
+  ASSERT_OK(engine_->ReturnMemory(&returned));
+  EXPECT_EQ(returned, held);
+  EXPECT_GE(Free() + 64 * kMiB, before);
+}
+
 TEST_F(CudaQueriesTest, GrantedPropertiesReadBack) {
   AllocHandle plain;
   ASSERT_OK(engine_->Create(Props(gran_), &plain));

@@ -140,6 +140,10 @@ class AddressSpace {
   // free = total_memory - bytes of device `device`'s allocations still alive (by a handle or a
   // mapping).
   void MemoryInfo(int device, uint64_t* free_bytes, uint64_t* total_bytes) const;
+  // hold_memory / return_memory on device `device`: counts as used whatever leaves `leave_free`
+  // bytes free, in whole granules (no memory is touched); one hold per device at a time.
+  Status HoldMemory(int device, uint64_t leave_free, uint64_t* held);
+  void ReturnMemory(int device, uint64_t* returned);
   Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle);
   // Every entry's device is an ordinal (the engine resolved -1).
   Status SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access);
@@ -215,6 +219,7 @@ class AddressSpace {
   uint64_t total_memory_;
   // By device ordinal: bytes of that device's allocations in allocations_.
   std::array<uint64_t, kMaxScenarioDevices> committed_{};
+  std::array<uint64_t, kMaxScenarioDevices> held_{};  // by HoldMemory, counted in committed_
   IdSource* ids_;
   int device_count_;
   std::map<uint64_t, ReservationEntry> reservations_;  // by base address

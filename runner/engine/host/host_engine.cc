@@ -287,6 +287,13 @@ Status HostEngine::MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) {
   space_.MemoryInfo(current_, free_bytes, total_bytes);
   return Status::Ok();
 }
+Status HostEngine::HoldMemory(uint64_t leave_free, uint64_t* held) {
+  return space_.HoldMemory(current_, leave_free, held);
+}
+Status HostEngine::ReturnMemory(uint64_t* returned) {
+  space_.ReturnMemory(current_, returned);
+  return Status::Ok();
+}
 Status HostEngine::Granularity(const AllocProps& props, GranularityKind kind, uint64_t* bytes) {
   return space_.Granularity(props, kind, bytes);
 }

@@ -59,6 +59,30 @@ TEST_F(HostQueriesTest, DeviceMemoryIsUsedUntilTheLastHandleAndMappingGo) {
   ASSERT_TRUE(engine_->Free(va, 2 * kG).ok());
 }
 
+// hold_memory on the twin: what leaves `leave_free` free counts as used, in whole granules, until
+// it is given back; a second hold is refused; a hold of more than is free takes nothing.
+TEST_F(HostQueriesTest, HeldMemoryCountsAsUsedUntilItIsReturned) {
+  const uint64_t before = Free();
+  uint64_t held = 0, returned = 0;
+  ASSERT_TRUE(engine_->HoldMemory(3 * kG, &held).ok());
+  EXPECT_EQ(held, (before - 3 * kG) / kG * kG);
+  EXPECT_EQ(Free(), before - held);
+  AllocHandle h;
+  Status too_big = engine_->Create(AllocProps{.size = 4 * kG}, &h);
+  ASSERT_NE(too_big.cuda_error(), nullptr);
+  EXPECT_STREQ(too_big.cuda_error(), "CUDA_ERROR_OUT_OF_MEMORY");
+  Status again = engine_->HoldMemory(kG, &held);
+  ASSERT_NE(again.cuda_error(), nullptr);
+  EXPECT_STREQ(again.cuda_error(), "CUDA_ERROR_INVALID_VALUE");
+  ASSERT_TRUE(engine_->ReturnMemory(&returned).ok());
+  EXPECT_EQ(returned, (before - 3 * kG) / kG * kG);
+  EXPECT_EQ(Free(), before);
+  ASSERT_TRUE(engine_->HoldMemory(before + kG, &held).ok());
+  EXPECT_EQ(held, 0u);
+  ASSERT_TRUE(engine_->ReturnMemory(&returned).ok());
+  EXPECT_EQ(returned, 0u);
+}
+
 TEST_F(HostQueriesTest, HostMemoryIsNotDeviceMemory) {
   const uint64_t start = Free();
   AllocProps props = Plain(kG);
