@@ -91,7 +91,7 @@ steps:
   ASSERT_EQ(observed.exit_code, 0) << observed.out;  // observing never fails
   Result pin = RunTool("pin " + Path("explore.json") + " --in-place");
   ASSERT_EQ(pin.exit_code, 0) << pin.out;
-  EXPECT_NE(pin.out.find("pinned 1 block(s) in " + file), std::string::npos) << pin.out;
+  EXPECT_NE(pin.out.find("pinned 1 observation(s) in " + file), std::string::npos) << pin.out;
   StatusOr<std::string> read = ReadInputFile(file, Limit::kInputBytes);
   ASSERT_TRUE(read.ok()) << read.status().message();
   const std::string pinned = *read;
@@ -107,7 +107,7 @@ steps:
             1);
   Result again = RunTool("pin " + Path("pinned.json"));
   EXPECT_EQ(again.exit_code, 2);
-  EXPECT_NE(again.out.find("no isolate block with expect: observe; nothing to pin"),
+  EXPECT_NE(again.out.find("no step with expect_error: observe; nothing to pin"),
             std::string::npos)
       << again.out;
 }

@@ -45,7 +45,7 @@ int RunPinCommand(const PinOptions& options, std::ostream& out, std::ostream& er
   output.invalid_exit = kExitInputError;
   output.invalid_header = "error: the pinned scenario does not validate:";
   return EmitScenario(pinned->text, output,
-                      "pinned " + std::to_string(pinned->pinned) + " block(s) in", out, err);
+                      "pinned " + std::to_string(pinned->pinned) + " observation(s) in", out, err);
 }
 
 }  // namespace vmm

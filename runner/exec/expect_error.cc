@@ -15,6 +15,7 @@
 #include "runner/base/format.h"
 #include "runner/exec/run_state.h"
 #include "runner/exec/step_text.h"
+#include "runner/vocab/cuda_errors.h"
 #include "runner/vocab/vmm_rules.h"
 
 namespace vmm {
@@ -164,6 +165,28 @@ Status ProveUnchanged(const EngineInventory& before, const std::vector<Span>& pi
   return Status::Ok();
 }
 
+// expect_error: observe. The check records what the call returned and passes; the run goes on
+// only where the plan's assumption holds: a legal call succeeded (the steps after it use what it
+// made), or a call that breaks a rule changed nothing (proved as for an expected error).
+Status Observed(const PlanStep& step, const Status& call, const EngineInventory& before,
+                const std::vector<Span>& pieces, const std::vector<uint64_t>& sums, RunState& state,
+                StepRecord& record) {
+  report::CheckRecord& check = *record.check;
+  check.verdict = report::Verdict::kPass;
+  if (!call.ok()) record.details.emplace_back("driver_message", call.message());
+  const std::string& actual = record.actual_error;
+  if (step.broken_rule == nullptr) {
+    if (call.ok()) return Status::Ok();
+    return RuntimeError("observed " + actual +
+                        "; the plan assumed this legal call succeeds and the steps after it use "
+                        "what it makes, so the run stops here (`vmm-run pin REPORT` writes "
+                        "expect_error: " +
+                        actual + " into the scenario)");
+  }
+  return ProveUnchanged(before, pieces, sums, state, record)
+      .WithContext("observed " + actual + ", which the plan assumed changes nothing");
+}
+
 }  // namespace
 
 Status RunExpectingError(const PlanStep& step, RunState& state, StepRecord& record) {
@@ -189,6 +212,7 @@ Status RunExpectingError(const PlanStep& step, RunState& state, StepRecord& reco
   if (step.broken_rule != nullptr) {
     record.details.emplace_back("rule", std::string(step.broken_rule->id));
   }
+  if (expected == kObserveError) return Observed(step, call, before, pieces, sums, state, record);
   if (call.ok()) {
     // The plan assumed the call changes nothing; it may have: nothing after it can be trusted.
     return RuntimeError("expected " + expected +
@@ -207,7 +231,9 @@ Status RunExpectingError(const PlanStep& step, RunState& state, StepRecord& reco
 
 std::string DescribeExpectedError(const StepRecord& record) {
   if (record.status == report::StepStatus::kFailed) return "FAILED: " + record.error;
-  std::string text = "refused with " + record.actual_error + ", as expected";
+  std::string text = record.expected_error == kObserveError
+                         ? "observed " + record.actual_error
+                         : "refused with " + record.actual_error + ", as expected";
   const std::string bytes = record.details.empty() ? "" : DetailText(record, "bytes_checksummed");
   if (!bytes.empty()) {
     const std::string mappings = DetailText(record, "mappings_compared");

@@ -159,5 +159,45 @@ TEST(ExpectErrorTest, AnErrorWithoutACudaNameIsNone) {
             "expected CUDA_ERROR_OUT_OF_MEMORY, driver returned none: something else went wrong");
 }
 
+// expect_error: observe records what the call returned and passes; the run goes on where the
+// plan's assumption holds (a refused rule breaker changed nothing, a legal call succeeded) and
+// stops, naming what to pin, where a legal call failed.
+TEST(ExpectError, ObserveRecordsWhatTheCallReturned) {
+  RunOutcome out = RunOnHost(
+      "  - {op: reserve, buffer: A, size: 4MiB}\n"
+      "  - {op: create, alloc: p, size: 4MiB}\n"
+      "  - {op: map, buffer: A, alloc: p}\n"
+      "  - {op: map, name: over, buffer: A, alloc: p, expect_error: observe}\n"
+      "  - {op: create, name: legal, alloc: q, size: 2MiB, expect_error: observe}\n"
+      "  - {op: release, alloc: q}\n"
+      "  - {op: unmap, buffer: A}\n"
+      "  - {op: release, alloc: p}\n"
+      "  - {op: free, buffer: A}\n");
+  EXPECT_EQ(out.summary.exit_code, 0);
+  const report::StepRecord* over = Step(out, "over");
+  ASSERT_NE(over, nullptr);
+  EXPECT_EQ(over->expected_error, "observe");
+  EXPECT_EQ(over->actual_error, "CUDA_ERROR_INVALID_VALUE");
+  ASSERT_TRUE(over->check.has_value());
+  EXPECT_EQ(over->check->verdict, report::Verdict::kPass);
+  EXPECT_EQ(Detail(*over, "state_unchanged"), "true");
+  const report::StepRecord* legal = Step(out, "legal");
+  ASSERT_NE(legal, nullptr);
+  EXPECT_EQ(legal->actual_error, "CUDA_SUCCESS");
+
+  RunOutcome stopped = RunOnHost(
+      "  - {op: inject_error, call: create, error: CUDA_ERROR_OUT_OF_MEMORY}\n"
+      "  - {op: create, name: refused, alloc: q, size: 2MiB, expect_error: observe}\n"
+      "  - {op: release, alloc: q}\n");
+  EXPECT_EQ(stopped.summary.exit_code, 4);
+  const report::StepRecord* refused = Step(stopped, "refused");
+  ASSERT_NE(refused, nullptr);
+  EXPECT_EQ(refused->actual_error, "CUDA_ERROR_OUT_OF_MEMORY");
+  EXPECT_EQ(refused->status, report::StepStatus::kFailed);
+  EXPECT_NE(refused->error.find("writes expect_error: CUDA_ERROR_OUT_OF_MEMORY"), std::string::npos)
+      << refused->error;
+  EXPECT_EQ(stopped.steps.back().status, report::StepStatus::kSkipped);
+}
+
 }  // namespace
 }  // namespace vmm

@@ -12,19 +12,37 @@
 namespace vmm {
 namespace {
 
-// One observing block found in the scenario's text.
+// One observing block, or step with `expect_error: observe`, found in the scenario's text.
 struct Observer {
+  bool step = false;                   // a step's expect_error (else an isolate block's expect)
   int step_line = 0;                   // the block's step (what the report's records carry)
   int word_line = 0, word_column = 0;  // the `observe` scalar
-  int key_column = 0;                  // the `expect` key (block style: where `at:` goes)
-  bool flow = false;                   // the isolate map is written `{...}`
+  int key_line = 0, key_column = 0;    // the `expect` / `expect_error` key
+  bool flow = false;                   // the isolate map (the step) is written `{...}`
 };
 
-// Every isolate block below `v` whose expect is `observe`.
+bool FlowAt(const std::vector<std::string>& lines, int line, int column) {
+  const std::string& at = lines[static_cast<size_t>(line - 1)];
+  return static_cast<size_t>(column - 1) < at.size() && at[static_cast<size_t>(column - 1)] == '{';
+}
+
+// Every isolate block below `v` whose expect is `observe`, and every step whose expect_error is.
 void FindObservers(const YamlValue& v, const std::vector<std::string>& lines,
                    std::vector<Observer>* out) {
   for (const YamlValue& item : v.items) FindObservers(item, lines, out);
   if (!v.IsMap()) return;
+  for (const YamlMember& m : v.members) {
+    if (m.key != "expect_error" || !m.value.IsScalar() || m.value.scalar != "observe") continue;
+    Observer o;
+    o.step = true;
+    o.step_line = v.line;
+    o.word_line = m.value.line;
+    o.word_column = m.value.column;
+    o.key_line = m.line;
+    o.key_column = m.column;
+    o.flow = FlowAt(lines, v.line, v.column);
+    out->push_back(o);
+  }
   if (const YamlValue* isolate = v.Find("isolate"); isolate != nullptr && isolate->IsMap()) {
     for (const YamlMember& m : isolate->members) {
       if (m.key != "expect" || !m.value.IsScalar() || m.value.scalar != "observe") continue;
@@ -32,24 +50,53 @@ void FindObservers(const YamlValue& v, const std::vector<std::string>& lines,
       o.step_line = v.line;
       o.word_line = m.value.line;
       o.word_column = m.value.column;
+      o.key_line = m.line;
       o.key_column = m.column;
-      const std::string& at = lines[static_cast<size_t>(isolate->line - 1)];
-      o.flow = static_cast<size_t>(isolate->column - 1) < at.size() &&
-               at[static_cast<size_t>(isolate->column - 1)] == '{';
+      o.flow = FlowAt(lines, isolate->line, isolate->column);
       out->push_back(o);
     }
   }
   for (const YamlMember& m : v.members) FindObservers(m.value, lines, out);
 }
 
-// Every observing record of the report by line: the outcomes its runs recorded.
-void Observed(const std::vector<report::StepRecord>& records,
-              std::map<int, std::set<std::string>>* out) {
+// What the report's observing records say, by the line of their step.
+struct Outcomes {
+  std::map<int, std::set<std::string>> blocks;  // how each observing block's child ended
+  std::map<int, std::set<std::string>> steps;   // what each observing step's call returned
+  std::map<int, std::string> rules;             // the VMM rule an observing step breaks
+};
+
+void Observed(const std::vector<report::StepRecord>& records, Outcomes* out) {
   for (const report::StepRecord& r : records) {
     if (r.op == "isolate" && r.check && r.check->expected == "observe")
-      (*out)[r.line].insert(r.check->actual);
-    if (r.op == "together") Observed(r.body, out);
+      out->blocks[r.line].insert(r.check->actual);
+    if (r.expected_error == "observe" && !r.actual_error.empty()) {
+      out->steps[r.line].insert(r.actual_error);
+      if (const report::Scalar* rule = report::FindDetail(r.details, "rule"))
+        out->rules[r.line] = report::ScalarText(*rule);
+    }
+    Observed(r.body, out);  // an isolate block's child steps, a together group's blocks
   }
+}
+
+// Removes `expect_error: observe` of `o` from `lines` (a call that succeeded needs none); false
+// when it is not written in a way this can take out (then the caller refuses).
+bool RemoveObserve(const Observer& o, std::vector<std::string>* lines) {
+  if (o.key_line != o.word_line) return false;
+  std::string& line = (*lines)[static_cast<size_t>(o.word_line - 1)];
+  const size_t key = static_cast<size_t>(o.key_column - 1);
+  const size_t end = static_cast<size_t>(o.word_column - 1) + 7;
+  if (!o.flow) {  // block style: the key is the line's only content
+    if (line.find_first_not_of(' ') != key || line.find_first_not_of(' ', end) != std::string::npos)
+      return false;
+    lines->erase(lines->begin() + (o.word_line - 1));
+    return true;
+  }
+  size_t from = key;
+  while (from > 0 && line[from - 1] == ' ') --from;
+  if (from == 0 || line[from - 1] != ',') return false;  // `op` comes first in a step
+  line.erase(from - 1, end - (from - 1));
+  return true;
 }
 
 // The expectation an outcome is, as the `expect` value and the `at` step ("" for none); false
@@ -71,6 +118,44 @@ bool Expectation(const std::string& outcome, std::string* expect, std::string* a
     return false;
   }
   return true;
+}
+
+// Pins the step of `o`: its observed error replaces `observe`; CUDA_SUCCESS takes the key out.
+Status PinStep(const Observer& o, const Outcomes& outcomes, std::vector<std::string>* lines) {
+  const std::string where = "the step at line " + std::to_string(o.step_line);
+  auto it = outcomes.steps.find(o.step_line);
+  if (it == outcomes.steps.end())
+    return InvalidInput("the report has no record of " + where + " (did the run reach it?)");
+  if (it->second.size() != 1) {
+    std::string seen;
+    for (const std::string& e : it->second) seen += (seen.empty() ? "'" : "', '") + e;
+    return InvalidInput(where + " returned differently in its runs (" + seen +
+                        "'): a loop writes it; pin each iteration's step by hand");
+  }
+  const std::string& actual = *it->second.begin();
+  if (actual == "CUDA_SUCCESS") {
+    if (auto rule = outcomes.rules.find(o.step_line); rule != outcomes.rules.end()) {
+      return InvalidInput(where + " succeeded, but it breaks VMM rule '" + rule->second +
+                          "', which the validator refuses without expect_error: keep "
+                          "expect_error: observe");
+    }
+    if (!RemoveObserve(o, lines)) {
+      return InvalidInput(where +
+                          " succeeded: take its 'expect_error: observe' out by hand (it "
+                          "is not written on one line of its own or after a comma)");
+    }
+    return Status::Ok();
+  }
+  if (actual.rfind("CUDA_ERROR_", 0) != 0) {
+    return InvalidInput(where + " returned '" + actual +
+                        "', which expect_error cannot name: fix the step, or keep observe");
+  }
+  std::string& line = (*lines)[static_cast<size_t>(o.word_line - 1)];
+  const size_t col = static_cast<size_t>(o.word_column - 1);
+  if (line.compare(col, 7, "observe") != 0)
+    return InternalError(where + ": 'observe' is not where the YAML reader put it");
+  line.replace(col, 7, actual);
+  return Status::Ok();
 }
 
 std::vector<std::string> Lines(const std::string& text) {
@@ -100,15 +185,23 @@ StatusOr<PinResult> PinObservedOutcomes(const std::string& scenario, const repor
   std::vector<Observer> observers;
   FindObservers(*doc, lines, &observers);
   if (observers.empty())
-    return InvalidInput("the scenario has no isolate block with expect: observe; nothing to pin");
-  std::map<int, std::set<std::string>> observed;
-  Observed(report.steps, &observed);
+    return InvalidInput(
+        "the scenario has no isolate block with expect: observe and no step with expect_error: "
+        "observe; nothing to pin");
+  Outcomes outcomes;
+  Observed(report.steps, &outcomes);
   // Bottom to top, right to left: an edit never moves the position of one still to make.
   std::sort(observers.begin(), observers.end(), [](const Observer& a, const Observer& b) {
     return std::pair(a.word_line, a.word_column) > std::pair(b.word_line, b.word_column);
   });
   PinResult result;
   for (const Observer& o : observers) {
+    if (o.step) {
+      VMM_RETURN_IF_ERROR(PinStep(o, outcomes, &lines));
+      ++result.pinned;
+      continue;
+    }
+    const std::map<int, std::set<std::string>>& observed = outcomes.blocks;
     const std::string where = "the block at line " + std::to_string(o.step_line);
     auto it = observed.find(o.step_line);
     if (it == observed.end())

@@ -3,7 +3,9 @@
 // block's expectation (`vmm-run pin`), so that exploring an unknown driver behaviour does not mean
 // guessing the answer first. Only the `observe` word is replaced (and an `at:` added after it when
 // the outcome names the step that failed); everything else of the file, comments included, stays
-// as written.
+// as written. A step with `expect_error: observe` is pinned the same way: the error its call
+// returned replaces `observe`, and a call that succeeded loses the key (unless the step breaks a
+// VMM rule, which needs it).
 #pragma once
 
 #include <string>
@@ -15,7 +17,7 @@ namespace vmm {
 
 struct PinResult {
   std::string text;  // the scenario with the observed outcomes as expectations
-  int pinned = 0;    // blocks changed
+  int pinned = 0;    // blocks and steps changed
 };
 
 // `scenario` is the text of the file the report was made from (its SHA-256 must be the report's

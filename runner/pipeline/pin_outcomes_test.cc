@@ -88,7 +88,67 @@ TEST(PinOutcomes, RefusesWhatItCannotPin) {
   report::Report none = ReportOf({});
   none.scenario_sha256.clear();
   EXPECT_EQ(Message(PinObservedOutcomes("name: x\nsteps: [{op: synchronize}]\n", none)),
-            "the scenario has no isolate block with expect: observe; nothing to pin");
+            "the scenario has no isolate block with expect: observe and no step with expect_error: "
+            "observe; nothing to pin");
+}
+
+const char* kSteps = R"(name: steps
+steps:
+  - {op: map, buffer: A, alloc: p, expect_error: observe}  # stays
+  - {op: create, alloc: q, size: 2MiB, expect_error: observe}
+  - op: create
+    alloc: r
+    size: 2MiB
+    expect_error: observe
+  - {op: unmap, buffer: A, expect_error: observe}
+)";
+
+report::StepRecord Call(int line, const std::string& actual, const std::string& rule = "") {
+  report::StepRecord r;
+  r.op = "map";
+  r.line = line;
+  r.expected_error = "observe";
+  r.actual_error = actual;
+  if (!rule.empty()) r.details.emplace_back("rule", rule);
+  return r;
+}
+
+// A step's observed error replaces `observe`; a call that succeeded loses the key, in a flow map
+// and in a block map; a call inside an isolate block's record is found too.
+TEST(PinOutcomes, WritesWhatEachObservingStepsCallReturned) {
+  report::Report r = ReportOf(
+      {Call(3, "CUDA_ERROR_INVALID_VALUE"), Call(4, "CUDA_SUCCESS"), Call(5, "CUDA_SUCCESS")});
+  report::StepRecord block = Block(99, "ok");
+  block.body.push_back(Call(9, "CUDA_ERROR_NOT_SUPPORTED"));
+  r.steps.push_back(block);
+  r.scenario_sha256 = Sha256Hex(kSteps);
+  StatusOr<PinResult> pinned = PinObservedOutcomes(kSteps, r);
+  ASSERT_TRUE(pinned.ok()) << pinned.status().message();
+  EXPECT_EQ(pinned->pinned, 4);
+  EXPECT_EQ(pinned->text, R"(name: steps
+steps:
+  - {op: map, buffer: A, alloc: p, expect_error: CUDA_ERROR_INVALID_VALUE}  # stays
+  - {op: create, alloc: q, size: 2MiB}
+  - op: create
+    alloc: r
+    size: 2MiB
+  - {op: unmap, buffer: A, expect_error: CUDA_ERROR_NOT_SUPPORTED}
+)");
+}
+
+TEST(PinOutcomes, KeepsObserveWhereTheValidatorNeedsIt) {
+  report::Report r =
+      ReportOf({Call(3, "CUDA_SUCCESS", "map_over_live_mapping"), Call(4, "CUDA_SUCCESS"),
+                Call(5, "CUDA_SUCCESS"), Call(9, "CUDA_SUCCESS")});
+  r.scenario_sha256 = Sha256Hex(kSteps);
+  EXPECT_EQ(Message(PinObservedOutcomes(kSteps, r)),
+            "the step at line 3 succeeded, but it breaks VMM rule 'map_over_live_mapping', which "
+            "the validator refuses without expect_error: keep expect_error: observe");
+  r.steps = {Call(3, "none"), Call(4, "CUDA_SUCCESS"), Call(5, "CUDA_SUCCESS"),
+             Call(9, "CUDA_SUCCESS")};
+  EXPECT_EQ(Message(PinObservedOutcomes(kSteps, r)),
+            "the step at line 3 returned 'none', which expect_error cannot name: fix the step, or "
+            "keep observe");
 }
 
 }  // namespace

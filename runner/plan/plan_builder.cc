@@ -5,6 +5,7 @@
 
 #include "runner/base/diagnostic.h"
 #include "runner/base/format.h"
+#include "runner/vocab/cuda_errors.h"
 
 namespace vmm {
 
@@ -302,10 +303,14 @@ PlanStep PlanBuilder::Visit(const Step& step, int index, BufferUses* capture_use
   const size_t errors_before = diagnostics_->size();
   if (step.expect_error().set) {
     // The call is expected to fail, so it changes nothing: plan the step (its names, its rules)
-    // and forget its effect. The executor proves the state unchanged after the call.
+    // and forget its effect. The executor proves the state unchanged after the call. A step that
+    // observes (expect_error: observe) is assumed to succeed, keeping its effect, unless it breaks
+    // a rule: then it is assumed refused, as with an error named. The executor stops the run where
+    // the call does otherwise.
     SimulatedState before = SaveState();
     (this->*kPlanners[static_cast<size_t>(step.op)])(step, &p, capture_uses);
-    RestoreState(std::move(before));
+    if (p.expect_error != kObserveError || p.broken_rule != nullptr)
+      RestoreState(std::move(before));
   } else {
     (this->*kPlanners[static_cast<size_t>(step.op)])(step, &p, capture_uses);
   }

@@ -47,7 +47,9 @@ void PlanBuilder::Refusal(const SourceLoc& loc, std::string message, std::string
 
 void PlanBuilder::ExpectError(const Step& step, PlanStep* p) {
   if (!step.expect_error().set) return;
-  p->expect_error = CudaErrorNamed(step.expect_error(), "expect_error");
+  p->expect_error = step.expect_error().value == kObserveError
+                        ? kObserveError
+                        : CudaErrorNamed(step.expect_error(), "expect_error");
 }
 
 const char* PlanBuilder::CudaErrorNamed(const Located<std::string>& field, const char* key) {

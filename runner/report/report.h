@@ -20,7 +20,7 @@
 
 namespace vmm::report {
 
-inline constexpr const char* kSchemaVersion = "1.1";  // major.minor; readers refuse another major
+inline constexpr const char* kSchemaVersion = "1.2";  // major.minor; readers refuse another major
 
 // A scalar detail value. 64-bit integers are written as decimal strings in JSON (readers of JSON in
 // other languages lose precision past 2^53); addresses and hashes as "0x..." hex strings.

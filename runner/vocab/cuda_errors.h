@@ -13,6 +13,10 @@
 
 namespace vmm {
 
+// `expect_error: observe`: the step records what its call returns instead of judging it (a
+// literal, like the names below, so a PlanStep may point at it).
+inline constexpr const char* kObserveError = "observe";
+
 struct CudaErrorName {
   const char* name;  // "CUDA_ERROR_INVALID_VALUE"
   int value;         // its CUresult value (1)
