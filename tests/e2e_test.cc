@@ -107,8 +107,7 @@ steps:
             1);
   Result again = RunTool("pin " + Path("pinned.json"));
   EXPECT_EQ(again.exit_code, 2);
-  EXPECT_NE(again.out.find("no step with expect_error: observe; nothing to pin"),
-            std::string::npos)
+  EXPECT_NE(again.out.find("no step with expect_error: observe; nothing to pin"), std::string::npos)
       << again.out;
 }
 
