@@ -177,6 +177,9 @@ struct NodeParams {
   MatmulArgs matmul;           // matmul
 };
 
+// How many of its latest releases an engine remembers for AllowReleasedHandle (engine_calls.def).
+inline constexpr size_t kReleasedHandlesKept = 16;
+
 // The names BeginConditional / EndConditional give the kernel nodes they add: the step's name and
 // this suffix ("drain (condition)", "drain (next pass)").
 inline constexpr const char* kConditionNodeSuffix = " (condition)";

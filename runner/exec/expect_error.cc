@@ -200,6 +200,9 @@ Status RunExpectingError(const PlanStep& step, RunState& state, StepRecord& reco
   VMM_RETURN_IF_ERROR(
       Checksums(pieces, state.engine, &sums).WithContext("expect_error: checksumming before"));
 
+  // A blocks_only row (an isolate block's child): the driver gets the freed handle as it is.
+  if (step.broken_rule != nullptr && step.broken_rule->blocks_only)
+    VMM_RETURN_IF_ERROR(state.engine.AllowReleasedHandle());
   const Status call = Dispatch(step, state, record);
   const std::string expected = step.expect_error;
   const std::string actual = call.ok()                      ? "CUDA_SUCCESS"

@@ -89,4 +89,9 @@ std::vector<std::string> NameTable::LiveNames() const {
   return out;
 }
 
+int NameTable::LastSlot(const std::string& name) const {
+  auto it = entries_.find(name);
+  return it == entries_.end() ? -1 : it->second.slot;
+}
+
 }  // namespace vmm

@@ -37,6 +37,8 @@ class NameTable {
   // *error says so ("alloc 'pA' is already live (created at line 9); release it first or use
   // another name") and the live object's slot is returned, so later steps still resolve it.
   int Create(const std::string& name, int line, std::string* error);
+  // The slot of the object `name` named last, live or ended, or -1 when it never named one.
+  int LastSlot(const std::string& name) const;
   // Ends the live object `name` (no-op when not live).
   void End(const std::string& name, int line);
 

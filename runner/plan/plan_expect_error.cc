@@ -38,9 +38,16 @@ void PlanBuilder::Refusal(const SourceLoc& loc, std::string message, std::string
   if (current_ == nullptr || current_plan_ == nullptr || !current_->expect_error().set) {
     return Error(loc, std::move(message));
   }
-  if (rule->SafeOnDriver()) {
+  if (rule->LetThrough(parent_ != nullptr)) {
     if (current_plan_->broken_rule == nullptr) current_plan_->broken_rule = rule;
     return;
+  }
+  if (rule->blocks_only) {
+    return Error(loc, message +
+                          "; expect_error lets this step through only inside an isolate block: the "
+                          "call names a handle the driver freed, or addresses past the "
+                          "reservation, and may crash the process that makes it (put it in "
+                          "{isolate: {expect: observe}, steps: [...]})");
   }
   Error(loc, message + "; expect_error cannot let this step through: " + NeverSent(rule->driver));
 }

@@ -60,7 +60,7 @@ TEST(PlanExpectErrorTest, EveryRefusedRuleOfTheTableIsLetThrough) {
         ParseScenario(std::string(kVmmRuleScenarioHeader) + steps, "rule.yaml", &d);
     ASSERT_TRUE(s.has_value()) << FormatDiagnostics(d);
     Plan plan = BuildPlan(*s, &d);
-    if (rule.SafeOnDriver()) {
+    if (rule.LetThrough(false)) {
       EXPECT_EQ(FormatDiagnostics(d), "");
       ASSERT_NE(plan.steps.back().broken_rule, nullptr);
       EXPECT_EQ(plan.steps.back().broken_rule->id, rule.id);
@@ -68,7 +68,10 @@ TEST(PlanExpectErrorTest, EveryRefusedRuleOfTheTableIsLetThrough) {
       // Still the row's message, and why expect_error cannot help.
       ASSERT_EQ(d.size(), 1u) << FormatDiagnostics(d);
       EXPECT_EQ(d[0].message.rfind(std::string(rule.validator_message), 0), 0u) << d[0].message;
-      EXPECT_NE(d[0].message.find("; expect_error cannot let this step through: "),
+      EXPECT_NE(d[0].message.find(rule.blocks_only
+                                      ? "; expect_error lets this step through only inside an "
+                                        "isolate block"
+                                      : "; expect_error cannot let this step through: "),
                 std::string::npos)
           << d[0].message;
     }

@@ -151,7 +151,10 @@ void PlanBuilder::Release(const Step& step, PlanStep* p) {
   std::string error;
   p->alloc = allocs_.Resolve(step.alloc().value, &error);
   if (p->alloc < 0 && allocs_.Ended(step.alloc().value)) {
-    return Refusal(At(step.alloc(), step), error, "double_release");  // never let through
+    // Let through only in an isolate block (VmmRule::blocks_only): the released handle, again.
+    Refusal(At(step.alloc(), step), error, "double_release");
+    if (current_plan_->broken_rule != nullptr) p->alloc = allocs_.LastSlot(step.alloc().value);
+    return;
   }
   if (p->alloc < 0) return Error(At(step.alloc(), step), error + AllocHint(step.alloc().value));
   UndoRelease(step, p);
@@ -163,7 +166,9 @@ void PlanBuilder::Map(const Step& step, PlanStep* p) {
   std::string error;
   p->alloc = allocs_.Resolve(step.alloc().value, &error);
   if (p->alloc < 0 && allocs_.Ended(step.alloc().value)) {
-    Refusal(At(step.alloc(), step), error, "map_after_release");  // never let through
+    // Let through only in an isolate block (VmmRule::blocks_only): the released handle.
+    Refusal(At(step.alloc(), step), error, "map_after_release");
+    if (current_plan_->broken_rule != nullptr) p->alloc = allocs_.LastSlot(step.alloc().value);
   } else if (p->alloc < 0) {
     Error(At(step.alloc(), step), error + AllocHint(step.alloc().value));
   }

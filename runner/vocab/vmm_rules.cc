@@ -52,7 +52,11 @@ constexpr VmmRule kRules[] = {
         "mapping [0, 4 MiB) does not fit in the 2 MiB reservation of 'A'",
         "cuMemMap",
         "CUDA_ERROR_INVALID_VALUE",
-        DriverVerdict::kAcceptsUnsafely,
+        // Refused when nothing is reserved past the end (tools/unsafe_calls_probe.cc on the H200,
+        // 2026-12-02, reports/h200/session15); an earlier probe saw it accepted where the range
+        // went on into another reservation. Sent from isolate blocks only.
+        DriverVerdict::kRefuses,
+        true,
     },
     {
         "map_misaligned_address",
@@ -77,7 +81,10 @@ constexpr VmmRule kRules[] = {
         "alloc 'p' is not live: it was released at line 7",
         "cuMemMap",
         "CUDA_ERROR_INVALID_VALUE",
+        // SIGSEGV in the driver (tools/unsafe_calls_probe.cc on the H200, 2026-12-02). Sent from
+        // isolate blocks only, where the child's signal is the outcome.
         DriverVerdict::kCrashes,
+        true,
     },
     {
         "double_release",
@@ -89,7 +96,11 @@ constexpr VmmRule kRules[] = {
         "alloc 'p' is not live: it was released at line 6",
         "cuMemRelease",
         "CUDA_ERROR_INVALID_VALUE",
-        DriverVerdict::kCrashes,
+        // Refused right after the first release, mapped or not (tools/unsafe_calls_probe.cc on the
+        // H200, 2026-12-02); the handle is freed driver memory (a map of it segfaults). Sent from
+        // isolate blocks only.
+        DriverVerdict::kRefuses,
+        true,
     },
     {
         "reserve_size_not_granular",

@@ -47,10 +47,20 @@ struct VmmRule {
   // kAcceptsUnsafely) the documented error. The host twin returns exactly this (empty: success).
   std::string_view error;
   DriverVerdict driver;
-  // Whether the real driver may be sent the call (kRefuses and kAccepts): also whether a step with
-  // expect_error that breaks the rule is let through.
+  // The call names a handle the driver already freed, or addresses beyond what the scenario
+  // reserved: what the driver does then depends on state vmm-run cannot see (the freed handle's
+  // memory, the address space around the reservation), whatever it answered when measured. Such
+  // a call is sent only from an isolate block's child process, where a crash is an outcome to
+  // expect or observe and the parent is unharmed; never at the top level.
+  bool blocks_only = false;
+  // Whether the real driver may be sent the call (kRefuses and kAccepts).
   bool SafeOnDriver() const {
     return driver == DriverVerdict::kRefuses || driver == DriverVerdict::kAccepts;
+  }
+  // Whether a step with expect_error that breaks the rule is let through (sent, and judged):
+  // the rows the driver answers safely, and in an isolate block the blocks_only rows too.
+  bool LetThrough(bool in_isolate_block) const {
+    return blocks_only ? in_isolate_block : SafeOnDriver();
   }
 };
 

@@ -22,11 +22,13 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -308,6 +310,18 @@ class CudaEngine final : public Engine {
   SlotMap<PhysicalAlloc> allocs_;
   std::vector<Mapping> mappings_;
   std::vector<PhysicalAlloc> held_;  // HoldMemory's allocations (never mapped), in creation order
+  // The latest releases (AllowReleasedHandle): the engine's handle and the driver's, freed, in a
+  // ring; and whether the next Release or Map may use one.
+  struct ReleasedHandle {
+    uint64_t id = 0;
+    CUmemGenericAllocationHandle driver = 0;
+  };
+  std::array<ReleasedHandle, kReleasedHandlesKept> released_{};
+  size_t released_next_ = 0;
+  bool allow_released_ = false;
+  // The driver's freed handle of `id` when AllowReleasedHandle allows it now (and clears the
+  // allowance), else nullopt. Call with vmm_mu_ held.
+  std::optional<CUmemGenericAllocationHandle> TakeReleased(uint64_t id);
   std::map<uint64_t, Graph> graphs_;
   std::map<uint64_t, GraphExec> execs_;
   // The lane a graph was captured on / an exec was instantiated on, by handle id.

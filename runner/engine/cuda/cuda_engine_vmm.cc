@@ -83,12 +83,31 @@ Status CudaEngine::Create(const AllocProps& props, AllocHandle* out) {
   return Status::Ok();
 }
 
+std::optional<CUmemGenericAllocationHandle> CudaEngine::TakeReleased(uint64_t id) {
+  if (!allow_released_) return std::nullopt;
+  allow_released_ = false;
+  for (const ReleasedHandle& r : released_)
+    if (r.id == id && id != 0) return r.driver;
+  return std::nullopt;
+}
+
+Status CudaEngine::AllowReleasedHandle() {
+  std::lock_guard<std::mutex> lock(vmm_mu_);
+  allow_released_ = true;
+  return Status::Ok();
+}
+
 Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
   auto what = [&] { return "Release(handle=" + std::to_string(handle.value) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   {
     std::lock_guard<std::mutex> lock(vmm_mu_);
-    if (allocs_.Find(handle.value) == nullptr) return UnknownHandle(what());
+    if (allocs_.Find(handle.value) == nullptr) {
+      const std::optional<CUmemGenericAllocationHandle> freed = TakeReleased(handle.value);
+      if (!freed) return UnknownHandle(what());
+      // An isolate block's second release: the driver's freed handle, as it is.
+      return Annotate(CU_CALL(api_, cuMemRelease(*freed)), what);
+    }
   }
   VMM_RETURN_IF_ERROR(
       Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
@@ -105,6 +124,8 @@ Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
   std::lock_guard<std::mutex> lock(vmm_mu_);
   if (PhysicalAlloc* alloc = allocs_.Find(handle.value)) alloc->release();  // released above
   allocs_.Erase(handle.value);
+  released_[released_next_] = ReleasedHandle{handle.value, memory.handle};
+  released_next_ = (released_next_ + 1) % released_.size();
   return Status::Ok();
 }
 
@@ -118,8 +139,14 @@ Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
   {
     std::lock_guard<std::mutex> lock(vmm_mu_);
     const PhysicalAlloc* alloc = allocs_.Find(handle.value);
-    if (alloc == nullptr) return UnknownHandle(what());
-    memory = alloc->get().handle;
+    if (alloc != nullptr) {
+      memory = alloc->get().handle;
+    } else if (const std::optional<CUmemGenericAllocationHandle> freed =
+                   TakeReleased(handle.value)) {
+      memory = *freed;  // an isolate block's map of a released handle: driver 580 segfaults
+    } else {
+      return UnknownHandle(what());
+    }
   }
   StatusOr<Mapping> m = CreateMapping(api_, va, size, offset, memory, handle.value);
   if (!m.ok()) return Annotate(m.status(), what);

@@ -50,6 +50,7 @@ class CudaExpectErrorRuleTest : public CudaEngineTest,
 TEST_P(CudaExpectErrorRuleTest, TheDriverRefusesWithTheTablesCodeAndChangesNothing) {
   const VmmRule& rule = GetParam();
   if (gran_ != kVmmRuleGranularity) GTEST_SKIP() << "the rows assume a 2 MiB granularity";
+  if (rule.blocks_only) GTEST_SKIP() << "sent from isolate blocks' children only";
   if (rule.driver != DriverVerdict::kRefuses) {
     GTEST_SKIP() << "expect_error "
                  << (rule.SafeOnDriver() ? "lets it through, but the driver "

@@ -37,6 +37,9 @@ TEST_P(CudaVmmRuleTest, DriverAnswersAsTheTableSays) {
   if (rule.driver == DriverVerdict::kAcceptsUnsafely || rule.driver == DriverVerdict::kFaults) {
     GTEST_SKIP() << "never sent to the driver (" << DriverVerdictName(rule.driver) << ")";
   }
+  if (rule.blocks_only && rule.driver != DriverVerdict::kCrashes) {
+    GTEST_SKIP() << "sent from isolate blocks' children only (scenarios/unsafe_calls_in_blocks)";
+  }
   std::vector<Diagnostic> d;
   std::optional<Scenario> scenario =
       ParseScenario(std::string(kVmmRuleScenarioHeader) + std::string(rule.steps), "rule.yaml", &d);

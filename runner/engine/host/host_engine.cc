@@ -4,10 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "kernels/launch_config.h"
 #include "runner/base/format.h"
@@ -68,6 +71,7 @@ HostEngine::HostEngine(uint64_t granularity, int device_count, int device, bool 
       space_(granularity, info_.total_memory, &ids_, device_count),
       pool_(&space_),
       current_(device),
+      trap_faults_(trap_faults),
       kernels_(space_, trap_faults) {}
 
 Status HostEngine::Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) {
@@ -86,11 +90,27 @@ Status HostEngine::Create(const AllocProps& props, AllocHandle* out) {
 }
 Status HostEngine::Release(AllocHandle handle, SyncNote* note) {
   VMM_RETURN_IF_ERROR(kernels_.WaitIfAsked(note));
-  return space_.Release(handle);
+  allow_released_ = false;  // a second release: INVALID_VALUE, as driver 580 answers right after
+  VMM_RETURN_IF_ERROR(space_.Release(handle));
+  released_[released_next_] = handle.value;
+  released_next_ = (released_next_ + 1) % released_.size();
+  return Status::Ok();
 }
 Status HostEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) {
   VMM_RETURN_IF_ERROR(kernels_.Poisoned());
+  const bool allowed = std::exchange(allow_released_, false);
+  if (allowed && trap_faults_ &&
+      std::find(released_.begin(), released_.end(), handle.value) != released_.end()) {
+    // Driver 580 segfaults on a map of a released handle (tools/unsafe_calls_probe.cc on the
+    // H200): an isolate block's child ends the same way here.
+    std::fflush(nullptr);
+    std::raise(SIGSEGV);
+  }
   return space_.Map(va, size, offset, handle);
+}
+Status HostEngine::AllowReleasedHandle() {
+  allow_released_ = true;
+  return Status::Ok();
 }
 Status HostEngine::SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access,
                              SyncNote* note) {

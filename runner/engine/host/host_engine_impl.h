@@ -3,6 +3,7 @@
 // host_engine.cc; graphs in host_engine_graphs.cc.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -119,7 +120,12 @@ class HostEngine final : public Engine {
   // Conditional nodes: each handle's condition value, as the kernels before and in the node set
   // it (cudaGraphSetConditional); a handle without a value reads 0 (no default is assigned).
   std::map<uint64_t, uint32_t> conditions_;
-  int current_;           // the selected device's ordinal (SelectDevice)
+  int current_;       // the selected device's ordinal (SelectDevice)
+  bool trap_faults_;  // an isolate block's child (host_engine.h)
+  // The latest releases, and whether the next Map may name one (AllowReleasedHandle).
+  std::array<uint64_t, kReleasedHandlesKept> released_{};
+  size_t released_next_ = 0;
+  bool allow_released_ = false;
   KernelRunner kernels_;  // kernels, their stream, the sticky fault; last: destroyed first
 };
 
