@@ -86,9 +86,11 @@ Status RunStep<Op::kCheckRecord>(const PlanStep& step, RunState& state, StepReco
     auto judge = [&](const StepMap& map, const char* relation) {
       for (const StepMapEntry& e : map.entries) {
         const std::string& want = e.value.value;
-        expected += (expected.empty() ? "" : ", ") + e.key + " " + relation + " " + want;
+        // An empty text (no error node, no name) reads as "" in the check.
+        auto shown = [](const std::string& text) { return text.empty() ? "\"\"" : text; };
+        expected += (expected.empty() ? "" : ", ") + e.key + " " + relation + " " + shown(want);
         const std::optional<report::Scalar> fact = Fact(*target, e.key);
-        std::string seen = fact ? report::ScalarText(*fact) : AbsentText(*target, e.key);
+        std::string seen = fact ? shown(report::ScalarText(*fact)) : AbsentText(*target, e.key);
         bool ok = false;
         if (fact && std::string(relation) == "=") {
           ok = Equal(*fact, want);

@@ -63,5 +63,38 @@ TEST(RecordCheck, JudgesAnEarlierStepsFactsNestedOrNot) {
   EXPECT_EQ(out.summary.checks_failed, 2);
 }
 
+// An empty text fact (an update that names no error node) is asserted as "" and shown so.
+TEST(RecordCheck, AnEmptyTextIsWrittenAsTwoQuotes) {
+  Planned p(R"(version: 1
+name: empty_fact
+buffers: {K: {shape: [1024]}}
+steps:
+  - {op: reserve, buffer: K}
+  - {op: create, alloc: page, size: 2MiB}
+  - {op: map, buffer: K, alloc: page}
+  - {op: set_access, buffer: K}
+  - {op: capture, graph: g1, steps: [{op: fill, buffer: K, seed: 1}]}
+  - {op: instantiate, exec: e, graph: g1}
+  - {op: capture, graph: g2, steps: [{op: fill, buffer: K, seed: 2}]}
+  - {op: update, name: same shape, exec: e, graph: g2}
+  - {op: check_record, name: none, step: same shape, equals: {error_node: ""}}
+  - {op: check_record, name: some, step: same shape, equals: {error_node: x}}
+  - {op: unmap, buffer: K}
+  - {op: release, alloc: page}
+  - {op: free, buffer: K}
+)");
+  ASSERT_EQ(p.errors, "");
+  HostEngineOptions options;
+  options.granularity = 2 << 20;
+  std::unique_ptr<Engine> engine = std::move(CreateHostEngine(options)).value();
+  RunOutcome out = RunPlan(p.plan, *engine, nullptr);
+  ASSERT_TRUE(out.steps[8].check.has_value());
+  EXPECT_EQ(out.steps[8].check->verdict, report::Verdict::kPass) << out.steps[8].check->actual;
+  EXPECT_EQ(out.steps[8].check->expected, "error_node = \"\"");
+  ASSERT_TRUE(out.steps[9].check.has_value());
+  EXPECT_EQ(out.steps[9].check->verdict, report::Verdict::kFail);
+  EXPECT_EQ(out.steps[9].check->actual, "error_node = \"\"");
+}
+
 }  // namespace
 }  // namespace vmm
