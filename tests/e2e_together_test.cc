@@ -104,6 +104,20 @@ TEST_F(E2ETogether, TheChildrenOfAGroupRunAtTheSameTime) {
   EXPECT_EQ(r.steps[1].status, StepStatus::kOk);
 }
 
+// The step log shows each block under its group, and each child's steps under its block.
+TEST_F(E2ETogether, TheLogShowsEachBlockAndItsChildsSteps) {
+  Finished f = Run(Write("four.yaml", kFourBusy) + " --backend host --report " + Path("f.json"));
+  ASSERT_EQ(f.exit_code, 0) << f.out;
+  for (int i = 0; i < 4; ++i) {
+    const std::string block = "    │    " + std::to_string(i) + "  child " + std::to_string(i);
+    const size_t at = f.out.find(block);
+    ASSERT_NE(at, std::string::npos) << f.out;
+    EXPECT_NE(f.out.find("    │     │    4  one second (" + std::to_string(i) + ")", at),
+              std::string::npos)
+        << f.out;
+  }
+}
+
 // Each block keeps its own limit: one that expects its timeout passes at 1 s, one that hangs
 // past its kill_after fails, one that ends at once passes; the group waits for all three.
 TEST_F(E2ETogether, EachChildKeepsItsOwnLimit) {

@@ -50,12 +50,24 @@ void ConsoleLog::OnStep(const PlanStep& step, const StepRecord& record) {
     }
     return;
   }
-  if (step.block == nullptr) return;
+  if (step.op == Op::kTogether) {  // each block under the group, its child's steps under it
+    for (size_t b = 0; b < step.body.size() && b < record.body.size(); ++b) {
+      PrintStep(plan_, step.body[b], record.body[b], "    │ ");
+      PrintChildSteps(step.body[b], record.body[b], "    │     │ ");
+    }
+    return;
+  }
+  PrintChildSteps(step, record, "    │ ");
+}
+
+void ConsoleLog::PrintChildSteps(const PlanStep& block, const StepRecord& record,
+                                 const char* indent) {
+  if (block.block == nullptr) return;
   // An isolate block: the child's steps under it, as the child reported them.
-  const std::vector<PlanStep>& inner = step.block->plan.steps;
+  const std::vector<PlanStep>& inner = block.block->plan.steps;
   for (const StepRecord& r : record.body) {
     if (r.index >= 0 && static_cast<size_t>(r.index) < inner.size())
-      PrintStep(step.block->plan, inner[r.index], r, "    │ ");
+      PrintStep(block.block->plan, inner[r.index], r, indent);
   }
 }
 

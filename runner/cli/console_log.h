@@ -26,6 +26,8 @@ class ConsoleLog : public StepObserver {
   // One step's line(s), each prefixed with `indent` (an isolate block's steps are indented).
   void PrintStep(const Plan& plan, const PlanStep& step, const report::StepRecord& record,
                  const char* indent);
+  // An isolate block's child steps (nothing for any other step), each prefixed with `indent`.
+  void PrintChildSteps(const PlanStep& block, const report::StepRecord& record, const char* indent);
 
   const Plan& plan_;
   std::ostream& out_;
