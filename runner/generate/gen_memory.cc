@@ -96,8 +96,13 @@ bool Generator::Create() {
   model.phys.push_back(std::move(p));
   model.allocs[alloc] =
       Alloc{static_cast<int>(model.phys.size()) - 1, true, false, model.handles++};
+  MaybeRepeat(step);
   Emit(step.Build());
   return true;
+}
+
+void Generator::MaybeRepeat(MapBuilder& step) {
+  if (rng.Percent(8)) step.Num("repeat", static_cast<uint64_t>(rng.Between(2, 3)));
 }
 
 bool Generator::MapAlloc() {
@@ -125,10 +130,12 @@ bool Generator::MapAlloc() {
   m.size = size;
   m.phys = model.allocs[alloc].phys;
   m.handle = model.allocs[alloc].handle;
+  m.alloc = alloc;
   m.step = name;
   r.maps[offset] = m;
   ++model.phys[m.phys].mappings;
   if (!name.empty()) address_steps[name] = AddressStep{buffer, offset, r.instance};
+  MaybeRepeat(step);
   Emit(step.Build());
   return true;
 }
@@ -171,6 +178,7 @@ bool Generator::SetAccess() {
   for (auto it = r.maps.find(offset); it != r.maps.end() && it->first < offset + size; ++it)
     for (int d = 0; d < kMaxDevices; ++d)
       if (set[d]) it->second.access[d] = *set[d];
+  MaybeRepeat(step);
   Emit(step.Build());
   return true;
 }
@@ -180,10 +188,18 @@ bool Generator::Unmap() {
   if (!run) return false;
   auto& [step, buffer, offset, size] = *run;
   Reservation& r = model.reservations[buffer];
+  // A repeated unmap maps the range again between its calls: each mapping needs a live handle.
+  bool handles_live = true;
+  for (auto it = r.maps.find(offset); it != r.maps.end() && it->first < offset + size; ++it) {
+    auto a = model.allocs.find(it->second.alloc);
+    handles_live = handles_live && a != model.allocs.end() && a->second.live &&
+                   a->second.handle == it->second.handle;
+  }
   for (auto it = r.maps.find(offset); it != r.maps.end() && it->first < offset + size;) {
     --model.phys[it->second.phys].mappings;
     it = r.maps.erase(it);
   }
+  if (handles_live) MaybeRepeat(step);
   Emit(step.Build());
   return true;
 }
@@ -196,8 +212,14 @@ bool Generator::Release() {
   const std::string alloc = rng.Pick(live);
   Alloc& a = model.allocs[alloc];
   a.live = false;
-  --model.phys[a.phys].handles;
-  Emit(Op("release").Add("alloc", alloc).Build());
+  Phys& phys = model.phys[a.phys];
+  --phys.handles;
+  MapBuilder step = Op("release");
+  step.Add("alloc", alloc);
+  // vmm-run repeats a release only when it frees the memory (undone by a create of the same
+  // properties); an exported allocation stays with its export.
+  if (!a.imported && !phys.shareable && phys.handles == 0 && phys.mappings == 0) MaybeRepeat(step);
+  Emit(step.Build());
   return true;
 }
 
@@ -255,6 +277,7 @@ bool Generator::Remap() {
   m.size = old.size;
   m.phys = model.allocs[alloc].phys;
   m.handle = model.allocs[alloc].handle;
+  m.alloc = alloc;
   r.maps[offset] = m;
   ++model.phys[m.phys].mappings;
   if (!name.empty()) address_steps[name] = AddressStep{buffer, offset, r.instance};

@@ -121,6 +121,9 @@ class Generator {
     uint64_t offset, size;
   };
   std::optional<RunStep> StartRunStep(const char* op);
+  // Sometimes `repeat: 2..3` on a VMM call (vmm-run undoes each call before the next; the state
+  // after the step is one call's, so the model is unchanged).
+  void MaybeRepeat(MapBuilder& step);
 
   // --- actions (gen_memory.cc, gen_data.cc, gen_graphs.cc, gen_blocks.cc) ---
   bool Reserve();

@@ -38,7 +38,8 @@ struct Tensor {
 struct Mapping {
   uint64_t size = 0;
   int phys = -1;
-  int handle = -1;  // Alloc::handle of the allocation mapped
+  int handle = -1;    // Alloc::handle of the allocation mapped
+  std::string alloc;  // the alloc name the map step gave (live while allocs[alloc] has `handle`)
   std::array<Perm, kMaxDevices> access{Perm::kNone, Perm::kNone};
   std::string step;  // the map step's name ("" when unnamed)
 };

@@ -50,6 +50,15 @@ void PlanBuilder::UndoUnmap(const Step& step, const ReservationState& r, const B
   if (!UndoesRepetitions(step, *p)) return;
   for (const MappingRecord& m : r.mappings()) {
     if (m.range.begin < range.begin || m.range.end > range.end) continue;
+    if (m.alloc_slot < 0 || allocs_.LiveSlot(plan_.allocs[m.alloc_slot]) != m.alloc_slot) {
+      const std::string alloc =
+          m.alloc_slot < 0 ? "its allocation" : "alloc '" + plan_.allocs[m.alloc_slot] + "'";
+      return Error(step.repeat.loc,
+                   "'repeat' on unmap maps the range again between its calls, but " + alloc +
+                       " (mapped by step '" + m.step_label + "' at line " + std::to_string(m.line) +
+                       ") has no live handle any more: it was released while mapped. Repeat "
+                       "an unmap whose allocations are still live, or drop 'repeat'");
+    }
     PlanStep map = UndoStep(Op::kMap, *p);
     map.buffer = p->buffer;
     map.alloc = m.alloc_slot;
