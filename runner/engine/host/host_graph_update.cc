@@ -116,19 +116,49 @@ Refusal CheckNode(const GraphNode& e, const GraphNode& g, const MemsetCheck& wri
   return r;
 }
 
+// `g`'s nodes walked back from its sinks, the sinks taken newest first, each node's dependencies
+// in edge order (breadth first): the order in which the H200 names a refused memset (below).
+std::vector<size_t> BackwardRank(const HostGraph& g) {
+  std::vector<uint32_t> sinks = Sinks(g);
+  std::vector<size_t> rank(g.nodes.size(), g.nodes.size());
+  std::deque<uint32_t> work(sinks.rbegin(), sinks.rend());
+  size_t next = 0;
+  std::vector<bool> seen(g.nodes.size(), false);
+  for (uint32_t s : sinks) seen[s] = true;
+  while (!work.empty()) {
+    const uint32_t u = work.front();
+    work.pop_front();
+    rank[u] = next++;
+    for (uint32_t d : g.nodes[u].dependencies) {
+      if (seen[d]) continue;
+      seen[d] = true;
+      work.push_back(d);
+    }
+  }
+  return rank;
+}
+
 Refusal CheckGraph(const HostGraph& exec, const HostGraph& graph, std::vector<int>* pair,
                    const MemsetCheck& writable) {
   Refusal r = Pair(exec, graph, pair);
   if (r.code != UpdateCode::kSuccess) return r;
-  // The H200 names the last memset it refuses (in creation order) but stops at the first other
-  // refusal (crosscheck, reports/h200/session9); a memset refused inside a conditional body or
-  // child graph counts as a memset at its node's place, and a later one is named instead
-  // (reports/h200/session10).
+  // The H200 stops at the first refusal in creation order that is not a memset's (crosscheck,
+  // reports/h200/session9). Of the memsets it refuses it names the first met walking back from
+  // the sinks, newest sink first (BackwardRank): the last of a chain, the one before a fork whose
+  // branch goes on past its own memset (tools/probes/update_error_node and
+  // scenarios/update_error_node.yaml on the H200, reports/h200/session15). A memset refused inside
+  // a conditional body or child graph counts at its node's place (reports/h200/session10).
   Refusal memset;
+  size_t memset_rank = 0;
+  std::vector<size_t> rank;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     r = CheckNode(exec.nodes[(*pair)[i]], graph.nodes[i], writable);
     if (r.code == UpdateCode::kError && r.memset) {
-      memset = r;
+      if (rank.empty()) rank = BackwardRank(graph);
+      if (memset.code != UpdateCode::kError || rank[i] < memset_rank) {
+        memset = r;
+        memset_rank = rank[i];
+      }
       continue;
     }
     if (r.code != UpdateCode::kSuccess) return r;
