@@ -5,10 +5,12 @@
 namespace vmm {
 
 void FaultEngine::Arm(FaultKind kind, uint64_t nth, const char* error, std::string why) {
+  std::lock_guard<std::mutex> lock(mu_);
   armed_.push_back(Armed{kind, by_kind_[static_cast<size_t>(kind)] + nth, error, std::move(why)});
 }
 
 Status FaultEngine::Enter(FaultKind kind) {
+  std::lock_guard<std::mutex> lock(mu_);
   const uint64_t overall = ++total_;
   const uint64_t of_kind = ++by_kind_[static_cast<size_t>(kind)];
   for (auto it = armed_.begin(); it != armed_.end(); ++it) {

@@ -7,12 +7,13 @@
 // call (1-based) overall, or the k-th call of one kind, returns the driver's error for that kind
 // ("cuMemCreate: CUDA_ERROR_OUT_OF_MEMORY (injected fault)") WITHOUT reaching the wrapped engine,
 // as a refused driver call leaves nothing behind. Every other call is forwarded unchanged.
-// Not thread-safe.
+// Thread-safe: calls may come from several threads (a threads group's VMM calls).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -38,7 +39,8 @@ class FaultEngine final : public Engine {
   // runner/vocab/cuda_errors.h literal) with `why` in its message, without reaching the wrapped
   // engine. Several may be armed at once; each fires once.
   void Arm(FaultKind kind, uint64_t nth, const char* error, std::string why);
-  // How many armed faults have not fired yet.
+  // How many armed faults have not fired yet. This and the counts below: read them while no call
+  // runs.
   size_t armed() const { return armed_.size(); }
 
   uint64_t calls() const { return total_; }
@@ -68,6 +70,12 @@ class FaultEngine final : public Engine {
   }
 
   uint64_t host_calls() const override { return inner_.host_calls(); }  // not a driver call
+  // What the wrapped engine says of itself and does for threads, unchanged: a run that injects
+  // errors runs its threads groups as one that does not (SharedEngine asks these).
+  std::string FaultNote() const override { return inner_.FaultNote(); }
+  bool ConcurrentVmm() const override { return inner_.ConcurrentVmm(); }
+  bool WaitForWork() override { return inner_.WaitForWork(); }
+  void PrepareThread(bool with_context) override { inner_.PrepareThread(with_context); }
 
  private:
   // Counts the call; returns the injected error when this is the planned one, else ok.
@@ -75,6 +83,9 @@ class FaultEngine final : public Engine {
 
   Engine& inner_;
   std::optional<FaultPlan> plan_;
+  // Guards the counts and the armed faults: with a concurrent engine (ConcurrentVmm) the VMM calls
+  // of several threads reach Enter at once.
+  std::mutex mu_;
   uint64_t total_ = 0;
   std::array<uint64_t, kFaultKindCount> by_kind_{};
   bool injected_ = false;

@@ -255,6 +255,35 @@ steps:
   EXPECT_EQ(report::FindDetail(out.steps[5].details, "undone_by"), nullptr);
 }
 
+// The calls that undo a repetition never wait for work in flight: a map repeated beside a busy
+// kernel that runs until a flag is set ends at once, and the flag stops the kernel in time.
+TEST(Executor, UndoingARepetitionDoesNotWaitForWorkInFlight) {
+  Planned p(R"(version: 1
+name: repeat_beside_busy
+granularity: 2MiB
+buffers:
+  W: {shape: [524288]}
+  X: {shape: [524288]}
+steps:
+  - {op: reserve, buffer: W}
+  - {op: create, alloc: w, size: 2MiB}
+  - {op: map, buffer: W, alloc: w}
+  - {op: set_access, buffer: W}
+  - {op: reserve, buffer: X}
+  - {op: create, alloc: x, size: 2MiB, repeat: 3}
+  - {op: busy, buffer: W, touch: write, value: 5, until: go, duration: 10s, async: true}
+  - {op: map, buffer: X, alloc: x, repeat: 3}
+  - {op: set_flag, name: go, flag: go}
+)");
+  ASSERT_EQ(p.errors, "");
+  for (const PlanStep& undo : p.plan.steps[7].body) EXPECT_FALSE(undo.wait);
+  StatusOr<std::unique_ptr<Engine>> engine = CreateHostEngine({2 << 20});
+  ASSERT_TRUE(engine.ok());
+  RunOutcome out = RunPlan(p.plan, **engine, nullptr);
+  EXPECT_EQ(out.summary.exit_code, 0) << out.steps.back().error;
+  EXPECT_LT(out.steps[7].wall_stats->max_us, 5e6) << "an undo waited for the busy kernel";
+}
+
 // A refused call changes nothing: repeated with expect_error, it has nothing to undo.
 TEST(Executor, RepeatedRefusedVmmCallHasNoUndoSteps) {
   Planned p(R"(version: 1

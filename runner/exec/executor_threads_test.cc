@@ -141,6 +141,51 @@ steps:
   EXPECT_EQ(out.steps[0].body[1].body.size(), 4u);
 }
 
+// A run that injects errors wraps its engine in a FaultEngine under the shared one; the threads
+// groups behave as without it: here a synchronize waits for a busy kernel outside the engine's
+// lock, so another thread can set the flag that ends the kernel (the FaultEngine forwards
+// WaitForWork). Before it did, the synchronize held the lock for the busy's whole duration.
+TEST(ThreadsRun, InjectingErrorsLeavesTheThreadsAsTheyWere) {
+  Planned p(R"(version: 1
+name: threads_and_injection
+granularity: 2MiB
+buffers:
+  W: {shape: [524288]}
+  X: {shape: [524288]}
+steps:
+  - {op: reserve, buffer: W}
+  - {op: create, alloc: w, size: 2MiB}
+  - {op: map, buffer: W, alloc: w}
+  - {op: set_access, buffer: W}
+  - threads:
+      - thread: compute
+        steps:
+          - {op: busy, buffer: W, touch: write, value: 5, until: go, duration: 10s, async: true}
+          - {op: signal, point: launched}
+      - thread: waiter
+        steps:
+          - {op: wait_for, point: launched}
+          - {op: signal, point: syncing}
+          - {op: synchronize, name: waits for the kernel}
+      - thread: setter
+        steps:
+          - {op: wait_for, point: syncing}
+          - {op: reserve, buffer: X}
+          - {op: free, buffer: X}
+          - {op: set_flag, name: go, flag: go}
+    name: group
+  - {op: inject_error, call: create, nth: 1, error: CUDA_ERROR_OUT_OF_MEMORY}
+)");
+  ASSERT_EQ(p.errors, "");
+  ASSERT_TRUE(p.plan.injects_errors);
+  std::unique_ptr<Engine> engine = Twin();
+  const auto start = std::chrono::steady_clock::now();
+  RunOutcome out = RunPlan(p.plan, *engine, nullptr);
+  EXPECT_EQ(out.summary.exit_code, 0) << out.steps[4].error;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5))
+      << "the synchronize held the engine until the busy's duration ran out";
+}
+
 // Thread one's create fails (an injected driver error): it stops, and thread two, which waits for
 // the point thread one never reaches, fails at once instead of hanging; the run fails with exit 4.
 TEST(ThreadsRun, AWaitForAPointOfAStoppedThreadFailsInsteadOfHanging) {

@@ -79,13 +79,26 @@ void Observed(const std::vector<report::StepRecord>& records, Outcomes* out) {
   }
 }
 
+// How many characters the `observe` scalar takes at `col` of `line` (7 plain, 9 quoted), or 0 when
+// it is not written there.
+size_t ObserveWidth(const std::string& line, size_t col) {
+  if (line.compare(col, 7, "observe") == 0) return 7;
+  if (col < line.size() && (line[col] == '"' || line[col] == '\'') &&
+      line.compare(col + 1, 7, "observe") == 0 && col + 8 < line.size() &&
+      line[col + 8] == line[col])
+    return 9;
+  return 0;
+}
+
 // Removes `expect_error: observe` of `o` from `lines` (a call that succeeded needs none); false
 // when it is not written in a way this can take out (then the caller refuses).
 bool RemoveObserve(const Observer& o, std::vector<std::string>* lines) {
   if (o.key_line != o.word_line) return false;
   std::string& line = (*lines)[static_cast<size_t>(o.word_line - 1)];
   const size_t key = static_cast<size_t>(o.key_column - 1);
-  const size_t end = static_cast<size_t>(o.word_column - 1) + 7;
+  const size_t width = ObserveWidth(line, static_cast<size_t>(o.word_column - 1));
+  if (width == 0) return false;
+  const size_t end = static_cast<size_t>(o.word_column - 1) + width;
   if (!o.flow) {  // block style: the key is the line's only content
     if (line.find_first_not_of(' ') != key || line.find_first_not_of(' ', end) != std::string::npos)
       return false;
@@ -152,9 +165,9 @@ Status PinStep(const Observer& o, const Outcomes& outcomes, std::vector<std::str
   }
   std::string& line = (*lines)[static_cast<size_t>(o.word_line - 1)];
   const size_t col = static_cast<size_t>(o.word_column - 1);
-  if (line.compare(col, 7, "observe") != 0)
-    return InternalError(where + ": 'observe' is not where the YAML reader put it");
-  line.replace(col, 7, actual);
+  const size_t width = ObserveWidth(line, col);
+  if (width == 0) return InternalError(where + ": 'observe' is not where the YAML reader put it");
+  line.replace(col, width, actual);
   return Status::Ok();
 }
 

@@ -100,7 +100,7 @@ steps:
     alloc: r
     size: 2MiB
     expect_error: observe
-  - {op: unmap, buffer: A, expect_error: observe}
+  - {op: unmap, buffer: A, expect_error: "observe"}
 )";
 
 report::StepRecord Call(int line, const std::string& actual, const std::string& rule = "") {

@@ -200,7 +200,7 @@ class PlanBuilder {
   void Unmap(const Step& step, PlanStep* p);
   // plan_repeat.cc: `repeat` on a VMM call; each fills p->body with the steps that undo the call
   // between two repetitions (see PlanStep::body), or reports why it cannot be undone.
-  bool UndoesRepetitions(const Step& step, const PlanStep& p) const;
+  bool UndoesRepetitions(const Step& step, const PlanStep& p);
   void UndoCreate(const Step& step, PlanStep* p);
   void UndoMap(const Step& step, PlanStep* p);
   // Before `range` of `r` is unmapped: its mappings and their access, to map and set again.

@@ -7,11 +7,15 @@
 #include <algorithm>
 
 #include "runner/plan/plan_builder.h"
+#include "runner/vocab/cuda_errors.h"
 
 namespace vmm {
 namespace {
 
-// A step of op `op` that undoes part of `of` (same line and index, for messages).
+// A step of op `op` that undoes part of `of` (same line and index, for messages). It never waits
+// for work in flight: no kernel in flight can touch what it undoes (memory mapped, or made, by the
+// step it undoes; a range the step unmapped, after that step waited or was told not to), and a
+// wait would let a running kernel end between repetitions, so that they did not start alike.
 PlanStep UndoStep(Op op, const PlanStep& of) {
   PlanStep u;
   u.op = op;
@@ -19,14 +23,24 @@ PlanStep UndoStep(Op op, const PlanStep& of) {
   u.line = of.line;
   u.label = std::string("undo of ") + of.label;
   u.device = of.device;
+  u.wait = false;
   return u;
 }
 
 }  // namespace
 
-bool PlanBuilder::UndoesRepetitions(const Step& step, const PlanStep& p) const {
+bool PlanBuilder::UndoesRepetitions(const Step& step, const PlanStep& p) {
+  if (p.repeat <= 1) return false;
+  if (p.expect_error == kObserveError) {
+    // Observed, the call may or may not have changed anything: nothing to undo for certain.
+    Error(step.repeat.loc,
+          "'repeat' and expect_error: observe do not go together on a VMM call: whether a call "
+          "must be undone before the next depends on what it returned; observe it once, pin it "
+          "(vmm-run pin), then repeat it");
+    return false;
+  }
   // A call expected to fail changes nothing, so it repeats as it is.
-  return p.repeat > 1 && !step.expect_error().set;
+  return !step.expect_error().set;
 }
 
 void PlanBuilder::UndoCreate(const Step& step, PlanStep* p) {

@@ -84,8 +84,7 @@ Status CudaEngine::Create(const AllocProps& props, AllocHandle* out) {
 }
 
 std::optional<CUmemGenericAllocationHandle> CudaEngine::TakeReleased(uint64_t id) {
-  if (!allow_released_) return std::nullopt;
-  allow_released_ = false;
+  if (!std::exchange(allow_released_, false)) return std::nullopt;
   for (const ReleasedHandle& r : released_)
     if (r.id == id && id != 0) return r.driver;
   return std::nullopt;
@@ -100,15 +99,18 @@ Status CudaEngine::AllowReleasedHandle() {
 Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
   auto what = [&] { return "Release(handle=" + std::to_string(handle.value) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
+  std::optional<CUmemGenericAllocationHandle> freed;
   {
     std::lock_guard<std::mutex> lock(vmm_mu_);
-    if (allocs_.Find(handle.value) == nullptr) {
-      const std::optional<CUmemGenericAllocationHandle> freed = TakeReleased(handle.value);
-      if (!freed) return UnknownHandle(what());
-      // An isolate block's second release: the driver's freed handle, as it is.
-      return Annotate(CU_CALL(api_, cuMemRelease(*freed)), what);
+    // The allowance covers this call only, whichever handle it names.
+    if (allocs_.Find(handle.value) != nullptr) {
+      allow_released_ = false;
+    } else if (!(freed = TakeReleased(handle.value))) {
+      return UnknownHandle(what());
     }
   }
+  // An isolate block's second release: the driver's freed handle, as it is (outside the guard).
+  if (freed) return Annotate(CU_CALL(api_, cuMemRelease(*freed)), what);
   VMM_RETURN_IF_ERROR(
       Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
   // The driver's handle, copied under the guard; the call goes out without it. Only this thread
@@ -141,6 +143,7 @@ Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
     const PhysicalAlloc* alloc = allocs_.Find(handle.value);
     if (alloc != nullptr) {
       memory = alloc->get().handle;
+      allow_released_ = false;  // the allowance covers this call only
     } else if (const std::optional<CUmemGenericAllocationHandle> freed =
                    TakeReleased(handle.value)) {
       memory = *freed;  // an isolate block's map of a released handle: driver 580 segfaults
