@@ -71,7 +71,7 @@ int ValidateSweepPoints(const std::string& text, const std::string& file,
     ExpandOptions at = expand;
     at.set.insert(at.set.end(), point.begin(), point.end());
     std::optional<Scenario> scenario = ParseScenario(text, file, at, &diagnostics);
-    if (scenario) BuildPlan(*scenario, &diagnostics);
+    if (scenario) BuildPlan(*scenario, &diagnostics, PlannedSteps::kDrop);
     if (diagnostics.empty()) continue;
     CollapseRepeats(&diagnostics);
     err << file << ": at sweep point " << SweepPointText(point) << ":\n"
@@ -122,8 +122,10 @@ int RunValidateCommand(const ValidateOptions& options, std::ostream& out, std::o
     PartialScenario partial;
     std::optional<Scenario> scenario =
         ParseScenario(*text, file, with_facts, &diagnostics, nullptr, &partial);
-    Plan plan;
-    if (scenario) plan = BuildPlan(*scenario, &diagnostics);
+    Plan plan;  // judged step by step, its steps dropped as they are planned (a long scenario's
+                // plan need not fit in memory to be validated)
+    if (scenario) plan = BuildPlan(*scenario, &diagnostics, PlannedSteps::kDrop);
+    const size_t steps = scenario ? scenario->steps.size() : 0;  // the plan's, one per step
     AddStateErrors(partial, &diagnostics);  // the schema's and the state's errors in one pass
     CollapseRepeats(&diagnostics);
     const bool valid = diagnostics.empty();
@@ -133,13 +135,13 @@ int RunValidateCommand(const ValidateOptions& options, std::ostream& out, std::o
       code = kExitInputError;
       continue;
     }
-    const int points = ValidateSweepPoints(*text, file, with_facts, plan.steps.size(), err);
+    const int points = ValidateSweepPoints(*text, file, with_facts, steps, err);
     if (points < 0) {
       code = kExitInputError;
       continue;
     }
     if (!options.quiet) {
-      out << file << ": ok · scenario '" << plan.scenario_name << "' · " << plan.steps.size()
+      out << file << ": ok · scenario '" << plan.scenario_name << "' · " << steps
           << " steps · granularity " << FormatBytes(plan.granularity);
       if (points > 0) out << " · " << points << " sweep points valid";
       out << "\n";

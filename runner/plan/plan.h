@@ -256,8 +256,14 @@ struct IsolatedBlock {
 // `diagnostics` (the schema errors), which end sorted by position. Nothing when nothing was left.
 void AddStateErrors(const PartialScenario& partial, std::vector<Diagnostic>* diagnostics);
 
+// What BuildPlan keeps of the planned steps: all of them (to run them), or none (to validate: each
+// step is planned, judged and dropped, so a long scenario's plan never holds every step at once).
+enum class PlannedSteps { kKeep, kDrop };
+
 // Resolves and validates `scenario`. On success `diagnostics` is empty; otherwise it holds every
-// problem found (one pass, in file order) and the returned Plan must not be run.
-Plan BuildPlan(const Scenario& scenario, std::vector<Diagnostic>* diagnostics);
+// problem found (one pass, in file order) and the returned Plan must not be run (with kDrop it has
+// no steps and can never run).
+Plan BuildPlan(const Scenario& scenario, std::vector<Diagnostic>* diagnostics,
+               PlannedSteps keep = PlannedSteps::kKeep);
 
 }  // namespace vmm

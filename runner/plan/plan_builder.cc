@@ -9,10 +9,10 @@
 
 namespace vmm {
 
-Plan BuildPlan(const Scenario& scenario, std::vector<Diagnostic>* diagnostics) {
+Plan BuildPlan(const Scenario& scenario, std::vector<Diagnostic>* diagnostics, PlannedSteps keep) {
   ResetSuggestionBudget();
   const size_t first = diagnostics->size();
-  Plan plan = PlanBuilder(scenario, diagnostics).Build();
+  Plan plan = PlanBuilder(scenario, diagnostics, keep).Build();
   // One step can report several fields; keep the whole list in file order.
   std::vector<Diagnostic> mine(diagnostics->begin() + static_cast<std::ptrdiff_t>(first),
                                diagnostics->end());
@@ -24,16 +24,18 @@ Plan BuildPlan(const Scenario& scenario, std::vector<Diagnostic>* diagnostics) {
 void AddStateErrors(const PartialScenario& partial, std::vector<Diagnostic>* diagnostics) {
   if (!partial.scenario) return;
   std::vector<Diagnostic> state;
-  BuildPlan(*partial.scenario, &state);
+  BuildPlan(*partial.scenario, &state, PlannedSteps::kDrop);
   for (Diagnostic& d : state)
     if (!partial.Tainted(d.loc.line)) diagnostics->push_back(std::move(d));
   SortByPosition(diagnostics);
 }
 
-PlanBuilder::PlanBuilder(const Scenario& scenario, std::vector<Diagnostic>* diagnostics)
+PlanBuilder::PlanBuilder(const Scenario& scenario, std::vector<Diagnostic>* diagnostics,
+                         PlannedSteps keep)
     : scenario_(scenario),
       steps_(scenario.steps),
       diagnostics_(diagnostics),
+      keep_(keep),
       allocs_("alloc", "created", "release", "released", &plan_.allocs),
       graphs_("graph", "captured", "destroy", "destroyed", &plan_.graphs),
       execs_("exec", "instantiated", "destroy", "destroyed", &plan_.execs) {}
@@ -66,11 +68,19 @@ PlanBuilder::PlanBuilder(const PlanBuilder& parent, const Step& block,
 
 Plan PlanBuilder::BuildBlock() && {
   IndexStepNames(steps_);
+  PlanSteps();
+  CheckFlagsSet();
+  return std::move(plan_);
+}
+
+void PlanBuilder::PlanSteps() {
+  if (keep_ == PlannedSteps::kDrop) {
+    for (size_t i = 0; i < steps_.size(); ++i) Visit(steps_[i], static_cast<int>(i), nullptr);
+    return;
+  }
   plan_.steps.reserve(steps_.size());
   for (size_t i = 0; i < steps_.size(); ++i)
     plan_.steps.push_back(Visit(steps_[i], static_cast<int>(i), nullptr));
-  CheckFlagsSet();
-  return std::move(plan_);
 }
 
 std::string PlanBuilder::BlockHint() const {
@@ -97,9 +107,7 @@ Plan PlanBuilder::Build() && {
   }
   DeclareBuffers();
   IndexStepNames(steps_);
-  plan_.steps.reserve(steps_.size());
-  for (size_t i = 0; i < steps_.size(); ++i)
-    plan_.steps.push_back(Visit(steps_[i], static_cast<int>(i), nullptr));
+  PlanSteps();
   CheckFlagsSet();
   return std::move(plan_);
 }

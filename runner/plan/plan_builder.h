@@ -28,7 +28,8 @@ namespace vmm {
 
 class PlanBuilder {
  public:
-  PlanBuilder(const Scenario& scenario, std::vector<Diagnostic>* diagnostics);
+  PlanBuilder(const Scenario& scenario, std::vector<Diagnostic>* diagnostics,
+              PlannedSteps keep = PlannedSteps::kKeep);
   Plan Build() &&;
 
   // An isolate block's builder: the parent's declarations (buffers, views, granularity), nothing
@@ -138,6 +139,9 @@ class PlanBuilder {
   bool LiveInParent(const NameTable PlanBuilder::*table, const std::string& name) const {
     return parent_ != nullptr && (parent_->*table).LiveSlot(name) >= 0;
   }
+  // Visits every step of steps_ in order, keeping the planned steps in plan_.steps unless keep_
+  // says to drop them (an isolate block's builder always keeps them: `at:` reads them).
+  void PlanSteps();
   PlanStep Common(const Step& step, int index) const;
   PlanStep Visit(const Step& step, int index, BufferUses* capture_uses);
 
@@ -325,6 +329,7 @@ class PlanBuilder {
   std::vector<Diagnostic>* diagnostics_;
   const PlanBuilder* parent_ = nullptr;  // inside an isolate block: the builder of the scenario
   bool report_duplicates_ = true;
+  PlannedSteps keep_ = PlannedSteps::kKeep;  // the top-level steps: kept in the plan, or dropped
   // Inside a block whose expectation is not ok: steps may touch memory without access (Use()).
   bool faults_allowed_ = false;
   Plan plan_;

@@ -37,6 +37,27 @@ TEST(BuildPlanTest, ScenarioIsReady) {
             "");
 }
 
+// Validation drops each planned step (PlannedSteps::kDrop) and still finds every problem, at the
+// same positions, as a plan that keeps them; an isolate block's own plan is kept either way.
+TEST(BuildPlanTest, DroppingThePlannedStepsFindsTheSameProblems) {
+  const std::string steps =
+      "  - {op: reserve, buffer: A}\n"
+      "  - {op: create, alloc: p, size: 2MiB}\n"
+      "  - {op: fill, buffer: A, seed: 1}\n"
+      "  - isolate: {expect: ok}\n"
+      "    steps: [{op: reserve, buffer: B}, {op: free, buffer: B}]\n"
+      "  - {op: release, alloc: q}\n";
+  std::vector<Diagnostic> kept, dropped;
+  std::optional<Scenario> s = ParseScenario(kHeader + steps, "t.yaml", &kept);
+  ASSERT_TRUE(s.has_value()) << FormatDiagnostics(kept);
+  const Plan with = BuildPlan(*s, &kept, PlannedSteps::kKeep);
+  const Plan without = BuildPlan(*s, &dropped, PlannedSteps::kDrop);
+  EXPECT_NE(FormatDiagnostics(kept), "");
+  EXPECT_EQ(FormatDiagnostics(dropped), FormatDiagnostics(kept));
+  EXPECT_EQ(with.steps.size(), 5u);
+  EXPECT_TRUE(without.steps.empty());
+}
+
 TEST(BuildPlanTest, NewMappingHasNoAccess) {
   EXPECT_EQ(PlanErrors("  - {op: reserve, buffer: A}\n"
                        "  - {op: create, alloc: p, size: 2MiB}\n"
