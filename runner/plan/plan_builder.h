@@ -9,7 +9,6 @@
 // Internal to runner/plan; use BuildPlan.
 #pragma once
 
-#include <array>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -365,9 +364,9 @@ class PlanBuilder {
   // exporter's memory for an import of this process's export, the mapped memory for a retain), or
   // -1 for memory this process did not create (an import of the parent's export in a block).
   std::vector<int> alloc_memory_;
-  // hold_memory / return_memory: bit d set while scenario device d holds memory for pressure.
-  uint32_t memory_held_ = 0;
-  std::array<int, 32> hold_line_{};  // by scenario device: the line of its latest hold_memory
+  // hold_memory / return_memory (one hold at a time, on device 0): the line of the hold in place,
+  // 0 when none.
+  int hold_line_ = 0;
   // The bytes of device memory on scenario device `device` that the creates of this process hold
   // now: each created allocation counts while a handle to its memory is live or it is mapped
   // (a release while mapped frees nothing; a retained handle keeps it). check_memory's subject
@@ -418,7 +417,7 @@ class PlanBuilder {
     std::vector<int> graph_devices, exec_devices;
     std::unordered_map<std::string, SnapshotInfo> snapshots;
     std::unordered_map<std::string, SharedHandle> handles;
-    uint32_t memory_held;
+    int hold_line;
   };
 };
 

@@ -93,7 +93,7 @@ PlanBuilder::SimulatedState PlanBuilder::SaveState() const {
       plan_.buffers,     reservations_,   reserved_by_,  freed_line_,  last_reserved_size_,
       plan_.peer_access, reservation_id_, allocs_,       graphs_,      execs_,
       graph_models_,     exec_models_,    graph_allocs_, event_slots_, graph_devices_,
-      exec_devices_,     snapshots_,      handles_,      memory_held_};
+      exec_devices_,     snapshots_,      handles_,      hold_line_};
 }
 
 void PlanBuilder::RestoreState(SimulatedState&& saved) {
@@ -104,7 +104,7 @@ void PlanBuilder::RestoreState(SimulatedState&& saved) {
   last_reserved_size_ = std::move(saved.last_reserved_size);
   plan_.peer_access = std::move(saved.peer_access);
   reservation_id_ = std::move(saved.reservation_id);
-  memory_held_ = saved.memory_held;
+  hold_line_ = saved.hold_line;
   allocs_ = std::move(saved.allocs);
   graphs_ = std::move(saved.graphs);
   execs_ = std::move(saved.execs);

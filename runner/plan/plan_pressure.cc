@@ -16,28 +16,24 @@ void PlanBuilder::PlanOp<Op::kHoldMemory>(const Step& step, PlanStep* p, BufferU
     Error(At(leave, step), "'leave_free' is too large: '" + leave.value +
                                "' does not fit in 64 bits");  // the schema allows only sizes
   }
-  const uint32_t bit = 1u << p->device;
-  if ((memory_held_ & bit) != 0) {
+  if (hold_line_ != 0) {
     Error(step.loc, "device " + std::to_string(p->device) +
-                        " already holds memory (hold_memory at line " +
-                        std::to_string(hold_line_[p->device]) +
+                        " already holds memory (hold_memory at line " + std::to_string(hold_line_) +
                         "); give it back with {op: return_memory} before holding again");
     return;
   }
-  memory_held_ |= bit;
-  hold_line_[p->device] = step.loc.line;
+  hold_line_ = step.loc.line;
 }
 
 template <>
 void PlanBuilder::PlanOp<Op::kReturnMemory>(const Step& step, PlanStep* p, BufferUses*) {
-  const uint32_t bit = 1u << p->device;
-  if ((memory_held_ & bit) == 0) {
+  if (hold_line_ == 0) {
     Error(step.loc, "device " + std::to_string(p->device) +
                         " holds no memory here: return_memory gives back what a hold_memory "
                         "before it took");
     return;
   }
-  memory_held_ &= ~bit;
+  hold_line_ = 0;
 }
 
 template <>
