@@ -37,7 +37,7 @@ class CudaQueriesTest : public CudaEngineTest {
 // hold_memory on the GPU: after the hold, little more than `leave_free` is free (the driver may
 // keep a little of it for itself, and a chunk it refused leaves a little more), a create bigger
 // than that fails with OUT_OF_MEMORY, a smaller one fits, and the return gives it all back.
-TEST_F(CudaQueriesTest, HeldMemoryLeavesWhatWasAskedAndComesBack) {
+TEST_F(CudaQueriesTest, HeldMemoryLeavesWhatWasAskedAndFreeMemoryComesBack) {
   const uint64_t before = Free();
   constexpr uint64_t kLeave = 1024 * kMiB;
   uint64_t held = 0, returned = 0;
