@@ -5,7 +5,8 @@
 // afterwards. A case that hangs is killed after 60 s and reported as such. Not built by CMake; on
 // a GPU machine:
 //   g++ -O1 tools/checkpoint_probe.cc -I/usr/local/cuda/include -L/usr/local/cuda/lib64/stubs \
-//       -lcuda -lpthread -o checkpoint_probe && ./checkpoint_probe
+//       -lcuda -lpthread -o checkpoint_probe && ./checkpoint_probe   (any argument: the
+//   host-located cases only)
 #include <cuda.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,12 +29,12 @@ double Now() {
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
-#define P(who, n, x)                                                          \
-  do {                                                                        \
-    double t0_ = Now();                                                       \
-    CUresult r_ = (x);                                                        \
-    printf("  [%s] %-44s %-32s %9.2f ms\n", who, n, N(r_), Now() - t0_);     \
-    fflush(stdout);                                                           \
+#define P(who, n, x)                                                     \
+  do {                                                                   \
+    double t0_ = Now();                                                  \
+    CUresult r_ = (x);                                                   \
+    printf("  [%s] %-44s %-32s %9.2f ms\n", who, n, N(r_), Now() - t0_); \
+    fflush(stdout);                                                      \
   } while (0)
 
 CUmemAllocationProp Prop(bool exportable = false) {
@@ -60,10 +61,14 @@ U FreeBytes() {
 }
 const char* StateName(CUprocessState s) {
   switch (s) {
-    case CU_PROCESS_STATE_RUNNING: return "RUNNING";
-    case CU_PROCESS_STATE_LOCKED: return "LOCKED";
-    case CU_PROCESS_STATE_CHECKPOINTED: return "CHECKPOINTED";
-    case CU_PROCESS_STATE_FAILED: return "FAILED";
+    case CU_PROCESS_STATE_RUNNING:
+      return "RUNNING";
+    case CU_PROCESS_STATE_LOCKED:
+      return "LOCKED";
+    case CU_PROCESS_STATE_CHECKPOINTED:
+      return "CHECKPOINTED";
+    case CU_PROCESS_STATE_FAILED:
+      return "FAILED";
   }
   return "?";
 }
@@ -102,7 +107,8 @@ struct Target {
     P("tgt", "reserve 64 MiB", cuMemAddressReserve(&va, 64 * MiB, 0, 0, 0));
     for (int i = 0; i < 2; ++i) {
       CUmemAllocationProp p = Prop(i == 1);
-      P("tgt", i ? "create 32 MiB (exportable)" : "create 32 MiB", cuMemCreate(&h[i], 32 * MiB, &p, 0));
+      P("tgt", i ? "create 32 MiB (exportable)" : "create 32 MiB",
+        cuMemCreate(&h[i], 32 * MiB, &p, 0));
       P("tgt", "map", cuMemMap(va + i * 32 * MiB, 32 * MiB, 0, h[i], 0));
     }
     CUmemAccessDesc a = {};
@@ -116,7 +122,8 @@ struct Target {
     P("tgt", "stream", cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
     CUgraph g;
     P("tgt", "begin capture", cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
-    P("tgt", "capture memset first 32 MiB = 0x44444444", cuMemsetD32Async(va, 0x44444444u, 8 * MiB, stream));
+    P("tgt", "capture memset first 32 MiB = 0x44444444",
+      cuMemsetD32Async(va, 0x44444444u, 8 * MiB, stream));
     P("tgt", "end capture", cuStreamEndCapture(stream, &g));
     P("tgt", "instantiate", cuGraphInstantiate(&exec, g, 0));
     P("tgt", "synchronize", cuCtxSynchronize());
@@ -133,18 +140,23 @@ struct Target {
     size_t size = 0;
     P("tgt", "address range of the reservation", cuMemGetAddressRange(&base, &size, va + MiB));
     printf("  [tgt] base %s, size %zu\n", base == va ? "unchanged" : "MOVED", size);
-    printf("  [tgt] first 32 MiB holds 0x11111111: %s\n", Holds(va, 32 * MiB, 0x11111111u) ? "yes" : "NO");
+    printf("  [tgt] first 32 MiB holds 0x11111111: %s\n",
+           Holds(va, 32 * MiB, 0x11111111u) ? "yes" : "NO");
     printf("  [tgt] second 32 MiB holds 0x22222222: %s\n",
            Holds(va + 32 * MiB, 32 * MiB, 0x22222222u) ? "yes" : "NO");
-    printf("  [tgt] cuMemAlloc memory holds 0x33333333: %s\n", Holds(plain, 16 * MiB, 0x33333333u) ? "yes" : "NO");
+    printf("  [tgt] cuMemAlloc memory holds 0x33333333: %s\n",
+           Holds(plain, 16 * MiB, 0x33333333u) ? "yes" : "NO");
     P("tgt", "graph launch", cuGraphLaunch(exec, stream));
     P("tgt", "stream synchronize", cuStreamSynchronize(stream));
     printf("  [tgt] graph wrote 0x44444444: %s\n", Holds(va, 32 * MiB, 0x44444444u) ? "yes" : "NO");
     int fd = -1;
-    P("tgt", "re-export the exportable handle", cuMemExportToShareableHandle(&fd, h[1], CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+    P("tgt", "re-export the exportable handle",
+      cuMemExportToShareableHandle(&fd, h[1], CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
     if (fd >= 0) {
       CUmemGenericAllocationHandle back;
-      P("tgt", "import that fd again", cuMemImportFromShareableHandle(&back, (void*)(long)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+      P("tgt", "import that fd again",
+        cuMemImportFromShareableHandle(&back, (void*)(long)fd,
+                                       CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
       close(fd);
     }
     CUmemGenericAllocationHandle kept;
@@ -176,10 +188,12 @@ void Cycle(pid_t pid) {
   State(pid);
   P("ctl", "checkpoint", cuCheckpointProcessCheckpoint(pid, &ck));
   State(pid);
-  printf("  [ctl] free rose by %lld MiB at checkpoint\n", (long long)(FreeBytes() - before) / (long long)MiB);
+  printf("  [ctl] free rose by %lld MiB at checkpoint\n",
+         (long long)(FreeBytes() - before) / (long long)MiB);
   P("ctl", "restore", cuCheckpointProcessRestore(pid, &rs));
   State(pid);
-  printf("  [ctl] free after restore vs before: %lld MiB\n", ((long long)FreeBytes() - (long long)before) / (long long)MiB);
+  printf("  [ctl] free after restore vs before: %lld MiB\n",
+         ((long long)FreeBytes() - (long long)before) / (long long)MiB);
   P("ctl", "unlock", cuCheckpointProcessUnlock(pid, &un));
   State(pid);
 }
@@ -209,7 +223,8 @@ void Case(const char* name, TargetFn target, CtlFn ctl) {
     int status = 0;
     waitpid(pid, &status, 0);
     if (WIFSIGNALED(status))
-      printf("  => target killed by signal %d (%s)\n", WTERMSIG(status), strsignal(WTERMSIG(status)));
+      printf("  => target killed by signal %d (%s)\n", WTERMSIG(status),
+             strsignal(WTERMSIG(status)));
     else
       printf("  => target exit %d\n", WEXITSTATUS(status));
     fflush(stdout);
@@ -250,7 +265,8 @@ void Basic() {
         P("ctl", "restore while running", cuCheckpointProcessRestore(pid, &rs));
         P("ctl", "unlock while running", cuCheckpointProcessUnlock(pid, &un));
         Cycle(pid);
-        P("ctl", "lock a pid without CUDA (this one's parent)", cuCheckpointProcessLock(getppid(), nullptr));
+        P("ctl", "lock a pid without CUDA (this one's parent)",
+          cuCheckpointProcessLock(getppid(), nullptr));
         P("ctl", "state of pid 999999", cuCheckpointProcessGetState(999999, nullptr));
         l.Say(l.to_target[1], 'g');
       });
@@ -292,7 +308,8 @@ void BusyStream() {
         P("tgt", "device pointer of flag", cuMemHostGetDevicePointer(&dflag, flag, 0));
         CUstream s;
         cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
-        P("tgt", "stream waits for flag == 1", cuStreamWaitValue32(s, dflag, 1, CU_STREAM_WAIT_VALUE_EQ));
+        P("tgt", "stream waits for flag == 1",
+          cuStreamWaitValue32(s, dflag, 1, CU_STREAM_WAIT_VALUE_EQ));
         l.Say(l.to_ctl[1], 'r');
         l.Hear(l.to_target[0]);
         __atomic_store_n(flag, 1u, __ATOMIC_SEQ_CST);
@@ -379,23 +396,28 @@ void RestoreOutOfMemory() {
       });
 }
 
-// nccl#2350: memory located on a host NUMA node (cuMem host-NUMA), mapped for the device.
-void HostNuma() {
+// nccl#2350: memory located on the host (cuMem host-NUMA, or plain host), mapped for the device.
+// After the restore: a second restore, then the target exits without a CUDA call (does a process
+// left checkpointed exit?).
+void HostLocated(CUmemLocationType type, const char* name) {
+  static CUmemLocationType where;
+  where = type;
   Case(
-      "host_numa: a HOST_NUMA cuMemCreate mapped for the device",
+      name,
       [](Line& l) {
         Init();
         CUdeviceptr va;
         CUmemGenericAllocationHandle h;
         CUmemAllocationProp p = {};
         p.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-        p.location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+        p.location.type = where;
         p.location.id = 0;
         size_t gran = 0;
-        P("tgt", "granularity", cuMemGetAllocationGranularity(&gran, &p, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+        P("tgt", "granularity",
+          cuMemGetAllocationGranularity(&gran, &p, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
         if (!gran) gran = 2 * MiB;
         P("tgt", "reserve", cuMemAddressReserve(&va, gran, 0, 0, 0));
-        P("tgt", "create host-NUMA", cuMemCreate(&h, gran, &p, 0));
+        P("tgt", "create host-located", cuMemCreate(&h, gran, &p, 0));
         P("tgt", "map", cuMemMap(va, gran, 0, h, 0));
         CUmemAccessDesc a = {};
         a.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
@@ -405,7 +427,12 @@ void HostNuma() {
         P("tgt", "memset", cuMemsetD32(va, 0x66666666u, gran / 4));
         P("tgt", "synchronize", cuCtxSynchronize());
         l.Say(l.to_ctl[1], 'r');
-        l.Hear(l.to_target[0]);
+        const char go = l.Hear(l.to_target[0]);
+        if (go == 'x') {  // left checkpointed: exit without a CUDA call
+          printf("  [tgt] exiting with _exit(7), no CUDA call\n");
+          fflush(stdout);
+          _exit(7);
+        }
         alarm(10);
         std::vector<unsigned> w(4);
         P("tgt", "read back", cuMemcpyDtoH(w.data(), va, 16));
@@ -413,16 +440,61 @@ void HostNuma() {
       },
       [](pid_t pid, Line& l) {
         Cycle(pid);
+        CUprocessState s;
+        const bool stuck =
+            cuCheckpointProcessGetState(pid, &s) == CUDA_SUCCESS && s != CU_PROCESS_STATE_RUNNING;
+        if (stuck) {
+          CUcheckpointRestoreArgs rs = {};
+          P("ctl", "restore again", cuCheckpointProcessRestore(pid, &rs));
+          State(pid);
+        }
+        l.Say(l.to_target[1], stuck ? 'x' : 'g');
+      });
+}
+
+// A process released its host-NUMA memory before the checkpoint (NCCL_CUMEM_HOST_ENABLE=0's
+// effect): restored?
+void HostNumaGivenBack() {
+  Case(
+      "host_numa_given_back: host-NUMA memory created, used and released before the checkpoint",
+      [](Line& l) {
+        Init();
+        CUdeviceptr va;
+        CUmemGenericAllocationHandle h;
+        CUmemAllocationProp p = {};
+        p.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+        p.location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+        p.location.id = 0;
+        const U gran = 2 * MiB;
+        P("tgt", "reserve", cuMemAddressReserve(&va, gran, 0, 0, 0));
+        P("tgt", "create host-NUMA", cuMemCreate(&h, gran, &p, 0));
+        P("tgt", "map", cuMemMap(va, gran, 0, h, 0));
+        P("tgt", "unmap", cuMemUnmap(va, gran));
+        P("tgt", "release", cuMemRelease(h));
+        P("tgt", "free", cuMemAddressFree(va, gran));
+        l.Say(l.to_ctl[1], 'r');
+        l.Hear(l.to_target[0]);
+        alarm(10);
+        printf("  [tgt] free after: %llu MiB\n", FreeBytes() / MiB);
+      },
+      [](pid_t pid, Line& l) {
+        Cycle(pid);
         l.Say(l.to_target[1], 'g');
       });
 }
 
-int main() {
-  Basic();
-  Twice();
-  BusyStream();
-  HostNuma();
-  RestoreOutOfMemory();
+int main(int argc, char**) {
+  const bool all = argc < 2;
+  if (all) {
+    Basic();
+    Twice();
+    BusyStream();
+  }
+  HostLocated(CU_MEM_LOCATION_TYPE_HOST_NUMA,
+              "host_numa: a HOST_NUMA cuMemCreate mapped for the device");
+  HostLocated(CU_MEM_LOCATION_TYPE_HOST, "host: a HOST cuMemCreate mapped for the device");
+  HostNumaGivenBack();
+  if (all) RestoreOutOfMemory();
   int v = 0;
   cuDriverGetVersion(&v);
   printf("driver API %d\n", v);

@@ -26,6 +26,7 @@
 #include "runner/cli/timeline_command.h"
 #include "runner/cli/validate_command.h"
 #include "runner/cli/version_text.h"
+#include "runner/engine/select/engine_select.h"
 #include "runner/pipeline/isolate_child.h"
 
 namespace {
@@ -148,6 +149,9 @@ int main(int argc, char** argv) {
     // The child of an isolate block (runner/pipeline/isolate_child.h): not a subcommand for people,
     // so it is not in --help.
     if (argc >= 2 && std::string(argv[1]) == "__child") return vmm::RunIsolateChild(argc, argv);
+    // The process that checkpoints an isolate block's child (engine_select.h): not for people.
+    if (argc >= 2 && std::string(argv[1]) == "__checkpoint-helper")
+      return vmm::RunCheckpointHelperProcess(argc, argv);
     return Main(argc, argv);
   } catch (const std::bad_alloc&) {
     // Out of memory outside a step (a step's own is a step failure, reported in its report): the

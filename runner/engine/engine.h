@@ -130,6 +130,14 @@ struct SyncNote {
   bool wait = true;
 };
 
+// What CheckpointProcess / RestoreProcess saw (the driver's calls, timed by whoever made them).
+struct CheckpointFacts {
+  double lock_us = -1, checkpoint_us = -1;  // CheckpointProcess
+  double restore_us = -1, unlock_us = -1;   // RestoreProcess
+  int64_t freed_bytes = 0;                  // device free memory after the call, less before
+  std::string state;  // the process state after the call: running, locked, checkpointed, failed
+};
+
 struct MatmulArgs {
   DevicePtr a = 0, b = 0, c = 0;
   uint32_t m = 0, n = 0, k = 0;
@@ -291,6 +299,10 @@ class Engine {
   // the plan gives such a thread VMM calls only, which the driver takes without one). Safe from
   // any thread.
   virtual void PrepareThread(bool with_context) { (void)with_context; }
+  // True while this process is checkpointed (CheckpointProcess, and no RestoreProcess that
+  // succeeded since): then a CUDA call other than those engine_calls.def names would block for
+  // good, so the run ends without one (no synchronize, no teardown).
+  virtual bool Checkpointed() const { return false; }
 
   // The backend calls, one virtual method per row of engine_calls.def (their contracts are
   // written there), each refusing by default. The parameters are named for the backends and

@@ -140,7 +140,8 @@ int RunIsolateChild(int argc, char** argv) {
   RunOutcome outcome = RunPlan(block.plan, engine, &streamer, nullptr, std::move(received->fds));
   done.summary = outcome.summary;
   int code = outcome.summary.exit_code;
-  if (outcome.summary.failed_step < 0) {
+  // A process left checkpointed (a restore that failed) would wait in the synchronize for good.
+  if (outcome.summary.failed_step < 0 && !engine.Checkpointed()) {
     Status end = engine.Synchronize();
     if (!end.ok()) {
       done.end_error = end.message();

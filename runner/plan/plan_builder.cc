@@ -70,6 +70,7 @@ Plan PlanBuilder::BuildBlock() && {
   IndexStepNames(steps_);
   PlanSteps();
   CheckFlagsSet();
+  CheckRestoredAtEnd();
   return std::move(plan_);
 }
 
@@ -294,6 +295,7 @@ PlanStep PlanBuilder::Visit(const Step& step, int index, BufferUses* capture_use
           "capture");
     return p;
   }
+  if (capture_uses == nullptr && !AllowedWhileCheckpointed(step)) return p;
   ExpectError(step, &p);
   if (capture_uses == nullptr) CheckOpenFlags(step);
   const Step* outer = current_;  // a capture's body steps are visited inside the capture's visit

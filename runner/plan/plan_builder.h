@@ -304,6 +304,22 @@ class PlanBuilder {
   // signal / wait_for: resolves the step's sync point into p->event, or says it is outside a group.
   void SyncPoint(const Step& step, PlanStep* p);
 
+  // plan_checkpoint.cc: the process's checkpoint state (an isolate block's child): running;
+  // checkpointed since the checkpoint at `loc`; or failed, for good, by the restore at `loc`
+  // that is expected to fail. `helper_hold`: the hold in place was made while checkpointed (the
+  // helper process holds it, so return_memory may come before the restore).
+  struct CheckpointModel {
+    enum State { kRunning, kCheckpointed, kFailed } state = kRunning;
+    SourceLoc loc;
+    bool helper_hold = false;
+  };
+  CheckpointModel checkpoint_;
+  // True when `step` may come now; otherwise an Error says why (only restore, hold_memory,
+  // return_memory and check_record run while the process is checkpointed).
+  bool AllowedWhileCheckpointed(const Step& step);
+  // At the end of a block: refuses one that ends checkpointed (a restore expected to fail ends it).
+  void CheckRestoredAtEnd();
+
   // plan_flags.cc: busy flags. Each flag by name: its slot, the first busy that runs until it and
   // the set_flag that sets it. A busy that runs until a flag keeps the stream busy until then, so
   // the steps of the same step list (the top level, one thread) between the two must not queue

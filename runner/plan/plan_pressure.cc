@@ -23,6 +23,7 @@ void PlanBuilder::PlanOp<Op::kHoldMemory>(const Step& step, PlanStep* p, BufferU
     return;
   }
   hold_line_ = step.loc.line;
+  checkpoint_.helper_hold = checkpoint_.state != CheckpointModel::kRunning;
 }
 
 template <>
@@ -33,7 +34,14 @@ void PlanBuilder::PlanOp<Op::kReturnMemory>(const Step& step, PlanStep* p, Buffe
                         "before it took");
     return;
   }
+  if (checkpoint_.state != CheckpointModel::kRunning && !checkpoint_.helper_hold) {
+    Error(step.loc, "the hold at line " + std::to_string(hold_line_) +
+                        " is the checkpointed process's own memory, which it cannot give back "
+                        "before it is restored; return it after {op: restore}");
+    return;
+  }
   hold_line_ = 0;
+  checkpoint_.helper_hold = false;
 }
 
 template <>

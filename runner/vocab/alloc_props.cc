@@ -12,9 +12,10 @@ constexpr std::array<std::pair<MemLocation, const char*>, 3> kLocationNames = {{
     {MemLocation::kHostNuma, "host_numa"},
 }};
 
-constexpr std::array<Capability, 6> kCapabilities = {
-    Capability::kPosixFd,  Capability::kFabric,      Capability::kHostLocation,
-    Capability::kHostNuma, Capability::kCompression, Capability::kGpuDirectRdma,
+constexpr std::array<Capability, 7> kCapabilities = {
+    Capability::kPosixFd,    Capability::kFabric,      Capability::kHostLocation,
+    Capability::kHostNuma,   Capability::kCompression, Capability::kGpuDirectRdma,
+    Capability::kCheckpoint,
 };
 
 }  // namespace
@@ -54,6 +55,8 @@ const char* CapabilityName(Capability capability) {
       return "compression";
     case Capability::kGpuDirectRdma:
       return "gpudirect_rdma";
+    case Capability::kCheckpoint:
+      return "checkpoint";
   }
   return "?";
 }
@@ -89,6 +92,8 @@ AllocProps TrialProps(Capability capability) {
     case Capability::kGpuDirectRdma:
       props.gpudirect_rdma = true;
       break;
+    case Capability::kCheckpoint:
+      break;
   }
   return props;
 }
@@ -116,6 +121,8 @@ bool Granted(Capability capability, const AllocProps& granted, std::string* miss
       break;
     case Capability::kGpuDirectRdma:
       if (!granted.gpudirect_rdma) why = "the GPUDirect RDMA flag was not granted (read back 0)";
+      break;
+    case Capability::kCheckpoint:  // no allocation decides it (the engine asks the driver)
       break;
   }
   if (missing != nullptr) *missing = why;

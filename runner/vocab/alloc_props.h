@@ -51,8 +51,9 @@ enum class GranularityKind : uint8_t { kMinimum, kRecommended };
 // "minimum", "recommended".
 const char* GranularityKindName(GranularityKind kind);
 
-// What `requires: {capabilities: [...]}` may name: each is decided by a trial create of one
-// granule with the property (plus the device attribute where one exists), before the run starts.
+// What `requires: {capabilities: [...]}` may name: each is decided before the run starts, the
+// memory ones by a trial create of one granule with the property (plus the device attribute where
+// one exists), checkpoint by asking the driver for this process's checkpoint state.
 enum class Capability : uint8_t {
   kPosixFd,        // POSIX file descriptor handles (cuMemExportToShareableHandle)
   kFabric,         // fabric handles (IMEX channels across nodes)
@@ -60,15 +61,18 @@ enum class Capability : uint8_t {
   kHostNuma,       // host RAM on NUMA node 0 (CU_MEM_LOCATION_TYPE_HOST_NUMA)
   kCompression,    // generic compression granted (read back, not just accepted)
   kGpuDirectRdma,  // the GPUDirect RDMA flag granted (read back)
+  kCheckpoint,     // cuCheckpointProcess* (checkpoint / restore ops): the driver answers them
 };
 // Every capability, in declaration order.
 std::span<const Capability> AllCapabilities();
-// "posix_fd", "fabric", "host_location", "host_numa", "compression", "gpudirect_rdma".
+// "posix_fd", "fabric", "host_location", "host_numa", "compression", "gpudirect_rdma",
+// "checkpoint".
 const char* CapabilityName(Capability capability);
 // Inverse of CapabilityName; false when `name` is not one of them.
 bool ParseCapability(const std::string& name, Capability* out);
 // The properties of the trial allocation that decides `capability` (size left 0: the prober
-// fills in the granularity of these properties).
+// fills in the granularity of these properties); plain properties for kCheckpoint, which no
+// allocation decides.
 AllocProps TrialProps(Capability capability);
 // Whether `granted` (read back from the trial allocation) has what `capability` asks for; when it
 // does not, *missing says what is missing ("compression was not granted").

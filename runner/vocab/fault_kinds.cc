@@ -34,6 +34,7 @@ constexpr FaultKindInfo kKinds[kFaultKindCount] = {
     {"address_range", "cuMemGetAddressRange", "CUDA_ERROR_NOT_FOUND"},
     {"same_memory", "cudaMemcpy", "CUDA_ERROR_INVALID_VALUE"},
     {"synchronize", "cudaStreamSynchronize", "CUDA_ERROR_LAUNCH_FAILED"},
+    {"checkpoint", "cuCheckpointProcessCheckpoint", "CUDA_ERROR_ILLEGAL_STATE"},
 };
 
 }  // namespace

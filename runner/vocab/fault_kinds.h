@@ -42,8 +42,9 @@ enum class FaultKind : uint8_t {
   kAddressRange,  // AddressRange
   kSameMemory,    // SameAllocation (maps both and reads through them)
   kSynchronize,
+  kCheckpoint,  // CheckpointProcess, RestoreProcess (cuCheckpointProcess*, by a helper process)
 };
-inline constexpr size_t kFaultKindCount = static_cast<size_t>(FaultKind::kSynchronize) + 1;
+inline constexpr size_t kFaultKindCount = static_cast<size_t>(FaultKind::kCheckpoint) + 1;
 
 // A kind's name ("create", "set_access", ...), and the driver call and error an injected fault
 // reports for it.

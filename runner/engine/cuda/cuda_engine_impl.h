@@ -37,6 +37,7 @@
 
 #include "runner/base/slot_map.h"
 #include "runner/base/status.h"
+#include "runner/engine/cuda/checkpoint_helper.h"
 #include "runner/engine/cuda/driver_api.h"
 #include "runner/engine/cuda/graph_ops.h"
 #include "runner/engine/cuda/kernel_registry.h"
@@ -156,6 +157,10 @@ class CudaEngine final : public Engine {
   // The VMM calls guard the tables below (vmm_mu_) and call the driver outside the guard.
   bool ConcurrentVmm() const override { return true; }
   bool WaitForWork() override;
+  bool Checkpointed() const override { return checkpointed_; }
+  // ProbeCapability(kCheckpoint): whether the driver answers cuCheckpointProcessGetState for this
+  // process (a driver without the entry point, or one that says NOT_SUPPORTED, lacks it).
+  Status ProbeCheckpoint(std::string* why_not);
   // with_context false: cuCtxSetCurrent(NULL), and this thread's Bind does nothing from then on;
   // a wait for in-flight work (which the runtime makes in the context) leaves none current again.
   // A failure is the first call's to report.
@@ -310,6 +315,12 @@ class CudaEngine final : public Engine {
   SlotMap<PhysicalAlloc> allocs_;
   std::vector<Mapping> mappings_;
   std::vector<PhysicalAlloc> held_;  // HoldMemory's allocations (never mapped), in creation order
+  // cuda_engine_checkpoint.cc: the helper that checkpoints this process (started by the first
+  // CheckpointProcess), whether the process is checkpointed now, and whether the hold in place is
+  // the helper's (made while checkpointed; ReturnMemory asks the helper for it).
+  std::unique_ptr<CheckpointHelper> checkpoint_helper_;
+  bool checkpointed_ = false;
+  bool hold_in_helper_ = false;
   // The latest releases (AllowReleasedHandle): the engine's handle and the driver's, freed, in a
   // ring; and whether the next Release or Map may use one.
   struct ReleasedHandle {

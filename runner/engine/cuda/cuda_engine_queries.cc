@@ -14,6 +14,7 @@
 namespace vmm::cuda {
 
 Status CudaEngine::MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) {
+  if (checkpointed_) return checkpoint_helper_->Info(free_bytes, total_bytes);
   VMM_RETURN_IF_ERROR(Bind());
   size_t free = 0, total = 0;
   VMM_RETURN_IF_ERROR(CU_CALL(api_, cuMemGetInfo(&free, &total)));
@@ -23,13 +24,18 @@ Status CudaEngine::MemoryInfo(uint64_t* free_bytes, uint64_t* total_bytes) {
 }
 
 Status CudaEngine::HoldMemory(uint64_t leave_free, uint64_t* held) {
-  VMM_RETURN_IF_ERROR(Bind());
   *held = 0;
-  if (!held_.empty()) {
+  if (!held_.empty() || hold_in_helper_) {
     return Status(Code::kRuntime,
                   "HoldMemory: this run already holds memory for pressure (return_memory first)",
                   "CUDA_ERROR_INVALID_VALUE");
   }
+  if (checkpointed_) {  // the helper holds it: this process's calls are locked
+    VMM_RETURN_IF_ERROR(checkpoint_helper_->Hold(leave_free, held));
+    hold_in_helper_ = true;
+    return Status::Ok();
+  }
+  VMM_RETURN_IF_ERROR(Bind());
   const CUmemAllocationProp prop = DeviceAllocationProp(lane_->ordinal);
   size_t granule = 0, free = 0, total = 0;
   VMM_RETURN_IF_ERROR(CU_CALL(
@@ -57,6 +63,11 @@ Status CudaEngine::HoldMemory(uint64_t leave_free, uint64_t* held) {
 }
 
 Status CudaEngine::ReturnMemory(uint64_t* returned) {
+  if (hold_in_helper_) {
+    VMM_RETURN_IF_ERROR(checkpoint_helper_->Return(returned));
+    hold_in_helper_ = false;
+    return Status::Ok();
+  }
   VMM_RETURN_IF_ERROR(Bind());
   *returned = 0;
   for (const PhysicalAlloc& a : held_) *returned += a.get().size;
@@ -188,6 +199,8 @@ std::optional<std::pair<CUdevice_attribute, const char*>> CapabilityAttribute(Ca
     case Capability::kGpuDirectRdma:
       return {{CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED,
                "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED"}};
+    case Capability::kCheckpoint:  // ProbeCheckpoint asks the driver itself
+      return std::nullopt;
   }
   return std::nullopt;
 }
@@ -196,6 +209,7 @@ std::optional<std::pair<CUdevice_attribute, const char*>> CapabilityAttribute(Ca
 Status CudaEngine::ProbeCapability(Capability capability, std::string* why_not) {
   VMM_RETURN_IF_ERROR(Bind());
   why_not->clear();
+  if (capability == Capability::kCheckpoint) return ProbeCheckpoint(why_not);
   if (auto attribute = CapabilityAttribute(capability)) {
     CUdevice device = 0;
     int value = 0;

@@ -146,6 +146,17 @@ class AddressSpace {
   // bytes free, in whole granules (no memory is touched); one hold per device at a time.
   Status HoldMemory(int device, uint64_t leave_free, uint64_t* held);
   void ReturnMemory(int device, uint64_t* returned);
+  // Checkpoint and restore (HostEngine::CheckpointProcess / RestoreProcess). Park moves the bytes
+  // of every device allocation into a host image (a memfd of its own) and gives its memory back to
+  // the OS (the hole punched), so the devices count it, and a hold in place, no more (*freed: those
+  // bytes). Unpark brings them back at the same handles and addresses, unless a device lacks the
+  // room for what it parked (OUT_OF_MEMORY; nothing changes). While parked no other call may read
+  // or write the memory: the engine makes none.
+  Status Park(uint64_t* freed);
+  Status Unpark(uint64_t* restored);
+  bool parked() const { return parked_any_; }
+  // Whether an allocation located on a host NUMA node is alive (driver 580 restores none).
+  bool HoldsHostNuma() const;
   Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle);
   // Every entry's device is an ordinal (the engine resolved -1).
   Status SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access);
@@ -222,6 +233,11 @@ class AddressSpace {
   // By device ordinal: bytes of that device's allocations in allocations_.
   std::array<uint64_t, kMaxScenarioDevices> committed_{};
   std::array<uint64_t, kMaxScenarioDevices> held_{};  // by HoldMemory, counted in committed_
+  // Park's images by allocation id, and by device the bytes it took out of committed_ (the hold's
+  // among them, parked_held_).
+  std::map<uint64_t, PhysicalMemory> images_;
+  std::array<uint64_t, kMaxScenarioDevices> parked_{}, parked_held_{};
+  bool parked_any_ = false;
   IdSource* ids_;
   int device_count_;
   std::map<uint64_t, ReservationEntry> reservations_;  // by base address

@@ -56,6 +56,7 @@ class HostEngine final : public Engine {
 
   uint64_t host_calls() const override { return host_calls_; }
   bool WaitForWork() override { return kernels_.WaitInFlight(); }
+  bool Checkpointed() const override { return process_ != ProcessState::kRunning; }
 
  private:
   struct Exec {
@@ -126,6 +127,10 @@ class HostEngine final : public Engine {
   std::array<uint64_t, kReleasedHandlesKept> released_{};
   size_t released_next_ = 0;
   bool allow_released_ = false;
+  // host_engine_checkpoint.cc: the process as cuCheckpointProcessGetState would say, with the
+  // driver's one-way door: a restore that failed leaves it checkpointed for good (kFailed).
+  enum class ProcessState { kRunning, kCheckpointed, kFailed };
+  ProcessState process_ = ProcessState::kRunning;
   KernelRunner kernels_;  // kernels, their stream, the sticky fault; last: destroyed first
 };
 

@@ -122,6 +122,17 @@ bool KernelRunner::WaitInFlight() {
   return was_busy;
 }
 
+bool KernelRunner::IdleWithin(uint32_t limit_ms) {
+  HostStream* stream = published_.load(std::memory_order_acquire);
+  if (stream == nullptr) return true;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(limit_ms);
+  while (!stream->Idle()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
 Status KernelRunner::SetFlag(int flag, bool* expired) {
   if (flag < 0 || flag >= kernels::kMaxBusyFlags)
     return RuntimeError("SetFlag(flag=" + std::to_string(flag) + "): no such flag");

@@ -72,6 +72,9 @@ class KernelRunner {
   // Engine::WaitForWork: waits for the stream's work without touching the runner's own state, so
   // any thread may call it while the engine's thread calls the rest; true when there was work.
   bool WaitInFlight();
+  // True once the stream has no work queued or running, waiting at most `limit_ms` for it (a
+  // checkpoint's lock); any thread.
+  bool IdleWithin(uint32_t limit_ms);
 
   // busy over `count` words at dst for `duration_ns`, as `touch` says (kernels::BusyTouch: wait
   // then write `pattern`, or read or write them pass after pass), or until busy flag `flag` (>= 0)

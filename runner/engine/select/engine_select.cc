@@ -3,6 +3,7 @@
 #include "runner/base/format.h"
 #include "runner/engine/host/host_engine.h"
 #if VMMRUN_HAVE_CUDA
+#include "runner/engine/cuda/checkpoint_helper.h"
 #include "runner/engine/cuda/cuda_engine.h"
 #endif
 
@@ -90,6 +91,16 @@ StatusOr<EngineChoice> Choose(const EngineRequest& request) {
 
 StatusOr<EngineChoice> SelectEngine(const EngineRequest& request) {
   return CheckGranularity(Choose(request), request.granularity);
+}
+
+int RunCheckpointHelperProcess(int argc, char** argv) {
+#if VMMRUN_HAVE_CUDA
+  return cuda::RunCheckpointHelper(argc, argv);
+#else
+  (void)argc;
+  (void)argv;
+  return 2;
+#endif
 }
 
 }  // namespace vmm

@@ -35,6 +35,10 @@ struct EngineRequest {
 // True when this binary was built with the CUDA backend.
 bool CudaBackendBuilt();
 
+// The main of `vmm-run __checkpoint-helper` (runner/engine/cuda/checkpoint_helper.h), the process
+// the CUDA backend starts to checkpoint and restore its own; 2 in a build without CUDA.
+int RunCheckpointHelperProcess(int argc, char** argv);
+
 // The engine for `request`. Fails with Code::kUnavailable when the backend cannot be used here,
 // and with Code::kInvalidInput when the scenario's granularity is not a multiple of the device's
 // minimum granularity (the one place that rule is checked).
