@@ -1,7 +1,7 @@
 // PlanBuilder's checkpoint and restore (cuCheckpointProcess*, made by a helper process): only in
-// an isolate block's child, not in a thread; the process's state between them (checkpointed: no
-// CUDA call returns until a restore; failed: a restore that failed leaves it so for good); which
-// steps may come while it is checkpointed; and the block's end.
+// an isolate block's child, not in a thread (AllowedInThread refuses it there); the process's state
+// between them (checkpointed: no CUDA call returns until a restore; failed: a restore that failed
+// leaves it so for good); which steps may come while it is checkpointed; and the block's end.
 #include "runner/plan/plan_builder.h"
 #include "runner/scenario/duration.h"
 #include "runner/vocab/cuda_errors.h"
@@ -65,13 +65,7 @@ void PlanBuilder::PlanOp<Op::kCheckpoint>(const Step& step, PlanStep* p, BufferU
     Error(step.loc,
           "checkpoint runs only inside an isolate block: a restore that fails leaves its process "
           "unable to make CUDA calls for good, so vmm-run checkpoints a child process; put it in "
-          "{isolate: {expect: success}, steps: [...]}");
-    return;
-  }
-  if (thread_ != nullptr) {
-    Error(step.loc,
-          "checkpoint locks the whole process, so it cannot run in a thread; put it in "
-          "the block's own steps, before or after the threads group");
+          "{isolate: {expect: ok}, steps: [...]}");
     return;
   }
   if (checkpoint_.state != CheckpointModel::kRunning) return;  // AllowedWhileCheckpointed said so

@@ -95,7 +95,9 @@ bool PlanBuilder::AllowedInThread(const Step& step, bool no_context) {
       why = "graphs are captured, replayed and updated by the run's one thread";
       break;
     case OpFamily::kQuery:
-      why = "queries of the device's memory and properties see every thread at once";
+      why = step.op == Op::kCheckpoint || step.op == Op::kRestore
+                ? "it locks the whole process, every thread at once"
+                : "queries of the device's memory and properties see every thread at once";
       break;
     case OpFamily::kBlock:
       why = "blocks and groups do not go inside a thread";

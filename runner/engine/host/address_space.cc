@@ -261,7 +261,9 @@ Status AddressSpace::Create(const AllocProps& props, AllocHandle* out) {
   }
   granted.compression = false;
   granted.gpudirect_rdma = false;
-  allocations_.emplace(id, AllocationEntry{id, device, std::move(memory).value(), granted});
+  AllocationEntry entry{id, device, std::move(memory).value(), granted};
+  entry.asked = props.location;
+  allocations_.emplace(id, std::move(entry));
   committed_[device] += DeviceBytes(granted, props.size);
   out->value = id;
   return Status::Ok();

@@ -155,7 +155,8 @@ class AddressSpace {
   Status Park(uint64_t* freed);
   Status Unpark(uint64_t* restored);
   bool parked() const { return parked_any_; }
-  // Whether an allocation located on a host NUMA node is alive (driver 580 restores none).
+  // Whether an allocation created on a host NUMA node is alive (driver 580 restores none; one
+  // created in host memory without a node it restores).
   bool HoldsHostNuma() const;
   Status Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle);
   // Every entry's device is an ordinal (the engine resolved -1).
@@ -199,6 +200,8 @@ class AddressSpace {
     int handles = 1;        // Create and each Retain add one, Release takes one
     int mappings = 0;       // live mappings of it
     bool imported = false;  // the memory of another allocation: counted there, not here
+    // The location Create was asked for (a host one reads back as host_numa: `granted`).
+    MemLocation asked = MemLocation::kDevice;
   };
   using DeviceAccessArray = std::array<Access, kMaxScenarioDevices>;
   struct MappingEntry {

@@ -39,7 +39,7 @@ Status CopyFd(int from, int to, uint64_t size) {
 
 bool AddressSpace::HoldsHostNuma() const {
   for (const auto& [id, a] : allocations_)
-    if (a.granted.location == MemLocation::kHostNuma && !a.imported) return true;
+    if (a.asked == MemLocation::kHostNuma && !a.imported) return true;
   return false;
 }
 
