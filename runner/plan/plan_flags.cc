@@ -26,10 +26,13 @@ bool RunsBesideAWaitingBusy(const Step& step) {
       return step.wait().set && !step.wait().value;
     case Op::kBusy:
       return step.async().value;
+    case Op::kCheckpoint:  // its lock waits for the busy; expecting its refusal, only until timeout
+      return step.expect_error().set;
     case Op::kSignal:
     case Op::kWaitFor:
     case Op::kSetFlag:
     case Op::kCheckAccess:
+    case Op::kCheckRecord:  // reads the run's records, nothing on the device
     case Op::kIsolate:
     case Op::kTogether:
       return true;
