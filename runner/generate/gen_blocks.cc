@@ -135,6 +135,18 @@ bool Generator::Refusal() {
   }
 }
 
+bool Generator::CheckpointCycle() {
+  if (!in_block) return false;
+  // Host-NUMA memory alive in the child: driver 580 never restores it (checkpoint_host_numa).
+  for (size_t i = block_phys_begin; i < model.phys.size(); ++i)
+    if (model.phys[i].alive() && model.phys[i].location == Location::kHostNuma) return false;
+  requires_caps.insert("checkpoint");
+  const std::string n = std::to_string(counter++);
+  Emit(Op("checkpoint").Add("name", Name("checkpoint " + n)).Build());
+  Emit(Op("restore").Add("name", Name("restore " + n)).Build());
+  return true;
+}
+
 bool Generator::IsolateBlock() {
   // The child starts with nothing live: a model of its own over the same declarations.
   Model saved_model = model;
@@ -157,13 +169,15 @@ bool Generator::IsolateBlock() {
   std::vector<YamlValue>* outer = out;
   out = &body;
   in_block = true;
+  block_phys_begin = model.phys.size();
 
   Reserve();
   Create() && MapAlloc() && SetAccess();
   bool (Generator::*kBlockActions[])() = {
-      &Generator::Create, &Generator::MapAlloc,     &Generator::SetAccess, &Generator::Fill,
-      &Generator::Memset, &Generator::TakeSnapshot, &Generator::CheckData, &Generator::Copy,
-      &Generator::Unmap,  &Generator::Release,      &Generator::Remap};
+      &Generator::Create,    &Generator::MapAlloc, &Generator::SetAccess,
+      &Generator::Fill,      &Generator::Memset,   &Generator::TakeSnapshot,
+      &Generator::CheckData, &Generator::Copy,     &Generator::Unmap,
+      &Generator::Release,   &Generator::Remap,    &Generator::CheckpointCycle};
   const int steps = static_cast<int>(rng.Between(3, 8));
   for (int tries = 0; static_cast<int>(body.size()) < steps && tries < 40; ++tries)
     (this->*kBlockActions[rng.Below(std::size(kBlockActions))])();

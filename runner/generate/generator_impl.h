@@ -91,6 +91,7 @@ class Generator {
   std::map<std::string, uint64_t> marks;  // mark name -> held bytes at the mark (device 0)
   int counter = 0;                        // for fresh names
   bool in_block = false;
+  size_t block_phys_begin = 0;  // model.phys made inside the current isolate block start here
 
   uint64_t G() const { return model.granularity(); }
   std::string Fresh(const std::string& prefix) { return prefix + std::to_string(counter++); }
@@ -156,6 +157,9 @@ class Generator {
   bool DestroyGraphOrExec();
   bool Refusal();  // a call the rule table marks safe to send, under expect_error
   bool IsolateBlock();
+  // In an isolate block: checkpoint and restore the child (its memory leaves the device and comes
+  // back; later checks prove the data intact).
+  bool CheckpointCycle();
 
   // Graph helpers (gen_graphs.cc).
   bool gm_held = false;  // a live graph holds the graph-memory buffer GM
