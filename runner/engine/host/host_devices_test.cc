@@ -109,6 +109,35 @@ TEST_F(HostDevicesTest, KernelsAreJudgedByTheSelectedDevicesAccess) {
   EXPECT_FALSE(engine_->SelectDevice(2).ok());
 }
 
+// In an isolate block's child (trap mode) kernels run for real, and the CPU sees only the widest
+// access of any device: device 1's read_write would let device 0's write through. The GPU faults
+// there (each device has page tables of its own), so the twin does too, and stays poisoned.
+TEST(HostDevicesTrap, AWriteOnlyAnotherDeviceMayMakeFaultsInTrapMode) {
+  HostEngineOptions options;
+  options.granularity = kG;
+  options.device_count = 2;
+  options.trap_faults = true;
+  StatusOr<std::unique_ptr<Engine>> engine = CreateHostEngine(options);
+  ASSERT_TRUE(engine.ok()) << engine.status().message();
+  Engine& e = **engine;
+  DevicePtr va = 0;
+  ASSERT_TRUE(e.Reserve(kG, 0, &va).ok());
+  AllocProps props;
+  props.size = kG;
+  props.location_id = 1;
+  AllocHandle h;
+  ASSERT_TRUE(e.Create(props, &h).ok());
+  ASSERT_TRUE(e.Map(va, kG, 0, h).ok());
+  const std::array<DeviceAccess, 2> list{DeviceAccess{0, Access::kRead},
+                                         DeviceAccess{1, Access::kReadWrite}};
+  ASSERT_TRUE(e.SetAccess(va, kG, list).ok());
+  OpTiming timing;
+  const Status faulted = e.Fill(va, kCount, 1, &timing);  // on device 0
+  EXPECT_STREQ(faulted.cuda_error(), "CUDA_ERROR_ILLEGAL_ADDRESS") << faulted.message();
+  EXPECT_NE(e.FaultNote().find("device 0's access refused it"), std::string::npos) << e.FaultNote();
+  EXPECT_FALSE(e.Synchronize().ok()) << "the fault is sticky, as a CUDA context's";
+}
+
 TEST_F(HostDevicesTest, AnExecReplaysWithTheDeviceItWasInstantiatedOn) {
   const DevicePtr va = Page(1);
   const DeviceAccess only1{1, Access::kReadWrite};

@@ -65,6 +65,12 @@ Status KernelRunner::Check(const std::string& fn, const Operand& o, int device) 
   return space_.CheckAccess(fn, kIllegalAddress, o.name, o.va, o.bytes, o.need, device);
 }
 
+bool KernelRunner::AnotherDeviceMay(const std::string& fn, const Operand& o, int device) const {
+  for (int d = 0; d < space_.device_count(); ++d)
+    if (d != device && Check(fn, o, d).ok()) return true;
+  return false;
+}
+
 Status KernelRunner::Faulted(const std::string& fn, const FaultInfo& fault) {
   Status faulted = CudaError(fn, kIllegalAddress, "the kernel faulted: " + fault.Describe());
   Poison(faulted, fault.Describe());

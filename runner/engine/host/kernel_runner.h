@@ -4,6 +4,9 @@
 //     is accessible (AddressSpace::CheckAccess): a kernel that would fault is refused with
 //     CUDA_ERROR_ILLEGAL_ADDRESS and nothing is poisoned. In trap mode (an isolate block's child)
 //     the kernel really runs under the fault trap (fault_trap.h): a fault poisons the runner.
+//     Where another device's access would let the CPU through (it sees only the widest access of
+//     any device), a trapped kernel's own device's access is proven first, and a refusal
+//     poisons the runner as the GPU's fault would.
 //   - Work left in flight (Busy without timing) goes to a HostStream's worker thread, always
 //     trapped; Ordered waits for it before anything the stream orders later, and WaitIfAsked does
 //     so for Unmap/Release unless SyncNote::wait is false.
@@ -56,6 +59,18 @@ class KernelRunner {
       kernel();
       return Status::Ok();
     }
+    // The OS protection of a mapping is the widest access any device has, so a write that only
+    // another device may make does not fault on the CPU; on the GPU each device has page tables
+    // of its own and it does. So where another device's access would let the CPU through, the
+    // running device's is proven first, and a kernel that lacks it faults as the GPU's would.
+    for (const Operand& o : operands) {
+      Status refused = Check(fn, o, device);
+      if (!refused.ok() && AnotherDeviceMay(fn, o, device)) {
+        Poison(refused, "device " + std::to_string(device) +
+                            "'s access refused it (another device's access let the CPU through)");
+        return refused;
+      }
+    }
     FaultInfo fault;
     if (RunTrapped(kernel, &fault)) return Status::Ok();
     return Faulted(fn, fault);
@@ -87,6 +102,8 @@ class KernelRunner {
 
  private:
   Status Check(const std::string& fn, const Operand& o, int device) const;
+  // Whether a device other than `device` has the access `o` needs (then the CPU would not fault).
+  bool AnotherDeviceMay(const std::string& fn, const Operand& o, int device) const;
   Status Faulted(const std::string& fn, const FaultInfo& fault);
   void Poison(const Status& status, const std::string& note);
   HostStream& Stream();
