@@ -75,17 +75,57 @@ namespace {
 
 using Samples = LatencySamples;
 
+// A step the thread runs in a burst with its neighbours, as the run's own loop does (executor.cc):
+// a VMM call that runs once, without expect_error.
+bool Burstable(const PlanStep& step) {
+  return IsMemoryOp(step.op) && step.repeat <= 1 && step.expect_error == nullptr;
+}
+
 // One thread's run: its steps in order into `out` (one record each), their samples by op.
+// Consecutive VMM calls run back to back (RunVmmSteps) and get their records after, as at the
+// top level, so that a thread pays per call what the run's own loop pays.
 void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRecord& out,
                Samples& samples) {
   state.engine.PrepareThread(!thread.no_context);  // before the barrier, as a program's threads
   sync.Arrive();
   Stopwatch watch;
   bool stopped = false;
-  out.body.reserve(thread.body.size());
-  for (const PlanStep& step : thread.body) {
-    StepRecord& record = out.body.emplace_back(NewStepRecord(step));
+  const std::vector<PlanStep>& steps = thread.body;
+  out.body.reserve(steps.size());
+  std::vector<HotVmmStep> burst;
+  auto fail = [&](const PlanStep& step, StepRecord& record, const Status& status) {
+    record.status = StepStatus::kFailed;
+    record.error = status.message();
+    out.status = StepStatus::kFailed;
+    out.error = "'" + step.label + "' failed: " + status.message();
+    stopped = true;
+  };
+  for (size_t i = 0; i < steps.size(); ++i) {
     if (!stopped && StopRequested()) stopped = true;
+    if (!stopped && Burstable(steps[i])) {
+      size_t end = i + 1;
+      while (end < steps.size() && Burstable(steps[end])) ++end;
+      burst.resize(end - i);
+      for (size_t j = i; j < end; ++j) burst[j - i] = CompileVmmStep(steps[j], state.plan);
+      Status error;
+      const size_t done = RunVmmSteps(burst.data(), burst.size(), state, &error);
+      for (size_t k = 0; k < burst.size() && k <= done; ++k) {
+        const PlanStep& step = steps[i + k];
+        StepRecord& record = out.body.emplace_back(NewStepRecord(step));
+        RecordVmmStep(step, burst[k], k < done, state, record);
+        samples[record.op].push_back(record.wall_us);
+        if (k == done) {
+          fail(step, record, error);
+        } else if (record.check && record.check->verdict == report::Verdict::kFail) {
+          record.status = StepStatus::kFailed;  // a reserve's expect_address (never fatal)
+          out.status = StepStatus::kFailed;
+        }
+      }
+      i += std::min(done, burst.size() - 1);  // the loop's ++i moves past the last one run
+      continue;
+    }
+    const PlanStep& step = steps[i];
+    StepRecord& record = out.body.emplace_back(NewStepRecord(step));
     if (stopped) {
       record.status = StepStatus::kSkipped;
       continue;
@@ -93,11 +133,7 @@ void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRe
     std::vector<double>& wall = samples[record.op];
     Status status = RunRecorded(step, state, record, &wall);
     if (!status.ok()) {
-      record.status = StepStatus::kFailed;
-      record.error = status.message();
-      out.status = StepStatus::kFailed;
-      out.error = "'" + step.label + "' failed: " + status.message();
-      stopped = true;
+      fail(step, record, status);
     } else if (record.check && record.check->verdict == report::Verdict::kFail) {
       record.status = StepStatus::kFailed;
       out.status = StepStatus::kFailed;  // a failed check: the thread's error stays empty
@@ -105,7 +141,7 @@ void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRe
     }
   }
   // The points this thread never reached are abandoned: their waiters fail instead of hanging.
-  for (const PlanStep& step : thread.body)
+  for (const PlanStep& step : steps)
     if (step.op == Op::kSignal) sync.Set(step.event, ThreadSync::Point::kAbandoned, thread.label);
   out.wall_us = watch.ElapsedUs();
   if (thread.no_context) out.details.emplace_back("context", std::string("none"));
