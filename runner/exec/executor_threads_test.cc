@@ -202,6 +202,14 @@ TEST(ThreadsRun, AWaitForAPointOfAStoppedThreadFailsInsteadOfHanging) {
   // two's wait names it.
   const report::StepRecord& one = group.body[0];
   const report::StepRecord& two = group.body[1];
+  // The failed create ran in a burst with the map and set_access after it (thread_steps.cc): they
+  // are skipped, with a record each, and so is everything after them.
+  const report::StepRecord& failed_thread =
+      one.body[0].status == report::StepStatus::kFailed ? one : two;
+  ASSERT_EQ(failed_thread.body.size(), &failed_thread == &one ? 5u : 6u);
+  for (size_t i = 1; i < failed_thread.body.size(); ++i)
+    EXPECT_EQ(failed_thread.body[i].status, report::StepStatus::kSkipped) << "step " << i;
+  EXPECT_EQ(Detail(failed_thread, "map_n"), nullptr) << "a skipped map has no latency sample";
   if (one.body[0].status == report::StepStatus::kFailed) {
     EXPECT_EQ(one.body[4].status, report::StepStatus::kSkipped);  // its signal
     EXPECT_EQ(two.body[3].status, report::StepStatus::kFailed);
