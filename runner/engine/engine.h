@@ -303,6 +303,10 @@ class Engine {
   // succeeded since): then a CUDA call other than those engine_calls.def names would block for
   // good, so the run ends without one (no synchronize, no teardown).
   virtual bool Checkpointed() const { return false; }
+  // Ends the processes the engine started for itself (CUDA: the checkpoint helper, which gives
+  // back its hold and its context first), waiting for them. Makes no CUDA call of this process's,
+  // so it is safe while checkpointed. An isolate child calls it before it exits.
+  virtual void EndHelpers() {}
 
   // The backend calls, one virtual method per row of engine_calls.def (their contracts are
   // written there), each refusing by default. The parameters are named for the backends and

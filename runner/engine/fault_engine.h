@@ -77,6 +77,7 @@ class FaultEngine final : public Engine {
   bool WaitForWork() override { return inner_.WaitForWork(); }
   void PrepareThread(bool with_context) override { inner_.PrepareThread(with_context); }
   bool Checkpointed() const override { return inner_.Checkpointed(); }
+  void EndHelpers() override { inner_.EndHelpers(); }
 
  private:
   // Counts the call; returns the injected error when this is the planned one, else ok.

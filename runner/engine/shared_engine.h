@@ -39,6 +39,7 @@ class SharedEngine final : public Engine {
   bool WaitForWork() override { return inner_.WaitForWork(); }
   void PrepareThread(bool with_context) override { inner_.PrepareThread(with_context); }
   bool Checkpointed() const override { return inner_.Checkpointed(); }
+  void EndHelpers() override { inner_.EndHelpers(); }
   Status SelectDevice(int device) override {
     std::lock_guard<std::mutex> lock(mu_);
     return inner_.SelectDevice(device);

@@ -34,6 +34,12 @@ Status RunStep<Op::kCheckpoint>(const PlanStep& step, RunState& state, StepRecor
       TimedCall(record, [&] { return state.engine.CheckpointProcess(timeout_ms, &facts); });
   record.details.emplace_back("lock_timeout_ms", static_cast<int64_t>(timeout_ms));
   AddFacts(facts, record);
+  if (!call.ok() && state.engine.Checkpointed()) {
+    // Refused, yet the process is left locked or checkpointed: whatever error a step expected,
+    // nothing after it can run (its CUDA calls would never return).
+    return RuntimeError(call.message() + "; the process was left " + facts.state +
+                        ", so the run stops here");
+  }
   return call;
 }
 

@@ -74,7 +74,10 @@ constexpr StepDescriber kDescribers[] = {
 }  // namespace
 
 Status SelectStepDevice(const PlanStep& step, RunState& state) {
-  if (step.device != state.current_device && Describe(step.op).has(kOnDevice)) {
+  // While checkpointed a device switch would call CUDA; the steps allowed then (hold_memory,
+  // return_memory) are answered by the checkpoint helper on the engine's own device.
+  if (step.device != state.current_device && Describe(step.op).has(kOnDevice) &&
+      !state.engine.Checkpointed()) {
     const int ordinal = state.device_ordinal[step.device];
     Status selected = state.engine.SelectDevice(ordinal);
     if (!selected.ok()) {

@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <new>
 #include <thread>
 
 #include "runner/base/stop_signal.h"
@@ -100,45 +101,50 @@ void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRe
     out.error = "'" + step.label + "' failed: " + status.message();
     stopped = true;
   };
-  for (size_t i = 0; i < steps.size(); ++i) {
-    if (!stopped && StopRequested()) stopped = true;
-    if (!stopped && Burstable(steps[i])) {
-      size_t end = i + 1;
-      while (end < steps.size() && Burstable(steps[end])) ++end;
-      burst.resize(end - i);
-      for (size_t j = i; j < end; ++j) burst[j - i] = CompileVmmStep(steps[j], state.plan);
-      Status error;
-      const size_t done = RunVmmSteps(burst.data(), burst.size(), state, &error);
-      for (size_t k = 0; k < burst.size() && k <= done; ++k) {
-        const PlanStep& step = steps[i + k];
-        StepRecord& record = out.body.emplace_back(NewStepRecord(step));
-        RecordVmmStep(step, burst[k], k < done, state, record);
-        samples[record.op].push_back(record.wall_us);
-        if (k == done) {
-          fail(step, record, error);
-        } else if (record.check && record.check->verdict == report::Verdict::kFail) {
-          record.status = StepStatus::kFailed;  // a reserve's expect_address (never fatal)
-          out.status = StepStatus::kFailed;
+  try {
+    for (size_t i = 0; i < steps.size(); ++i) {
+      if (!stopped && StopRequested()) stopped = true;
+      if (!stopped && Burstable(steps[i])) {
+        size_t end = i + 1;
+        while (end < steps.size() && Burstable(steps[end])) ++end;
+        burst.resize(end - i);
+        for (size_t j = i; j < end; ++j) burst[j - i] = CompileVmmStep(steps[j], state.plan);
+        Status error;
+        const size_t done = RunVmmSteps(burst.data(), burst.size(), state, &error);
+        for (size_t k = 0; k < burst.size() && k <= done; ++k) {
+          const PlanStep& step = steps[i + k];
+          StepRecord& record = out.body.emplace_back(NewStepRecord(step));
+          RecordVmmStep(step, burst[k], k < done, state, record);
+          samples[record.op].push_back(record.wall_us);
+          if (k == done) {
+            fail(step, record, error);
+          } else if (record.check && record.check->verdict == report::Verdict::kFail) {
+            record.status = StepStatus::kFailed;  // a reserve's expect_address (never fatal)
+            out.status = StepStatus::kFailed;
+          }
         }
+        i += std::min(done, burst.size() - 1);  // the loop's ++i moves past the last one run
+        continue;
       }
-      i += std::min(done, burst.size() - 1);  // the loop's ++i moves past the last one run
-      continue;
+      const PlanStep& step = steps[i];
+      StepRecord& record = out.body.emplace_back(NewStepRecord(step));
+      if (stopped) {
+        record.status = StepStatus::kSkipped;
+        continue;
+      }
+      std::vector<double>& wall = samples[record.op];
+      Status status = RunRecorded(step, state, record, &wall);
+      if (!status.ok()) {
+        fail(step, record, status);
+      } else if (record.check && record.check->verdict == report::Verdict::kFail) {
+        record.status = StepStatus::kFailed;
+        out.status = StepStatus::kFailed;  // a failed check: the thread's error stays empty
+        if (step.fatal) stopped = true;
+      }
     }
-    const PlanStep& step = steps[i];
-    StepRecord& record = out.body.emplace_back(NewStepRecord(step));
-    if (stopped) {
-      record.status = StepStatus::kSkipped;
-      continue;
-    }
-    std::vector<double>& wall = samples[record.op];
-    Status status = RunRecorded(step, state, record, &wall);
-    if (!status.ok()) {
-      fail(step, record, status);
-    } else if (record.check && record.check->verdict == report::Verdict::kFail) {
-      record.status = StepStatus::kFailed;
-      out.status = StepStatus::kFailed;  // a failed check: the thread's error stays empty
-      if (step.fatal) stopped = true;
-    }
+  } catch (const std::bad_alloc&) {  // as RunRecorded says it for a step run alone
+    out.status = StepStatus::kFailed;
+    out.error = "vmm-run ran out of memory while running this thread's steps";
   }
   // The points this thread never reached are abandoned: their waiters fail instead of hanging.
   for (const PlanStep& step : steps)

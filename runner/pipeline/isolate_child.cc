@@ -7,6 +7,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <string>
 
 #include "runner/base/exit_code.h"
 #include "runner/base/limits.h"
@@ -137,7 +139,16 @@ int RunIsolateChild(int argc, char** argv) {
   // 4. Run, stream, close with a synchronize.
   Streamer streamer(channel);
   // The parent's exported handles, under the names its import steps use.
-  RunOutcome outcome = RunPlan(block.plan, engine, &streamer, nullptr, std::move(received->fds));
+  RunOutcome outcome;
+  try {
+    outcome = RunPlan(block.plan, engine, &streamer, nullptr, std::move(received->fds));
+  } catch (const std::exception& e) {
+    // Said, and ended here: unwinding would tear the engine down, whose CUDA calls never return
+    // in a process left checkpointed.
+    done.end_error = std::string("vmm-run internal error in the child: ") + e.what();
+    engine.EndHelpers();
+    return Finish(channel, done, kExitInternal);
+  }
   done.summary = outcome.summary;
   int code = outcome.summary.exit_code;
   // A process left checkpointed (a restore that failed) would wait in the synchronize for good.
@@ -149,6 +160,7 @@ int RunIsolateChild(int argc, char** argv) {
     }
   }
   done.fault = engine.FaultNote();
+  engine.EndHelpers();  // their memory is back before the parent's next step
   return Finish(channel, done, code);
 }
 

@@ -10,6 +10,7 @@ namespace vmm {
 namespace {
 
 constexpr uint64_t kDefaultLockTimeoutNs = 10'000'000'000;  // 10 s
+constexpr uint64_t kMinLockTimeoutNs = 1'000'000;           // the driver's unit; 0 is "no timeout"
 constexpr uint64_t kMaxLockTimeoutNs = 600'000'000'000;     // 10 min, as busy
 
 // Whether the step's call is assumed to fail (an error named: a refused call changes nothing).
@@ -53,10 +54,11 @@ void PlanBuilder::PlanOp<Op::kCheckpoint>(const Step& step, PlanStep* p, BufferU
   if (timeout.set) {
     bool overflow = false;
     std::optional<uint64_t> ns = ParseDuration(timeout.value, &overflow);
-    if (!ns || *ns == 0 || *ns > kMaxLockTimeoutNs) {
+    if (!ns || *ns < kMinLockTimeoutNs || *ns > kMaxLockTimeoutNs) {
       Error(At(timeout, step),
-            "'lock_timeout' must be a duration above 0 and at most 10min, got '" + timeout.value +
-                "'");
+            "'lock_timeout' must be a duration from 1ms to 10min (the driver counts whole "
+            "milliseconds, and 0 would mean no timeout), got '" +
+                timeout.value + "'");
     } else {
       p->duration_ns = *ns;
     }
@@ -72,7 +74,6 @@ void PlanBuilder::PlanOp<Op::kCheckpoint>(const Step& step, PlanStep* p, BufferU
   if (ExpectsFailure(*p)) return;  // a refused lock or checkpoint leaves the process running
   checkpoint_.state = CheckpointModel::kCheckpointed;
   checkpoint_.loc = step.loc;
-  checkpoint_.helper_hold = false;
 }
 
 template <>

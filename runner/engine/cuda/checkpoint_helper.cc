@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -148,21 +149,25 @@ Status HelperError(pid_t pid, const std::string& what) {
 }  // namespace
 
 int RunCheckpointHelper(int argc, char** argv) {
+  close_range(3, ~0U, 0);  // what the process that started it holds (an isolate child's channel)
   int pid = 0, device = -1;
   for (int i = 2; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--pid") == 0) pid = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--device") == 0) device = std::atoi(argv[i + 1]);
   }
   if (pid <= 0 || device < 0 || getppid() != pid) {
-    std::fprintf(stderr,
-                 "vmm-run __checkpoint-helper: not started by a vmm-run that checkpoints\n");
+    std::cout << "error none state=unknown vmm-run __checkpoint-helper: not started by a vmm-run "
+                 "that checkpoints"
+              << std::endl;
     return 2;
   }
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // the kernel frees what a killed helper held
   StatusOr<std::unique_ptr<Engine>> engine = CreateCudaEngine(device);
   StatusOr<DriverApi> api = engine.ok() ? LoadDriverApi() : StatusOr<DriverApi>(engine.status());
   if (!api.ok()) {
-    std::cout << "error none state=unknown " << api.status().message() << std::endl;
+    std::cout << "error none state=unknown the helper needs a CUDA context of its own on device "
+              << device << " (a device in EXCLUSIVE_PROCESS compute mode, or a full one, refuses "
+              << "it): " << api.status().message() << std::endl;
     return 1;
   }
   Helper helper(*api, **engine, pid);
@@ -173,10 +178,15 @@ int RunCheckpointHelper(int argc, char** argv) {
 }
 
 StatusOr<std::unique_ptr<CheckpointHelper>> CheckpointHelper::Start(int ordinal) {
+  // Requests go over a socket (send with MSG_NOSIGNAL: a helper that is gone is an error, not a
+  // SIGPIPE), replies over a pipe.
   int to[2], from[2];
-  if (pipe2(to, O_CLOEXEC) != 0 || pipe2(from, O_CLOEXEC) != 0)
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, to) != 0)
+    return RuntimeError(std::string("checkpoint helper: socketpair: ") + strerror(errno));
+  UniqueFd to_write(to[0]), to_read(to[1]);
+  if (pipe2(from, O_CLOEXEC) != 0)
     return RuntimeError(std::string("checkpoint helper: pipe2: ") + strerror(errno));
-  UniqueFd to_read(to[0]), to_write(to[1]), from_read(from[0]), from_write(from[1]);
+  UniqueFd from_read(from[0]), from_write(from[1]);
   const char* env = std::getenv("VMMRUN_EXE");
   std::string exe = env != nullptr && *env != '\0' ? env : "/proc/self/exe";
   std::vector<std::string> args = {exe,        "__checkpoint-helper",
@@ -187,13 +197,17 @@ StatusOr<std::unique_ptr<CheckpointHelper>> CheckpointHelper::Start(int ordinal)
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, to_read.get(), 0);
-  posix_spawn_file_actions_adddup2(&actions, from_write.get(), 1);
+  int spawned = posix_spawn_file_actions_adddup2(&actions, to_read.get(), 0);
+  if (spawned == 0) spawned = posix_spawn_file_actions_adddup2(&actions, from_write.get(), 1);
   pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), environ);
+  if (spawned == 0)
+    spawned = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0)
     return RuntimeError("checkpoint helper: starting " + exe + ": " + strerror(spawned));
+  // The helper's ends are the helper's alone: its exit must read as the end of the pipe here.
+  to_read.reset();
+  from_write.reset();
   std::unique_ptr<CheckpointHelper> helper(
       new CheckpointHelper(pid, std::move(to_write), std::move(from_read)));
   std::map<std::string, std::string> values;
@@ -214,7 +228,7 @@ Status CheckpointHelper::Ask(const std::string& request, std::map<std::string, s
   if (!request.empty()) {
     const std::string line = request + "\n";
     for (size_t put = 0; put < line.size();) {
-      const ssize_t n = write(to_.get(), line.data() + put, line.size() - put);
+      const ssize_t n = send(to_.get(), line.data() + put, line.size() - put, MSG_NOSIGNAL);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return HelperError(pid_, "is gone: " + std::string(strerror(errno)));
       put += static_cast<size_t>(n);
@@ -225,7 +239,10 @@ Status CheckpointHelper::Ask(const std::string& request, std::map<std::string, s
     char buffer[512];
     const ssize_t n = read(from_.get(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return HelperError(pid_, "ended without a reply to '" + request + "'");
+    if (n <= 0) {
+      return HelperError(pid_, std::string(n == 0 ? "ended" : strerror(errno)) +
+                                   " without a reply to '" + request + "'");
+    }
     pending_.append(buffer, static_cast<size_t>(n));
   }
   const std::string reply = pending_.substr(0, end);
@@ -250,45 +267,69 @@ Status CheckpointHelper::Ask(const std::string& request, std::map<std::string, s
   return Status(Code::kRuntime, message, known != nullptr ? known->name : nullptr);
 }
 
+Status CheckpointHelper::Number(const std::map<std::string, std::string>& values, const char* key,
+                                double* out) const {
+  auto it = values.find(key);
+  const char* text = it == values.end() ? "" : it->second.c_str();
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(text, &end);
+  if (it == values.end() || end == text || *end != '\0' || errno != 0)
+    return HelperError(pid_, std::string("replied without a number for '") + key + "'");
+  *out = value;
+  return Status::Ok();
+}
+
 Status CheckpointHelper::Checkpoint(uint32_t lock_timeout_ms, CheckpointFacts* facts) {
   std::map<std::string, std::string> v;
   VMM_RETURN_IF_ERROR(Ask("checkpoint " + std::to_string(lock_timeout_ms), &v, facts));
-  facts->lock_us = std::stod(v["lock_us"]);
-  facts->checkpoint_us = std::stod(v["checkpoint_us"]);
-  facts->freed_bytes = std::stoll(v["freed"]);
-  facts->state = v["state"];
+  facts->state = v.count("state") != 0 ? v["state"] : "unknown";
+  double freed = 0;
+  VMM_RETURN_IF_ERROR(Number(v, "lock_us", &facts->lock_us));
+  VMM_RETURN_IF_ERROR(Number(v, "checkpoint_us", &facts->checkpoint_us));
+  VMM_RETURN_IF_ERROR(Number(v, "freed", &freed));
+  facts->freed_bytes = static_cast<int64_t>(freed);
   return Status::Ok();
 }
 
 Status CheckpointHelper::Restore(CheckpointFacts* facts) {
   std::map<std::string, std::string> v;
   VMM_RETURN_IF_ERROR(Ask("restore", &v, facts));
-  facts->restore_us = std::stod(v["restore_us"]);
-  facts->unlock_us = std::stod(v["unlock_us"]);
-  facts->freed_bytes = std::stoll(v["freed"]);
-  facts->state = v["state"];
+  facts->state = v.count("state") != 0 ? v["state"] : "unknown";
+  double freed = 0;
+  VMM_RETURN_IF_ERROR(Number(v, "restore_us", &facts->restore_us));
+  VMM_RETURN_IF_ERROR(Number(v, "unlock_us", &facts->unlock_us));
+  VMM_RETURN_IF_ERROR(Number(v, "freed", &freed));
+  facts->freed_bytes = static_cast<int64_t>(freed);
   return Status::Ok();
 }
 
 Status CheckpointHelper::Hold(uint64_t leave_free, uint64_t* held) {
   std::map<std::string, std::string> v;
   VMM_RETURN_IF_ERROR(Ask("hold " + std::to_string(leave_free), &v));
-  *held = std::stoull(v["held"]);
+  double bytes = 0;
+  VMM_RETURN_IF_ERROR(Number(v, "held", &bytes));
+  *held = static_cast<uint64_t>(bytes);
   return Status::Ok();
 }
 
 Status CheckpointHelper::Return(uint64_t* returned) {
   std::map<std::string, std::string> v;
   VMM_RETURN_IF_ERROR(Ask("return", &v));
-  *returned = std::stoull(v["returned"]);
+  double bytes = 0;
+  VMM_RETURN_IF_ERROR(Number(v, "returned", &bytes));
+  *returned = static_cast<uint64_t>(bytes);
   return Status::Ok();
 }
 
 Status CheckpointHelper::Info(uint64_t* free_bytes, uint64_t* total_bytes) {
   std::map<std::string, std::string> v;
   VMM_RETURN_IF_ERROR(Ask("info", &v));
-  *free_bytes = std::stoull(v["free"]);
-  *total_bytes = std::stoull(v["total"]);
+  double free = 0, total = 0;
+  VMM_RETURN_IF_ERROR(Number(v, "free", &free));
+  VMM_RETURN_IF_ERROR(Number(v, "total", &total));
+  *free_bytes = static_cast<uint64_t>(free);
+  *total_bytes = static_cast<uint64_t>(total);
   return Status::Ok();
 }
 

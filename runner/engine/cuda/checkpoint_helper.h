@@ -2,10 +2,11 @@
 // blocks the locked process's CUDA calls, so it cannot lock, checkpoint or restore itself. The
 // CUDA engine of a process that checkpoints starts a helper, `vmm-run __checkpoint-helper --pid P
 // --device D` (the same binary, not a command for people), and talks to it over a pipe each way,
-// one line per request and per reply. The helper keeps a CUDA engine of its own on device D, so
-// that it can also answer for the checkpointed process: its free memory, and memory pressure
-// (HoldMemory / ReturnMemory) while the process is checkpointed. It ends when its stdin closes
-// (its hold is given back then) or when the process that started it dies.
+// one line per request and per reply (requests over a socket, replies over a pipe). The helper
+// keeps a CUDA engine of its own on device D, so that it can also answer for the checkpointed
+// process: its free memory, and memory pressure (HoldMemory / ReturnMemory) while the process is
+// checkpointed. It ends when its stdin closes (its hold is given back then) or when the process
+// that started it dies.
 //
 // Requests and replies (text, one line each):
 //   checkpoint MS  -> lock (timeout MS), checkpoint; a failed checkpoint is unlocked again
@@ -56,6 +57,9 @@ class CheckpointHelper {
   // CUDA error name, and the process state in facts->state when `facts` is given).
   Status Ask(const std::string& request, std::map<std::string, std::string>* values,
              CheckpointFacts* facts = nullptr);
+  // The number `values` has for `key`, or an error that the reply lacked it.
+  Status Number(const std::map<std::string, std::string>& values, const char* key,
+                double* out) const;
   pid_t pid_;
   UniqueFd to_, from_;
   std::string pending_;  // bytes read past the last reply's line

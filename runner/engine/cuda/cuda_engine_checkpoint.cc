@@ -23,13 +23,16 @@ Status CudaEngine::CheckpointProcess(uint32_t lock_timeout_ms, CheckpointFacts* 
                   "CUDA_ERROR_ILLEGAL_STATE");
   }
   if (checkpoint_helper_ == nullptr) {
-    StatusOr<std::unique_ptr<CheckpointHelper>> helper = CheckpointHelper::Start(lane_->ordinal);
+    // On the engine's own device, whichever is selected: holds and free memory are asked there.
+    StatusOr<std::unique_ptr<CheckpointHelper>> helper = CheckpointHelper::Start(ordinal_);
     if (!helper.ok()) return helper.status();
     checkpoint_helper_ = std::move(helper).value();
   }
-  VMM_RETURN_IF_ERROR(checkpoint_helper_->Checkpoint(lock_timeout_ms, facts));
-  checkpointed_ = true;
-  return Status::Ok();
+  const Status done = checkpoint_helper_->Checkpoint(lock_timeout_ms, facts);
+  // A failed call may still leave the process locked (an unlock that failed too, or a helper that
+  // ended mid-way): then no CUDA call of this process returns, whatever the call's error said.
+  checkpointed_ = done.ok() || facts->state != "running";
+  return done;
 }
 
 Status CudaEngine::RestoreProcess(CheckpointFacts* facts) {
@@ -39,8 +42,10 @@ Status CudaEngine::RestoreProcess(CheckpointFacts* facts) {
                   "CUDA_ERROR_ILLEGAL_STATE");
   }
   VMM_RETURN_IF_ERROR(checkpoint_helper_->Restore(facts));
-  checkpointed_ = false;
+  checkpointed_ = facts->state != "running";
   return Status::Ok();
 }
+
+void CudaEngine::EndHelpers() { checkpoint_helper_.reset(); }
 
 }  // namespace vmm::cuda

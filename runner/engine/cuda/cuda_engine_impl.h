@@ -158,6 +158,7 @@ class CudaEngine final : public Engine {
   bool ConcurrentVmm() const override { return true; }
   bool WaitForWork() override;
   bool Checkpointed() const override { return checkpointed_; }
+  void EndHelpers() override;
   // ProbeCapability(kCheckpoint): whether the driver answers cuCheckpointProcessGetState for this
   // process (a driver without the entry point, or one that says NOT_SUPPORTED, lacks it).
   Status ProbeCheckpoint(std::string* why_not);

@@ -148,10 +148,13 @@ class AddressSpace {
   void ReturnMemory(int device, uint64_t* returned);
   // Checkpoint and restore (HostEngine::CheckpointProcess / RestoreProcess). Park moves the bytes
   // of every device allocation into a host image (a memfd of its own) and gives its memory back to
-  // the OS (the hole punched), so the devices count it, and a hold in place, no more (*freed: those
-  // bytes). Unpark brings them back at the same handles and addresses, unless a device lacks the
-  // room for what it parked (OUT_OF_MEMORY; nothing changes). While parked no other call may read
-  // or write the memory: the engine makes none.
+  // the OS (the hole punched), so the devices count it, and the process's own hold, no more
+  // (*freed: those bytes; a hold made while parked is the helper's and stays). Unpark brings them
+  // back at the same handles and addresses, unless a device lacks the room for what it parked
+  // (OUT_OF_MEMORY; nothing changes). A failure of the host itself part way through (committing
+  // or copying an image back) leaves some allocations refilled; the engine then counts the
+  // process as failed, as the driver does. While parked no other call may read or write the
+  // memory: the engine makes none.
   Status Park(uint64_t* freed);
   Status Unpark(uint64_t* restored);
   bool parked() const { return parked_any_; }
@@ -236,6 +239,8 @@ class AddressSpace {
   // By device ordinal: bytes of that device's allocations in allocations_.
   std::array<uint64_t, kMaxScenarioDevices> committed_{};
   std::array<uint64_t, kMaxScenarioDevices> held_{};  // by HoldMemory, counted in committed_
+  // By HoldMemory while parked: the checkpoint helper's hold (counted in committed_, never parked).
+  std::array<uint64_t, kMaxScenarioDevices> helper_held_{};
   // Park's images by allocation id, and by device the bytes it took out of committed_ (the hold's
   // among them, parked_held_).
   std::map<uint64_t, PhysicalMemory> images_;

@@ -69,10 +69,10 @@ Status AddressSpace::Park(uint64_t* freed) {
   }
   images_ = std::move(images);
   for (int d = 0; d < device_count_; ++d) {
-    parked_[d] = committed_[d];
+    parked_[d] = committed_[d] - helper_held_[d];  // the helper's hold is another process's
     parked_held_[d] = held_[d];
-    *freed += committed_[d];
-    committed_[d] = 0;
+    *freed += parked_[d];
+    committed_[d] = helper_held_[d];
     held_[d] = 0;
   }
   parked_any_ = true;
@@ -91,7 +91,7 @@ Status AddressSpace::Unpark(uint64_t* restored) {
                            FormatBytes(total_memory_ - std::min(committed_[d], total_memory_)) +
                            " free; the process had " + FormatBytes(parked_[d]) + " there");
     }
-    if (held_[d] != 0 && parked_held_[d] != 0)
+    if (helper_held_[d] != 0 && parked_held_[d] != 0)
       return InternalError("a hold was made while the process's own hold was checkpointed");
   }
   for (auto& [id, image] : images_) {

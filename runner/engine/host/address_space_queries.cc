@@ -91,24 +91,28 @@ void AddressSpace::MemoryInfo(int device, uint64_t* free_bytes, uint64_t* total_
 }
 
 Status AddressSpace::HoldMemory(int device, uint64_t leave_free, uint64_t* held) {
-  if (held_[device] != 0) {
+  if (held_[device] != 0 || helper_held_[device] != 0) {
     return CudaError("cuMemCreate", kInvalidValue,
                      "device " + std::to_string(device) + " already holds " +
-                         FormatBytes(held_[device]) + " for memory pressure");
+                         FormatBytes(held_[device] + helper_held_[device]) +
+                         " for memory pressure");
   }
   uint64_t free = 0, total = 0;
   MemoryInfo(device, &free, &total);
   const uint64_t take = free > leave_free ? (free - leave_free) / granularity_ * granularity_ : 0;
-  held_[device] = take;
+  // While the process is checkpointed the hold is the checkpoint helper's (another process's),
+  // which a later checkpoint of this one does not take away.
+  (parked_any_ ? helper_held_ : held_)[device] = take;
   committed_[device] += take;
   *held = take;
   return Status::Ok();
 }
 
 void AddressSpace::ReturnMemory(int device, uint64_t* returned) {
-  *returned = held_[device];
-  committed_[device] -= held_[device];
+  *returned = held_[device] + helper_held_[device];
+  committed_[device] -= *returned;
   held_[device] = 0;
+  helper_held_[device] = 0;
 }
 
 Status AddressSpace::Export(AllocHandle handle, int* fd) {

@@ -92,6 +92,28 @@ TEST_F(HostCheckpointTest, ARestoreWithoutRoomFailsForGood) {
   EXPECT_TRUE(engine_->Checkpointed());
 }
 
+// A hold made while checkpointed is the helper's (another process's): a later checkpoint of the
+// process neither frees it nor brings it back, and it is given back whenever asked.
+TEST_F(HostCheckpointTest, AHoldMadeWhileCheckpointedIsNotThisProcesssMemory) {
+  Open(64 * kG);
+  Mapped(4 * kG);
+  CheckpointFacts facts;
+  ASSERT_TRUE(engine_->CheckpointProcess(1000, &facts).ok());
+  EXPECT_EQ(facts.freed_bytes, static_cast<int64_t>(4 * kG));
+  uint64_t held = 0, returned = 0;
+  ASSERT_TRUE(engine_->HoldMemory(40 * kG, &held).ok());
+  EXPECT_EQ(held, 24 * kG);
+  ASSERT_TRUE(engine_->RestoreProcess(&facts).ok()) << "24 + 4 granules fit in 64";
+  ASSERT_TRUE(engine_->CheckpointProcess(1000, &facts).ok());
+  EXPECT_EQ(facts.freed_bytes, static_cast<int64_t>(4 * kG)) << "the helper's hold stays";
+  EXPECT_EQ(Free(), 40 * kG);
+  ASSERT_TRUE(engine_->ReturnMemory(&returned).ok());
+  EXPECT_EQ(returned, held);
+  EXPECT_EQ(Free(), 64 * kG);
+  ASSERT_TRUE(engine_->RestoreProcess(&facts).ok());
+  EXPECT_EQ(Free(), 60 * kG);
+}
+
 TEST_F(HostCheckpointTest, HostNumaMemoryIsNotRestoredHostMemoryIs) {
   std::string why;
   ASSERT_TRUE(engine_->ProbeCapability(Capability::kHostNuma, &why).ok());

@@ -6,7 +6,9 @@
 //     the kernel really runs under the fault trap (fault_trap.h): a fault poisons the runner.
 //     Where another device's access would let the CPU through (it sees only the widest access of
 //     any device), a trapped kernel's own device's access is proven first, and a refusal
-//     poisons the runner as the GPU's fault would.
+//     poisons the runner as the GPU's fault would. Not caught (the twin passes where the GPU
+//     faults): an operand whose pieces other devices cover only together, and a busy left in
+//     flight on the stream's worker.
 //   - Work left in flight (Busy without timing) goes to a HostStream's worker thread, always
 //     trapped; Ordered waits for it before anything the stream orders later, and WaitIfAsked does
 //     so for Unmap/Release unless SyncNote::wait is false.
