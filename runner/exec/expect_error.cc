@@ -196,8 +196,7 @@ Status RunExpectingError(const PlanStep& step, RunState& state, StepRecord& reco
   // checkpoint / restore act on the whole process, whose memory cannot be read around them (a
   // checkpointed process's CUDA calls block): their record's process_state is the proof.
   // The same holds for any step while the process is checkpointed (hold_memory, return_memory).
-  const bool provable =
-      step.op != Op::kCheckpoint && step.op != Op::kRestore && !state.engine.Checkpointed();
+  const bool provable = !Describe(step.op).has(kWholeProcess) && !state.engine.Checkpointed();
   EngineInventory before;
   std::vector<Span> pieces;
   std::vector<uint64_t> sums;

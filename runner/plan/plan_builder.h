@@ -314,8 +314,8 @@ class PlanBuilder {
     bool helper_hold = false;
   };
   CheckpointModel checkpoint_;
-  // True when `step` may come now; otherwise an Error says why (only restore, hold_memory,
-  // return_memory and check_record run while the process is checkpointed).
+  // True when `step` may come now; otherwise an Error says why (while the process is checkpointed
+  // only the op table's kWhileCheckpointed rows run).
   bool AllowedWhileCheckpointed(const Step& step);
   // At the end of a block: refuses one that ends checkpointed (a restore expected to fail ends it).
   void CheckRestoredAtEnd();

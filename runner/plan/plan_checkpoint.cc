@@ -21,16 +21,8 @@ bool ExpectsFailure(const PlanStep& p) {
 }  // namespace
 
 bool PlanBuilder::AllowedWhileCheckpointed(const Step& step) {
-  if (checkpoint_.state == CheckpointModel::kRunning) return true;
-  switch (step.op) {
-    case Op::kRestore:
-    case Op::kHoldMemory:
-    case Op::kReturnMemory:
-    case Op::kCheckRecord:
-      return true;
-    default:
-      break;
-  }
+  if (checkpoint_.state == CheckpointModel::kRunning || Describe(step.op).has(kWhileCheckpointed))
+    return true;
   const std::string since = "line " + std::to_string(checkpoint_.loc.line);
   if (checkpoint_.state == CheckpointModel::kFailed) {
     Error(step.loc, std::string("'") + OpName(step.op) + "' would never return: the restore at " +
@@ -38,12 +30,17 @@ bool PlanBuilder::AllowedWhileCheckpointed(const Step& step) {
                         " is expected to fail, which leaves the process checkpointed for good "
                         "(driver 580, cuda-checkpoint#44); end the block there, or try restore "
                         "again");
-  } else {
-    Error(step.loc, std::string("'") + OpName(step.op) +
-                        "' cannot run while the process is checkpointed (checkpoint at " + since +
-                        "): its CUDA calls block until a restore; move it after {op: restore} "
-                        "(only restore, hold_memory, return_memory and check_record run here)");
+    return false;
   }
+  std::string allowed;  // the op table's kWhileCheckpointed rows
+  for (const OpInfo& info : AllOps())
+    if (info.has(kWhileCheckpointed))
+      allowed += (allowed.empty() ? "" : ", ") + std::string(info.name);
+  Error(step.loc,
+        std::string("'") + OpName(step.op) +
+            "' cannot run while the process is checkpointed (checkpoint at " + since +
+            "): its CUDA calls block until a restore; move it after {op: restore} (only " +
+            allowed + " run here)");
   return false;
 }
 

@@ -95,7 +95,7 @@ bool PlanBuilder::AllowedInThread(const Step& step, bool no_context) {
       why = "graphs are captured, replayed and updated by the run's one thread";
       break;
     case OpFamily::kQuery:
-      why = step.op == Op::kCheckpoint || step.op == Op::kRestore
+      why = Describe(step.op).has(kWholeProcess)
                 ? "it locks the whole process, every thread at once"
                 : "queries of the device's memory and properties see every thread at once";
       break;

@@ -44,6 +44,8 @@ enum OpFlag : uint32_t {
   kDriver = 1u << 6,
   kOnDevice = 1u << 7,
   kCaptureOnly = 1u << 8,
+  kWholeProcess = 1u << 9,
+  kWhileCheckpointed = 1u << 10,
 };
 
 struct OpInfo {

@@ -15,10 +15,14 @@ namespace {
 
 constexpr const char* kIllegalState = "CUDA_ERROR_ILLEGAL_STATE";
 
+// The state as the records name it (cuCheckpointProcessGetState's words; failed reads as
+// checkpointed there too: the driver kept the process CHECKPOINTED after a failed restore).
+const char* StateText(bool running) { return running ? "running" : "checkpointed"; }
+
 }  // namespace
 
 Status HostEngine::CheckpointProcess(uint32_t lock_timeout_ms, CheckpointFacts* facts) {
-  facts->state = process_ == ProcessState::kRunning ? "running" : "checkpointed";
+  facts->state = StateText(process_ == ProcessState::kRunning);
   if (process_ != ProcessState::kRunning)
     return CudaError("cuCheckpointProcessLock", kIllegalState, "the process is checkpointed");
   Stopwatch lock;
@@ -33,13 +37,13 @@ Status HostEngine::CheckpointProcess(uint32_t lock_timeout_ms, CheckpointFacts* 
   facts->checkpoint_us = checkpoint.ElapsedUs();
   facts->freed_bytes = static_cast<int64_t>(freed);
   process_ = ProcessState::kCheckpointed;
-  facts->state = "checkpointed";
+  facts->state = StateText(false);
   return Status::Ok();
 }
 
 Status HostEngine::RestoreProcess(CheckpointFacts* facts) {
   const char* fn = "cuCheckpointProcessRestore";
-  facts->state = process_ == ProcessState::kRunning ? "running" : "checkpointed";
+  facts->state = StateText(process_ == ProcessState::kRunning);
   switch (process_) {
     case ProcessState::kRunning:
       return CudaError(fn, kIllegalState, "the process is not checkpointed");
@@ -66,7 +70,7 @@ Status HostEngine::RestoreProcess(CheckpointFacts* facts) {
   facts->unlock_us = 0;
   facts->freed_bytes = -static_cast<int64_t>(restored);
   process_ = ProcessState::kRunning;
-  facts->state = "running";
+  facts->state = StateText(true);
   return Status::Ok();
 }
 
