@@ -133,19 +133,29 @@ bool Expectation(const std::string& outcome, std::string* expect, std::string* a
   return true;
 }
 
-// Pins the step of `o`: its observed error replaces `observe`; CUDA_SUCCESS takes the key out.
-Status PinStep(const Observer& o, const Outcomes& outcomes, std::vector<std::string>* lines) {
-  const std::string where = "the step at line " + std::to_string(o.step_line);
-  auto it = outcomes.steps.find(o.step_line);
-  if (it == outcomes.steps.end())
+// The one outcome `outcomes` has for the observer at `line` (`where` names it; `verb` is how its
+// runs ended: "ended", "returned"; `what`, "block" or "step"), or why there is none to pin.
+StatusOr<std::string> TheOutcome(const std::map<int, std::set<std::string>>& outcomes, int line,
+                                 const std::string& where, const char* verb, const char* what) {
+  auto it = outcomes.find(line);
+  if (it == outcomes.end())
     return InvalidInput("the report has no record of " + where + " (did the run reach it?)");
   if (it->second.size() != 1) {
     std::string seen;
     for (const std::string& e : it->second) seen += (seen.empty() ? "'" : "', '") + e;
-    return InvalidInput(where + " returned differently in its runs (" + seen +
-                        "'): a loop writes it; pin each iteration's step by hand");
+    return InvalidInput(where + " " + verb + " differently in its runs (" + seen +
+                        "'): a loop writes it; pin each iteration's " + what + " by hand");
   }
-  const std::string& actual = *it->second.begin();
+  return *it->second.begin();
+}
+
+// Pins the step of `o`: its observed error replaces `observe`; CUDA_SUCCESS takes the key out.
+Status PinStep(const Observer& o, const Outcomes& outcomes, std::vector<std::string>* lines) {
+  const std::string where = "the step at line " + std::to_string(o.step_line);
+  StatusOr<std::string> outcome =
+      TheOutcome(outcomes.steps, o.step_line, where, "returned", "step");
+  if (!outcome.ok()) return outcome.status();
+  const std::string& actual = *outcome;
   if (actual == "CUDA_SUCCESS") {
     if (auto rule = outcomes.rules.find(o.step_line); rule != outcomes.rules.end()) {
       return InvalidInput(where + " succeeded, but it breaks VMM rule '" + rule->second +
@@ -214,18 +224,10 @@ StatusOr<PinResult> PinObservedOutcomes(const std::string& scenario, const repor
       ++result.pinned;
       continue;
     }
-    const std::map<int, std::set<std::string>>& observed = outcomes.blocks;
     const std::string where = "the block at line " + std::to_string(o.step_line);
-    auto it = observed.find(o.step_line);
-    if (it == observed.end())
-      return InvalidInput("the report has no record of " + where + " (did the run reach it?)");
-    if (it->second.size() != 1) {
-      std::string seen;
-      for (const std::string& s : it->second) seen += (seen.empty() ? "'" : "', '") + s;
-      return InvalidInput(where + " ended differently in its runs (" + seen +
-                          "'): a loop writes it; pin each iteration's block by hand");
-    }
-    const std::string& outcome = *it->second.begin();
+    StatusOr<std::string> found = TheOutcome(outcomes.blocks, o.step_line, where, "ended", "block");
+    if (!found.ok()) return found.status();
+    const std::string& outcome = *found;
     std::string expect, at;
     if (!Expectation(outcome, &expect, &at)) {
       return InvalidInput(where + " ended with '" + outcome +
@@ -234,11 +236,11 @@ StatusOr<PinResult> PinObservedOutcomes(const std::string& scenario, const repor
     }
     std::string& line = lines[static_cast<size_t>(o.word_line - 1)];
     const size_t col = static_cast<size_t>(o.word_column - 1);
-    if (line.compare(col, 7, "observe") != 0)
-      return InternalError(where + ": 'observe' is not where the YAML reader put it");
+    const size_t width = ObserveWidth(line, col);
+    if (width == 0) return InternalError(where + ": 'observe' is not where the YAML reader put it");
     std::string replacement = expect;
     if (!at.empty() && o.flow) replacement += ", at: " + YamlScalarText(at, true);
-    line.replace(col, 7, replacement);
+    line.replace(col, width, replacement);
     if (!at.empty() && !o.flow) {
       lines.insert(lines.begin() + o.word_line,
                    std::string(static_cast<size_t>(o.key_column - 1), ' ') +
