@@ -221,6 +221,53 @@ TEST(ThreadsRun, AWaitForAPointOfAStoppedThreadFailsInsteadOfHanging) {
   }
 }
 
+// A thread whose steps are all VMM calls runs them as one burst and builds their records after
+// its run (thread_steps.cc): when its map fails, the records still come in step order (the create,
+// the failed map with its error, the rest skipped), the samples count only the calls that ran, and
+// the group's wall covers the threads' own.
+TEST(ThreadsRun, AFailedLastBurstIsRecordedInOrderAfterTheRun) {
+  Planned p(R"(version: 1
+name: last_burst
+granularity: 2MiB
+buffers:
+  A: {shape: [524288]}
+steps:
+  - {op: reserve, buffer: A}
+  - name: group
+    threads:
+      - thread: only
+        steps:
+          - {op: create, alloc: a, size: 2MiB}
+          - {op: map, buffer: A, alloc: a}
+          - {op: set_access, buffer: A}
+          - {op: unmap, buffer: A}
+          - {op: release, alloc: a}
+)");
+  ASSERT_EQ(p.errors, "");
+  std::unique_ptr<Engine> twin = Twin();
+  FaultEngine faulty(*twin, FaultPlan{FaultKind::kMap, 1});
+  RunOutcome out = RunPlan(p.plan, faulty, nullptr);
+  EXPECT_EQ(out.summary.exit_code, 4);
+  const report::StepRecord& group = out.steps[1];
+  ASSERT_EQ(group.body.size(), 1u);
+  const report::StepRecord& only = group.body[0];
+  ASSERT_EQ(only.body.size(), 5u);
+  const char* ops[] = {"create", "map", "set_access", "unmap", "release"};
+  const report::StepStatus want[] = {report::StepStatus::kOk, report::StepStatus::kFailed,
+                                     report::StepStatus::kSkipped, report::StepStatus::kSkipped,
+                                     report::StepStatus::kSkipped};
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(only.body[i].op, ops[i]) << "step " << i;
+    EXPECT_EQ(only.body[i].status, want[i]) << "step " << i;
+  }
+  EXPECT_FALSE(only.body[1].error.empty());
+  EXPECT_NE(only.error.find("'map A' failed"), std::string::npos) << only.error;
+  ASSERT_NE(Detail(only, "map_n"), nullptr);
+  EXPECT_EQ(std::get<int64_t>(*Detail(only, "map_n")), 1);  // the failed call, timed
+  EXPECT_EQ(Detail(only, "unmap_n"), nullptr);
+  EXPECT_GE(group.wall_us, only.wall_us * 0.999);
+}
+
 // An engine whose Map and Fill take 20 ms and count how many run at once.
 class OverlapEngine final : public Engine {
  public:

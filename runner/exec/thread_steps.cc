@@ -82,24 +82,51 @@ bool Burstable(const PlanStep& step) {
   return IsMemoryOp(step.op) && step.repeat <= 1 && step.expect_error == nullptr;
 }
 
+// A thread's burst of VMM calls whose records are still to be built: steps [first, first + size)
+// of the thread ran (RunVmmSteps) and `done` of them succeeded; when done < size, step first + done
+// failed with `error`.
+struct PendingBurst {
+  size_t first = 0;
+  std::vector<HotVmmStep> hot;
+  size_t done = 0;
+  Status error;
+};
+
 // One thread's run: its steps in order into `out` (one record each), their samples by op.
-// Consecutive VMM calls run back to back (RunVmmSteps) and get their records after, as at the
-// top level, so that a thread pays per call what the run's own loop pays.
+// Consecutive VMM calls run back to back (RunVmmSteps), as at the top level, so that a thread pays
+// per call what the run's own loop pays. Their records are built before the thread's next other
+// step (which may read them or the state they name) or, for the thread's last burst, after its
+// run: the time between the barrier and `finished` holds the thread's calls, not its bookkeeping,
+// which would otherwise compete with the other threads' calls for the CPU.
 void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRecord& out,
-               Samples& samples) {
+               Samples& samples, std::chrono::steady_clock::time_point& finished) {
   state.engine.PrepareThread(!thread.no_context);  // before the barrier, as a program's threads
   sync.Arrive();
   Stopwatch watch;
   bool stopped = false;
   const std::vector<PlanStep>& steps = thread.body;
   out.body.reserve(steps.size());
-  std::vector<HotVmmStep> burst;
-  auto fail = [&](const PlanStep& step, StepRecord& record, const Status& status) {
-    record.status = StepStatus::kFailed;
-    record.error = status.message();
+  PendingBurst pending;
+  auto fail = [&](const PlanStep& step, const Status& status) {
     out.status = StepStatus::kFailed;
     out.error = "'" + step.label + "' failed: " + status.message();
     stopped = true;
+  };
+  auto record_burst = [&] {
+    for (size_t k = 0; k < pending.hot.size() && k <= pending.done; ++k) {
+      const PlanStep& step = steps[pending.first + k];
+      StepRecord& record = out.body.emplace_back(NewStepRecord(step));
+      RecordVmmStep(step, pending.hot[k], k < pending.done, state, record);
+      samples[record.op].push_back(record.wall_us);
+      if (k == pending.done) {
+        record.status = StepStatus::kFailed;
+        record.error = pending.error.message();
+      } else if (record.check && record.check->verdict == report::Verdict::kFail) {
+        record.status = StepStatus::kFailed;  // a reserve's expect_address (never fatal)
+        out.status = StepStatus::kFailed;
+      }
+    }
+    pending.hot.clear();
   };
   try {
     for (size_t i = 0; i < steps.size(); ++i) {
@@ -107,25 +134,16 @@ void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRe
       if (!stopped && Burstable(steps[i])) {
         size_t end = i + 1;
         while (end < steps.size() && Burstable(steps[end])) ++end;
-        burst.resize(end - i);
-        for (size_t j = i; j < end; ++j) burst[j - i] = CompileVmmStep(steps[j], state.plan);
-        Status error;
-        const size_t done = RunVmmSteps(burst.data(), burst.size(), state, &error);
-        for (size_t k = 0; k < burst.size() && k <= done; ++k) {
-          const PlanStep& step = steps[i + k];
-          StepRecord& record = out.body.emplace_back(NewStepRecord(step));
-          RecordVmmStep(step, burst[k], k < done, state, record);
-          samples[record.op].push_back(record.wall_us);
-          if (k == done) {
-            fail(step, record, error);
-          } else if (record.check && record.check->verdict == report::Verdict::kFail) {
-            record.status = StepStatus::kFailed;  // a reserve's expect_address (never fatal)
-            out.status = StepStatus::kFailed;
-          }
-        }
-        i += std::min(done, burst.size() - 1);  // the loop's ++i moves past the last one run
+        pending.first = i;
+        pending.hot.resize(end - i);
+        for (size_t j = i; j < end; ++j) pending.hot[j - i] = CompileVmmStep(steps[j], state.plan);
+        pending.error = Status::Ok();
+        pending.done = RunVmmSteps(pending.hot.data(), pending.hot.size(), state, &pending.error);
+        if (pending.done < pending.hot.size()) fail(steps[i + pending.done], pending.error);
+        i += std::min(pending.done, pending.hot.size() - 1);  // ++i moves past the last one run
         continue;
       }
+      record_burst();  // a burst is followed by a step of another kind, or by the end
       const PlanStep& step = steps[i];
       StepRecord& record = out.body.emplace_back(NewStepRecord(step));
       if (stopped) {
@@ -135,7 +153,9 @@ void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRe
       std::vector<double>& wall = samples[record.op];
       Status status = RunRecorded(step, state, record, &wall);
       if (!status.ok()) {
-        fail(step, record, status);
+        record.status = StepStatus::kFailed;
+        record.error = status.message();
+        fail(step, status);
       } else if (record.check && record.check->verdict == report::Verdict::kFail) {
         record.status = StepStatus::kFailed;
         out.status = StepStatus::kFailed;  // a failed check: the thread's error stays empty
@@ -145,11 +165,19 @@ void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRe
   } catch (const std::bad_alloc&) {  // as RunRecorded says it for a step run alone
     out.status = StepStatus::kFailed;
     out.error = "vmm-run ran out of memory while running this thread's steps";
+    pending.hot.clear();
   }
+  finished = std::chrono::steady_clock::now();
+  out.wall_us = watch.ElapsedUs();
   // The points this thread never reached are abandoned: their waiters fail instead of hanging.
   for (const PlanStep& step : steps)
     if (step.op == Op::kSignal) sync.Set(step.event, ThreadSync::Point::kAbandoned, thread.label);
-  out.wall_us = watch.ElapsedUs();
+  try {
+    record_burst();
+  } catch (const std::bad_alloc&) {
+    out.status = StepStatus::kFailed;
+    out.error = "vmm-run ran out of memory while recording this thread's steps";
+  }
   if (thread.no_context) out.details.emplace_back("context", std::string("none"));
   AddLatency(samples, out.details);
 }
@@ -163,6 +191,7 @@ Status RunStep<Op::kThreads>(const PlanStep& step, RunState& state, StepRecord& 
   state.sync = &sync;
   std::vector<StepRecord> threads;
   std::vector<Samples> samples(step.body.size());
+  std::vector<std::chrono::steady_clock::time_point> finished(step.body.size());
   threads.reserve(step.body.size());
   for (const PlanStep& thread : step.body) threads.push_back(NewStepRecord(thread));
   {
@@ -170,14 +199,13 @@ Status RunStep<Op::kThreads>(const PlanStep& step, RunState& state, StepRecord& 
     running.reserve(step.body.size());
     for (size_t t = 0; t < step.body.size(); ++t) {
       running.emplace_back(
-          [&, t] { RunThread(step.body[t], state, sync, threads[t], samples[t]); });
+          [&, t] { RunThread(step.body[t], state, sync, threads[t], samples[t], finished[t]); });
     }
   }  // joined here
-  // From the barrier (every thread ready) to the last thread's end: starting threads is not the
-  // group's work.
-  record.wall_us =
-      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - sync.started)
-          .count();
+  // From the barrier (every thread ready) to the end of the last thread's last step: starting the
+  // threads and building their records after are not the group's work.
+  const auto last = *std::max_element(finished.begin(), finished.end());
+  record.wall_us = std::chrono::duration<double, std::micro>(last - sync.started).count();
   state.sync = nullptr;
   Samples overall;
   for (const Samples& s : samples)
