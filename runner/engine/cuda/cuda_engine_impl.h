@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "runner/base/slot_map.h"
+#include "runner/base/spin_lock.h"
 #include "runner/base/status.h"
 #include "runner/engine/cuda/checkpoint_helper.h"
 #include "runner/engine/cuda/driver_api.h"
@@ -306,8 +307,9 @@ class CudaEngine final : public Engine {
   std::map<uint64_t, ExecMemory> exec_memory_;
   std::map<DevicePtr, int> live_graph_allocs_;
   // Guards next_id_, reservations_, allocs_ and mappings_ in the VMM calls, which several threads
-  // may make at once (ConcurrentVmm). Never held across a driver call.
-  std::mutex vmm_mu_;
+  // may make at once (ConcurrentVmm). Never held across a driver call: its sections are a table
+  // lookup or update, which a spin lock keeps off the kernel's sleep and wake.
+  SpinLock vmm_mu_;
   uint64_t next_id_ = 1;
   std::map<uint64_t, Reservation> reservations_;
   // The VMM hot path (create/map/unmap/release) allocates nothing in steady state: allocations

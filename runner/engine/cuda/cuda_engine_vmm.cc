@@ -33,7 +33,7 @@ Status CudaEngine::Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, De
   StatusOr<Reservation> r = CreateReservation(api_, size, alignment, hint);
   if (!r.ok()) return Annotate(r.status(), what);
   *va = r->get().va;
-  std::lock_guard<std::mutex> lock(vmm_mu_);
+  std::lock_guard<SpinLock> lock(vmm_mu_);
   reservations_.emplace(NextId(), std::move(r).value());
   return Status::Ok();
 }
@@ -46,7 +46,7 @@ Status CudaEngine::Free(DevicePtr va, uint64_t size) {
   uint64_t id = 0;
   Reservation owned;
   {
-    std::lock_guard<std::mutex> lock(vmm_mu_);
+    std::lock_guard<SpinLock> lock(vmm_mu_);
     auto it = reservations_.begin();
     while (it != reservations_.end() && it->second->va != va) ++it;
     if (it != reservations_.end()) {
@@ -64,7 +64,7 @@ Status CudaEngine::Free(DevicePtr va, uint64_t size) {
     return Status::Ok();
   }
   if (owned) {
-    std::lock_guard<std::mutex> lock(vmm_mu_);
+    std::lock_guard<SpinLock> lock(vmm_mu_);
     reservations_.emplace(id, std::move(owned));
   }
   return Annotate(freed, what);
@@ -78,7 +78,7 @@ Status CudaEngine::Create(const AllocProps& props, AllocHandle* out) {
   // props.location_id >= 0 places the memory on another device: cuMemCreate takes any device's
   // ordinal from any context.
   if (!a.ok()) return Annotate(a.status(), what);
-  std::lock_guard<std::mutex> lock(vmm_mu_);
+  std::lock_guard<SpinLock> lock(vmm_mu_);
   out->value = allocs_.Insert(std::move(a).value());
   return Status::Ok();
 }
@@ -91,7 +91,7 @@ std::optional<CUmemGenericAllocationHandle> CudaEngine::TakeReleased(uint64_t id
 }
 
 Status CudaEngine::AllowReleasedHandle() {
-  std::lock_guard<std::mutex> lock(vmm_mu_);
+  std::lock_guard<SpinLock> lock(vmm_mu_);
   allow_released_ = true;
   return Status::Ok();
 }
@@ -101,7 +101,7 @@ Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
   VMM_RETURN_IF_ERROR(Bind());
   std::optional<CUmemGenericAllocationHandle> freed;
   {
-    std::lock_guard<std::mutex> lock(vmm_mu_);
+    std::lock_guard<SpinLock> lock(vmm_mu_);
     // The allowance covers this call only, whichever handle it names.
     if (allocs_.Find(handle.value) != nullptr) {
       allow_released_ = false;
@@ -117,13 +117,13 @@ Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
   // releases this handle (the validator orders every other use of it before or after).
   PhysicalMemory memory;
   {
-    std::lock_guard<std::mutex> lock(vmm_mu_);
+    std::lock_guard<SpinLock> lock(vmm_mu_);
     PhysicalAlloc* alloc = allocs_.Find(handle.value);
     if (alloc == nullptr) return UnknownHandle(what());
     memory = alloc->get();
   }
   VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemRelease(memory.handle)), what));
-  std::lock_guard<std::mutex> lock(vmm_mu_);
+  std::lock_guard<SpinLock> lock(vmm_mu_);
   if (PhysicalAlloc* alloc = allocs_.Find(handle.value)) alloc->release();  // released above
   allocs_.Erase(handle.value);
   released_[released_next_] = ReleasedHandle{handle.value, memory.handle};
@@ -139,7 +139,7 @@ Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
   VMM_RETURN_IF_ERROR(Bind());
   CUmemGenericAllocationHandle memory = 0;
   {
-    std::lock_guard<std::mutex> lock(vmm_mu_);
+    std::lock_guard<SpinLock> lock(vmm_mu_);
     const PhysicalAlloc* alloc = allocs_.Find(handle.value);
     if (alloc != nullptr) {
       memory = alloc->get().handle;
@@ -153,7 +153,7 @@ Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
   }
   StatusOr<Mapping> m = CreateMapping(api_, va, size, offset, memory, handle.value);
   if (!m.ok()) return Annotate(m.status(), what);
-  std::lock_guard<std::mutex> lock(vmm_mu_);
+  std::lock_guard<SpinLock> lock(vmm_mu_);
   mappings_.push_back(std::move(m).value());
   return Status::Ok();
 }
@@ -272,7 +272,7 @@ Status CudaEngine::Unmap(DevicePtr va, uint64_t size, SyncNote* note) {
       Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
   VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemUnmap(va, size)), what));
   // The driver unmapped the whole range: forget every mapping it touched.
-  std::lock_guard<std::mutex> lock(vmm_mu_);
+  std::lock_guard<SpinLock> lock(vmm_mu_);
   std::erase_if(mappings_, [&](Mapping& m) {
     if (!m->Overlaps(va, size)) return false;
     m.release();  // unmapped by the call above
