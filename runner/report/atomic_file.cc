@@ -37,17 +37,15 @@ void SyncDirectory(const std::string& dir) {
   ::close(fd);
 }
 
-// Writes all of `contents` to `fd` and fsyncs it; 0 or the errno of the first failure.
-int WriteAll(int fd, const std::string& contents) {
+// Writes all of [data, data + size) to `fd`; 0 or the errno of the first failure.
+int WriteAll(int fd, const char* data, size_t size) {
   size_t done = 0;
-  while (done < contents.size()) {
-    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+  while (done < size) {
+    const ssize_t n = ::write(fd, data + done, size - done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno;
     done += static_cast<size_t>(n);
   }
-  if (::fchmod(fd, 0644) != 0) return errno;
-  if (::fsync(fd) != 0) return errno;
   return 0;
 }
 
@@ -65,6 +63,11 @@ Status CheckReplaceableTarget(const std::string& path) {
 }
 
 Status WriteFileAtomically(const std::string& path, const std::string& contents) {
+  return WriteFileAtomically(path, [&](const PieceWriter& write) { return write(contents); });
+}
+
+Status WriteFileAtomically(const std::string& path,
+                           const std::function<Status(const PieceWriter& write)>& produce) {
   VMM_RETURN_IF_ERROR(CheckReplaceableTarget(path));
   const std::string dir = DirectoryOf(path);
   std::string tmp = (dir == "/" ? "" : dir) + "/." + NameOf(path) + ".tmp.XXXXXX";
@@ -75,17 +78,37 @@ Status WriteFileAtomically(const std::string& path, const std::string& contents)
   tmp.assign(name.data());
   SetCleanupPath(tmp);
 
-  int err = WriteAll(fd, contents);
+  constexpr size_t kBuffer = 1 << 20;
+  std::string buffer;
+  int err = 0;
+  auto flush = [&] {
+    if (err == 0) err = WriteAll(fd, buffer.data(), buffer.size());
+    buffer.clear();
+    return err == 0;
+  };
+  auto failed = [&] { return RuntimeError("cannot write '" + path + "': " + ErrnoText(err)); };
+  const PieceWriter write = [&](std::string_view piece) {
+    if (buffer.size() + piece.size() > kBuffer && !flush()) return failed();
+    if (piece.size() >= kBuffer) {
+      err = WriteAll(fd, piece.data(), piece.size());
+      return err == 0 ? Status::Ok() : failed();
+    }
+    buffer.append(piece);
+    return Status::Ok();
+  };
+  Status status = produce(write);
+  if (status.ok() && flush()) {
+    if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) err = errno;
+  }
   if (::close(fd) != 0 && err == 0) err = errno;
-  Status status;
-  if (err == 0) {
+  if (status.ok() && err == 0) {
     status = CheckReplaceableTarget(path);  // it may have changed while we wrote
     if (status.ok() && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
   }
   if (err != 0 || !status.ok()) {
     ::unlink(tmp.c_str());
     ClearCleanupPath();
-    return status.ok() ? RuntimeError("cannot write '" + path + "': " + ErrnoText(err)) : status;
+    return status.ok() ? failed() : status;
   }
   ClearCleanupPath();
   SyncDirectory(dir);

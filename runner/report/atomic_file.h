@@ -1,7 +1,9 @@
 // Whole-file reads and crash-safe whole-file writes, shared by report and JUnit output.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "runner/base/status.h"
 
@@ -26,6 +28,16 @@ Status CheckReplaceableTarget(const std::string& path);
 // the file and the reason, e.g. "cannot write 'out/r.json': No such file or directory" (kRuntime)
 // or the CheckReplaceableTarget message (kInvalidInput).
 Status WriteFileAtomically(const std::string& path, const std::string& contents);
+
+// Takes the next piece of a file's contents; a failed write is returned to the producer, which
+// stops and returns it.
+using PieceWriter = std::function<Status(std::string_view piece)>;
+// The same, for contents produced in pieces (a large report, never held whole in memory):
+// `produce` calls `write` with each piece in order (they are buffered, 1 MiB at a time) and returns
+// Ok when the contents are complete. When it returns an error (its own, or a write's), the temp
+// file is removed, an existing `path` is left untouched and that error is returned.
+Status WriteFileAtomically(const std::string& path,
+                           const std::function<Status(const PieceWriter& write)>& produce);
 
 // Reads the whole file with ReadInputFile (base/input_file.h): a regular file of at most
 // the report_bytes limit (base/limits.h). Fails with kInvalidInput naming the file ("x.json: cannot

@@ -272,7 +272,10 @@ bool ParseVerdict(const std::string& name, Verdict* out) {
   return false;
 }
 
-std::string ReportToJson(const Report& r) {
+namespace {
+
+// The report's members before "steps", in the schema's order.
+Json HeadToJson(const Report& r) {
   Json j;
   j["schema_version"] = r.schema_version;
   j["tool"] = {{"name", kToolName}, {"version", r.tool_version}, {"git_sha", r.git_sha}};
@@ -319,32 +322,86 @@ std::string ReportToJson(const Report& r) {
     }
     j["buffers"] = std::move(buffers);
   }
-  Json steps = Json::array();
-  for (const StepRecord& s : r.steps) steps.push_back(json::StepToJson(s));
-  j["steps"] = std::move(steps);
-  if (!r.graphs.empty()) {
-    Json graphs = Json::array();
-    for (const GraphRecord& g : r.graphs) graphs.push_back(GraphToJson(g));
-    j["graphs"] = std::move(graphs);
+  return j;
+}
+
+// `value` as nlohmann's dump(2) writes it at nesting depth `depth` (its lines after the first
+// indented by 2 * depth more spaces), with bytes that are not UTF-8 replaced by U+FFFD and control
+// characters too (json_limits.h), so that the reader accepts what was written. A JSON text has no
+// raw newline inside a string, so every newline is a line break of the layout.
+std::string Dump(const Json& value, int depth) {
+  std::string text = value.dump(2, ' ', false, Json::error_handler_t::replace);
+  const std::string indent(2 * static_cast<size_t>(depth), ' ');
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += indent;
   }
-  j["summary"] = json::SummaryToJson(r.summary);
-  // `replace` turns bytes that are not UTF-8 into U+FFFD instead of throwing; control characters
-  // become U+FFFD too (json_limits.h), so that the reader accepts what was written.
-  return ReplaceControlCharacters(j.dump(2, ' ', false, Json::error_handler_t::replace)) + "\n";
+  return ReplaceControlCharacters(std::move(out));
+}
+
+}  // namespace
+
+Status StreamReportJson(const Report& r, const PieceWriter& write) {
+  // The document is an object at depth 0: "{", its members at depth 1 ("  \"key\": value"),
+  // "}". The steps (and graphs) are written one at a time, as elements at depth 2.
+  const Json head = HeadToJson(r);
+  std::string piece = "{";
+  for (const auto& [key, value] : head.items()) {
+    piece += (piece.size() == 1 ? "\n  " : ",\n  ") + Json(key).dump() + ": " + Dump(value, 1);
+  }
+  auto array = [&](const char* key, size_t n, const auto& element) -> Status {
+    piece += std::string(",\n  \"") + key + "\": ";
+    if (n == 0) {
+      piece += "[]";
+      return Status::Ok();
+    }
+    piece += "[";
+    for (size_t i = 0; i < n; ++i) {
+      piece += (i == 0 ? "\n    " : ",\n    ") + Dump(element(i), 2);
+      VMM_RETURN_IF_ERROR(write(piece));
+      piece.clear();
+    }
+    piece += "\n  ]";
+    return Status::Ok();
+  };
+  VMM_RETURN_IF_ERROR(
+      array("steps", r.steps.size(), [&](size_t i) { return json::StepToJson(r.steps[i]); }));
+  if (!r.graphs.empty()) {
+    VMM_RETURN_IF_ERROR(
+        array("graphs", r.graphs.size(), [&](size_t i) { return GraphToJson(r.graphs[i]); }));
+  }
+  piece += ",\n  \"summary\": " + Dump(json::SummaryToJson(r.summary), 1) + "\n}\n";
+  return write(piece);
+}
+
+std::string ReportToJson(const Report& r) {
+  std::string text;
+  (void)StreamReportJson(r, [&](std::string_view piece) {
+    text.append(piece);
+    return Status::Ok();
+  });
+  return text;
 }
 
 Status WriteReport(const Report& report, const std::string& path, size_t max_bytes) {
   if (max_bytes == 0) max_bytes = LimitValue(Limit::kReportBytes);
-  std::string json = ReportToJson(report);
-  if (json.size() > max_bytes)
+  // Past the limit nothing more is written, but the bytes are still counted for the message.
+  uint64_t bytes = 0;
+  return WriteFileAtomically(path, [&](const PieceWriter& write) {
+    VMM_RETURN_IF_ERROR(StreamReportJson(report, [&](std::string_view piece) {
+      bytes += piece.size();
+      return bytes > max_bytes ? Status::Ok() : write(piece);
+    }));
+    if (bytes <= max_bytes) return Status::Ok();
     return Status(Code::kRuntime,
-                  "the report of '" + report.scenario_name + "' would be " +
-                      std::to_string(json.size()) + " bytes, past the " +
-                      std::to_string(max_bytes >> 20) +
+                  "the report of '" + report.scenario_name + "' would be " + std::to_string(bytes) +
+                      " bytes, past the " + std::to_string(max_bytes >> 20) +
                       " MiB that vmm-run reads back (diff, timeline); run fewer steps per scenario "
                       "(split it, or shorten its loops)" +
                       RaiseHint(Limit::kReportBytes));
-  return WriteFileAtomically(path, json);
+  });
 }
 
 StatusOr<Report> ReadReport(const std::string& path) {

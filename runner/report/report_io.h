@@ -18,6 +18,7 @@
 #include <string>
 
 #include "runner/base/status.h"
+#include "runner/report/atomic_file.h"
 #include "runner/report/report.h"
 
 namespace vmm::report {
@@ -25,6 +26,10 @@ namespace vmm::report {
 // The report as JSON text, terminated by a newline. Never fails: strings that are not valid UTF-8
 // have their bad bytes replaced by U+FFFD.
 std::string ReportToJson(const Report& report);
+
+// The same text, given to `write` in pieces (the steps one or a few at a time), so that a report
+// of many steps is never held whole in memory; returns the first failed write's Status.
+Status StreamReportJson(const Report& report, const PieceWriter& write);
 
 // Writes ReportToJson(report) to `path` atomically (see WriteFileAtomically): on failure an
 // existing file at `path` is left untouched and a kRuntime Status names the file. A report larger

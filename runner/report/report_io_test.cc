@@ -279,22 +279,47 @@ TEST(ReportIoTest, InterruptedRunsRoundTripAndValidate) {
   EXPECT_EQ(ReportToJson(SampleReport()).find("interrupted"), std::string::npos);
 }
 
-// The reports the real runner wrote (the committed host baselines) follow the schema and read back
-// into exactly the same bytes.
+// The reports the real runner wrote (the committed host and H200 baselines, written before the
+// writer streamed its steps) follow the schema and read back into exactly the same bytes.
 TEST(ReportIoTest, RunnerReportsValidateAndRoundTrip) {
-  const std::filesystem::path dir =
-      std::filesystem::path(VMMRUN_SOURCE_DIR) / "reports/baselines/host";
   int seen = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() != ".json") continue;
-    ++seen;
-    const std::string text = ReadAll(entry.path().string());
-    EXPECT_EQ(SchemaErrors(text, "schemas/report.schema.json"), "") << entry.path();
-    StatusOr<Report> r = ParseReportJson(text, entry.path().string());
-    ASSERT_TRUE(r.ok()) << r.status().message();
-    EXPECT_EQ(ReportToJson(*r), text) << entry.path();
+  for (const char* baselines : {"reports/baselines/host", "reports/baselines/h200"}) {
+    const std::filesystem::path dir = std::filesystem::path(VMMRUN_SOURCE_DIR) / baselines;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      if (entry.path().extension() != ".json") continue;
+      ++seen;
+      const std::string text = ReadAll(entry.path().string());
+      EXPECT_EQ(SchemaErrors(text, "schemas/report.schema.json"), "") << entry.path();
+      StatusOr<Report> r = ParseReportJson(text, entry.path().string());
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      EXPECT_EQ(ReportToJson(*r), text) << entry.path();
+    }
   }
-  EXPECT_GE(seen, 2);
+  EXPECT_GE(seen, 100);
+}
+
+// A report of many steps is written in pieces through a 1 MiB buffer (StreamReportJson): the file
+// holds exactly ReportToJson's text, and a limit it passes refuses it with its exact size, leaving
+// the file that was there.
+TEST(ReportIoTest, AManyStepReportIsStreamedToTheFileWhole) {
+  Report r = SampleReport();
+  const StepRecord step = r.steps.front();
+  for (int i = 0; i < 20000; ++i) {
+    r.steps.push_back(step);
+    r.steps.back().index = i + 1;
+  }
+  const std::string text = ReportToJson(r);
+  ASSERT_GT(text.size(), 3u << 20);
+  const std::string path = ::testing::TempDir() + "many_steps.json";
+  ASSERT_TRUE(WriteReport(r, path).ok());
+  EXPECT_EQ(ReadAll(path), text);
+  ASSERT_TRUE(WriteReport(SampleReport(), path, text.size() / 4).ok());  // a small one passes
+  Status too_big = WriteReport(r, path, text.size() - 1);
+  EXPECT_NE(too_big.message().find("would be " + std::to_string(text.size()) + " bytes"),
+            std::string::npos)
+      << too_big.message();
+  EXPECT_EQ(ReadAll(path), ReportToJson(SampleReport()));
+  std::filesystem::remove(path);
 }
 
 TEST(ReportIoTest, IgnoresUnknownFields) {
