@@ -8,6 +8,7 @@
 #include "runner/base/limits.h"
 #include "runner/report/atomic_file.h"
 #include "runner/report/json_limits.h"
+#include "runner/report/record_fields.h"
 #include "runner/report/record_json.h"
 #include "runner/report/scalar_json.h"
 
@@ -16,110 +17,13 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// A string, or null when absent.
-Json OrNull(const std::optional<std::string>& s) { return s ? Json(*s) : Json(nullptr); }
-Json OrNull(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
-
-Json ChildToJson(const ChildRecord& c) {
-  Json j;
-  j["pid"] = c.pid;
-  j["exit_status"] = c.exit_status ? Json(*c.exit_status) : Json(nullptr);
-  j["signal"] = OrNull(c.signal);
-  j["timed_out"] = c.timed_out;
-  j["stopped_by"] = OrNull(c.stopped_by);
-  j["error"] = OrNull(c.error);
-  j["failed_step"] = OrNull(c.failed_step);
-  j["fault_line"] = OrNull(c.fault_line);
-  j["fault_line_note"] = c.fault_line_note;
-  j["fds"] = c.fds;
-  j["stderr"] = c.stderr_text;
-  const std::pair<const char*, const std::optional<double>*> times[] = {
-      {"started_ms", &c.started_ms}, {"ready_ms", &c.ready_ms}, {"ended_ms", &c.ended_ms}};
-  for (const auto& [key, t] : times)  // absent when not known (as in reports before them)
-    if (*t) j[key] = **t;
-  return j;
-}
-
 constexpr const char* kToolName = "vmm-run";
-
-Json DetailsToJson(const Details& details) {
-  Json j = Json::object();
-  for (const auto& [key, value] : details) j[key] = ScalarToJson(value);
-  return j;
-}
-
-Json StatsToJson(const TimingStats& s) {
-  Json j;
-  j["count"] = s.count;
-  j["min_us"] = s.min_us;
-  j["median_us"] = s.median_us;
-  j["p99_us"] = s.p99_us;
-  j["max_us"] = s.max_us;
-  return j;
-}
-
-Json FoldToJson(const FoldRecord& f) {
-  Json j;
-  j["count"] = std::to_string(f.count);
-  j["last_index"] = f.last_index;
-  j["last_name"] = f.last_name;
-  j["varying"] = f.varying;
-  return j;
-}
-
-Json CheckToJson(const CheckRecord& c) {
-  Json j;
-  j["expected"] = c.expected;
-  j["actual"] = c.actual;
-  j["verdict"] = VerdictName(c.verdict);
-  j["mismatch_count"] = c.mismatch_count;
-  Json mismatches = Json::array();
-  for (const Mismatch& m : c.mismatches) {
-    Json mj;
-    mj["index"] = m.index;
-    mj["want"] = m.want;
-    mj["got"] = m.got;
-    mismatches.push_back(std::move(mj));
-  }
-  j["mismatches"] = std::move(mismatches);
-  if (c.device_fact) j["device_fact"] = true;
-  return j;
-}
 
 }  // namespace
 
 namespace json {
 
-Json StepToJson(const StepRecord& s) {
-  Json j;
-  j["index"] = s.index;
-  j["name"] = s.name;
-  j["named"] = s.named;
-  j["op"] = s.op;
-  j["line"] = s.line;
-  j["status"] = StepStatusName(s.status);
-  j["wall_us"] = s.wall_us;
-  if (s.gpu_us) j["gpu_us"] = *s.gpu_us;
-  if (s.wall_stats) j["wall_stats"] = StatsToJson(*s.wall_stats);
-  if (s.gpu_stats) j["gpu_stats"] = StatsToJson(*s.gpu_stats);
-  j["addresses"] = DetailsToJson(s.addresses);
-  j["details"] = DetailsToJson(s.details);
-  if (!s.targets.empty()) j["targets"] = DetailsToJson(s.targets);
-  if (s.check) j["check"] = CheckToJson(*s.check);
-  if (!s.expected_error.empty()) {
-    j["expected_error"] = s.expected_error;
-    j["actual_error"] = s.actual_error;
-  }
-  if (!s.error.empty()) j["error"] = s.error;
-  if (s.folded) j["folded"] = FoldToJson(*s.folded);
-  if (!s.body.empty()) {
-    Json body = Json::array();
-    for (const StepRecord& inner : s.body) body.push_back(StepToJson(inner));
-    j["body"] = std::move(body);
-  }
-  if (s.child) j["child"] = ChildToJson(*s.child);
-  return j;
-}
+Json StepToJson(const StepRecord& s) { return fields::Write(fields::StepFields(), s); }
 
 }  // namespace json
 
@@ -179,28 +83,7 @@ Json DeviceToJson(const DeviceRecord& d) {
 
 namespace json {
 
-Json SummaryToJson(const Summary& s) {
-  Json j;
-  j["steps"] = s.steps;
-  j["ok"] = s.ok;
-  j["failed"] = s.failed;
-  j["skipped"] = s.skipped;
-  j["unchecked"] = s.unchecked;
-  j["checks_passed"] = s.checks_passed;
-  j["checks_failed"] = s.checks_failed;
-  j["exit_code"] = s.exit_code;
-  j["failed_step"] = s.failed_step;
-  j["result"] = s.result;
-  if (!s.skip_reason.empty()) j["skip_reason"] = s.skip_reason;
-  j["duration_ms"] = s.duration_ms;
-  if (s.peak_rss_bytes != 0) j["peak_rss_bytes"] = std::to_string(s.peak_rss_bytes);
-  if (s.interrupted) {
-    j["interrupted"] = true;
-    j["signal"] = s.signal;
-    j["stopped_at_step"] = s.stopped_at_step;
-  }
-  return j;
-}
+Json SummaryToJson(const Summary& s) { return fields::Write(fields::SummaryFields(), s); }
 
 }  // namespace json
 

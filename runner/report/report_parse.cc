@@ -10,6 +10,7 @@
 #include "runner/base/format.h"
 #include "runner/report/field_reader.h"
 #include "runner/report/json_limits.h"
+#include "runner/report/record_fields.h"
 #include "runner/report/record_json.h"
 #include "runner/report/report_io.h"
 #include "runner/report/scalar_json.h"
@@ -17,150 +18,9 @@
 namespace vmm::report {
 namespace {
 
-void ReadDetails(FieldReader& r, const Json& obj, const std::string& ptr, const char* key,
-                 Details* out) {
-  const Json* j = r.Object(obj, ptr, key, true);
-  if (j == nullptr) return;
-  for (auto it = j->begin(); it != j->end(); ++it) {
-    Scalar value;
-    if (!JsonToScalar(it.value(), &value)) {
-      r.Error(FieldReader::Child(FieldReader::Child(ptr, key), it.key()),
-              "expected a boolean, number or string, got " + TypeText(it.value()));
-      continue;
-    }
-    out->emplace_back(it.key(), std::move(value));
-  }
-}
-
-std::optional<TimingStats> ReadStats(FieldReader& r, const Json& obj, const std::string& ptr,
-                                     const char* key) {
-  const Json* j = r.Object(obj, ptr, key, false);
-  if (j == nullptr) return std::nullopt;
-  const std::string p = FieldReader::Child(ptr, key);
-  TimingStats s;
-  r.Integer(*j, p, "count", &s.count);
-  r.Double(*j, p, "min_us", &s.min_us);
-  r.Double(*j, p, "median_us", &s.median_us);
-  r.Double(*j, p, "p99_us", &s.p99_us);
-  r.Double(*j, p, "max_us", &s.max_us);
-  return s;
-}
-
-FoldRecord ReadFold(FieldReader& r, const Json& f, const std::string& p) {
-  FoldRecord fold;
-  r.DecimalString(f, p, "count", &fold.count);
-  r.Integer(f, p, "last_index", &fold.last_index, 0);
-  r.String(f, p, "last_name", &fold.last_name);
-  if (const Json* varying = r.Array(f, p, "varying", true)) {
-    for (size_t i = 0; i < varying->size(); ++i) {
-      if (!(*varying)[i].is_string()) {
-        r.Error(p + "/varying/" + std::to_string(i),
-                "expected a string, got " + TypeText((*varying)[i]));
-        continue;
-      }
-      fold.varying.push_back((*varying)[i].get<std::string>());
-    }
-  }
-  return fold;
-}
-
-CheckRecord ReadCheck(FieldReader& r, const Json& c, const std::string& p) {
-  CheckRecord check;
-  r.String(c, p, "expected", &check.expected);
-  r.String(c, p, "actual", &check.actual);
-  r.Enum(c, p, "verdict", &check.verdict, ParseVerdict, "pass, fail");
-  r.Integer(c, p, "mismatch_count", &check.mismatch_count);
-  if (c.contains("device_fact")) r.Bool(c, p, "device_fact", &check.device_fact);
-  if (const Json* ms = r.Array(c, p, "mismatches", true)) {
-    for (size_t i = 0; i < ms->size(); ++i) {
-      const std::string mp = p + "/mismatches/" + std::to_string(i);
-      const Json& m = (*ms)[i];
-      if (!m.is_object()) {
-        r.Error(mp, "expected an object, got " + TypeText(m));
-        continue;
-      }
-      Mismatch mismatch;
-      r.Integer(m, mp, "index", &mismatch.index);
-      r.String(m, mp, "want", &mismatch.want);
-      r.String(m, mp, "got", &mismatch.got);
-      check.mismatches.push_back(std::move(mismatch));
-    }
-  }
-  return check;
-}
-
-ChildRecord ReadChild(FieldReader& r, const Json& c, const std::string& p) {
-  ChildRecord child;
-  r.Integer(c, p, "pid", &child.pid);
-  if (const Json* exit = r.Member(c, p, "exit_status", true); exit != nullptr && !exit->is_null())
-    r.Integer(c, p, "exit_status", &child.exit_status.emplace(), 0, 255);
-  std::optional<std::string> text;
-  r.NullableString(c, p, "signal", &text);
-  child.signal = text.value_or("");
-  r.Bool(c, p, "timed_out", &child.timed_out);
-  text.reset();
-  r.NullableString(c, p, "stopped_by", &text);
-  child.stopped_by = text.value_or("");
-  r.NullableString(c, p, "error", &child.error);
-  text.reset();
-  r.NullableString(c, p, "failed_step", &text);
-  child.failed_step = text.value_or("");
-  r.NullableString(c, p, "fault_line", &child.fault_line);
-  r.String(c, p, "fault_line_note", &child.fault_line_note);
-  if (const Json* fds = r.Array(c, p, "fds", true)) {
-    for (size_t i = 0; i < fds->size(); ++i) {
-      if ((*fds)[i].is_string()) {
-        child.fds.push_back((*fds)[i].get<std::string>());
-      } else {
-        r.Error(p + "/fds/" + std::to_string(i), "expected a string, got " + TypeText((*fds)[i]));
-      }
-    }
-  }
-  r.String(c, p, "stderr", &child.stderr_text);
-  // Optional: absent when not known (and in reports written before together groups).
-  for (auto [key, t] :
-       {std::pair{"started_ms", &child.started_ms}, std::pair{"ready_ms", &child.ready_ms},
-        std::pair{"ended_ms", &child.ended_ms}}) {
-    if (const Json* j = r.Member(c, p, key, false); j != nullptr && !j->is_null()) {
-      r.Double(c, p, key, &t->emplace());
-    }
-  }
-  return child;
-}
-
 StepRecord ReadStep(FieldReader& r, const Json& s, const std::string& p) {
   StepRecord step;
-  r.Integer(s, p, "index", &step.index);
-  r.String(s, p, "name", &step.name);
-  r.Bool(s, p, "named", &step.named);
-  r.String(s, p, "op", &step.op);
-  r.Integer(s, p, "line", &step.line);
-  r.Enum(s, p, "status", &step.status, ParseStepStatus, "ok, failed, skipped, unchecked");
-  r.Double(s, p, "wall_us", &step.wall_us);
-  if (r.Member(s, p, "gpu_us", false)) r.Double(s, p, "gpu_us", &step.gpu_us.emplace());
-  step.wall_stats = ReadStats(r, s, p, "wall_stats");
-  step.gpu_stats = ReadStats(r, s, p, "gpu_stats");
-  ReadDetails(r, s, p, "addresses", &step.addresses);
-  ReadDetails(r, s, p, "details", &step.details);
-  if (r.Member(s, p, "targets", false)) ReadDetails(r, s, p, "targets", &step.targets);
-  if (const Json* c = r.Object(s, p, "check", false)) step.check = ReadCheck(r, *c, p + "/check");
-  if (r.Member(s, p, "error", false)) r.String(s, p, "error", &step.error);
-  if (const Json* f = r.Object(s, p, "folded", false)) step.folded = ReadFold(r, *f, p + "/folded");
-  if (r.Member(s, p, "expected_error", false)) {
-    r.String(s, p, "expected_error", &step.expected_error);
-    r.String(s, p, "actual_error", &step.actual_error);
-  }
-  if (const Json* body = r.Array(s, p, "body", false)) {
-    for (size_t i = 0; i < body->size(); ++i) {
-      const std::string bp = p + "/body/" + std::to_string(i);
-      if (!(*body)[i].is_object()) {
-        r.Error(bp, "expected an object, got " + TypeText((*body)[i]));
-        continue;
-      }
-      step.body.push_back(ReadStep(r, (*body)[i], bp));
-    }
-  }
-  if (const Json* c = r.Object(s, p, "child", false)) step.child = ReadChild(r, *c, p + "/child");
+  fields::Read(fields::StepFields(), r, s, p, step);
   return step;
 }
 
@@ -240,25 +100,7 @@ void ReadDevice(FieldReader& r, const Json& d, DeviceRecord* out,
 }
 
 void ReadSummary(FieldReader& r, const Json& s, Summary* out) {
-  const std::string p = "/summary";
-  r.Integer(s, p, "steps", &out->steps);
-  r.Integer(s, p, "ok", &out->ok);
-  r.Integer(s, p, "failed", &out->failed);
-  r.Integer(s, p, "skipped", &out->skipped);
-  r.Integer(s, p, "unchecked", &out->unchecked);
-  r.Integer(s, p, "checks_passed", &out->checks_passed);
-  r.Integer(s, p, "checks_failed", &out->checks_failed);
-  r.Integer(s, p, "exit_code", &out->exit_code);
-  r.Integer(s, p, "failed_step", &out->failed_step);
-  r.String(s, p, "result", &out->result);
-  if (s.contains("skip_reason")) r.String(s, p, "skip_reason", &out->skip_reason);
-  r.Double(s, p, "duration_ms", &out->duration_ms);
-  if (s.contains("peak_rss_bytes")) r.DecimalString(s, p, "peak_rss_bytes", &out->peak_rss_bytes);
-  if (r.Member(s, p, "interrupted", false)) {
-    r.Bool(s, p, "interrupted", &out->interrupted);
-    r.Integer(s, p, "signal", &out->signal, 1, 255);
-    r.Integer(s, p, "stopped_at_step", &out->stopped_at_step, 0);
-  }
+  fields::Read(fields::SummaryFields(), r, s, "/summary", *out);
 }
 
 // "1.0" -> major 1. False unless the string is "<digits>.<digits>".

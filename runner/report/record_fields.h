@@ -1,0 +1,77 @@
+// The report's step records, field by field. Each field of StepRecord, CheckRecord, Mismatch,
+// TimingStats, FoldRecord, ChildRecord and Summary is one row of its record's table
+// (record_fields.cc): its JSON key, whether `vmm-run diff` treats it as stable, when it is written,
+// and how it is written and read. The writer (StepToJson, SummaryToJson), the reader (ReadStep,
+// ReadSummary) and the schema test (record_fields_test.cc: the tables and
+// schemas/report.schema.json name the same keys, the same required ones and the same stability)
+// all walk these tables, so a new field is one row. Internal to runner/report.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+
+#include "runner/report/field_reader.h"
+#include "runner/report/report.h"
+
+namespace vmm::report::fields {
+
+using Json = nlohmann::ordered_json;
+
+// How `vmm-run diff` treats a field (docs/diffing.md); the schema's description of the field starts
+// with its word ("STABLE.", ...), and the schema test holds the two to each other.
+enum class Stability {
+  kStable,         // compared exactly (some only under the conditions the diff states)
+  kNoisy,          // a timing: compared against a noise threshold, when at all
+  kVolatile,       // differs from run to run (addresses, pids, lines): never compared
+  kInformational,  // for people and tools (timeline), never compared
+  kMixed,          // a record or map whose members say (check, body, details: "_hash" keys)
+};
+const char* StabilityWord(Stability s);  // "STABLE", "NOISY", "VOLATILE", "INFORMATIONAL", "MIXED"
+
+template <typename R>
+struct Field {
+  const char* key;
+  Stability stability;
+  // nullptr: written always, and the reader requires it. Else written when it returns true; the
+  // reader reads the field when present (required when `with` is present: a field written
+  // together with another).
+  bool (*written)(const R&) = nullptr;
+  const char* with = nullptr;
+  void (*write)(const R&, const char* key, Json& object) = nullptr;
+  void (*read)(FieldReader&, const Json& object, const std::string& pointer, const Field& field,
+               R&) = nullptr;
+  int64_t min = INT64_MIN, max = INT64_MAX;  // integers: the range the reader accepts
+  const char* choices = nullptr;             // enums: the names, for the reader's message
+};
+
+// The tables, in the order the writer writes the keys.
+std::span<const Field<TimingStats>> StatsFields();
+std::span<const Field<FoldRecord>> FoldFields();
+std::span<const Field<Mismatch>> MismatchFields();
+std::span<const Field<CheckRecord>> CheckFields();
+std::span<const Field<ChildRecord>> ChildFields();
+std::span<const Field<StepRecord>> StepFields();
+std::span<const Field<Summary>> SummaryFields();
+
+// Writes the fields of `record` that are due into a new object.
+template <typename R>
+Json Write(std::span<const Field<R>> table, const R& record) {
+  Json j = Json::object();
+  for (const Field<R>& f : table)
+    if (f.written == nullptr || f.written(record)) f.write(record, f.key, j);
+  return j;
+}
+
+// Reads `object` (at JSON pointer `pointer`) into `out`, one message per problem in `r`.
+template <typename R>
+void Read(std::span<const Field<R>> table, FieldReader& r, const Json& object,
+          const std::string& pointer, R& out) {
+  for (const Field<R>& f : table) {
+    const bool required =
+        f.written == nullptr || (f.with != nullptr && object.find(f.with) != object.end());
+    if (required || object.find(f.key) != object.end()) f.read(r, object, pointer, f, out);
+  }
+}
+
+}  // namespace vmm::report::fields
