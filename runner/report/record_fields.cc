@@ -4,11 +4,13 @@
 #include <optional>
 #include <vector>
 
+#include "runner/report/record_codecs.h"
 #include "runner/report/report_io.h"
-#include "runner/report/scalar_json.h"
 
 namespace vmm::report::fields {
 namespace {
+
+using namespace codecs;  // NOLINT: the tables below are written in the codecs' words
 
 constexpr Stability kStable = Stability::kStable;
 constexpr Stability kNoisy = Stability::kNoisy;
@@ -16,258 +18,48 @@ constexpr Stability kVolatile = Stability::kVolatile;
 constexpr Stability kInformational = Stability::kInformational;
 constexpr Stability kMixed = Stability::kMixed;
 
-template <typename M>
-struct MemberOf;
-template <typename R, typename T>
-struct MemberOf<T R::*> {
-  using Record = R;
-  using Type = T;
-};
-template <auto M>
-using RecordOf = typename MemberOf<decltype(M)>::Record;
-template <auto M>
-using TypeOf = typename MemberOf<decltype(M)>::Type;
-
-// The codecs: one factory per kind of value. A row is written always unless the factory says
-// when (an optional or a Boxed: when it holds a value) or If / With below do.
-
-template <auto M>
-Field<RecordOf<M>> Integer(const char* key, Stability stability, int64_t min = INT64_MIN,
-                           int64_t max = INT64_MAX) {
-  using R = RecordOf<M>;
-  using T = TypeOf<M>;
-  Field<R> f{key, stability};
-  f.min = min;
-  f.max = max;
-  f.write = [](const R& r, const char* k, Json& j) { j[k] = r.*M; };
-  f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    const T lo = f.min == INT64_MIN ? std::numeric_limits<T>::min() : static_cast<T>(f.min);
-    const T hi = f.max == INT64_MAX ? std::numeric_limits<T>::max() : static_cast<T>(f.max);
-    rd.Integer(o, p, f.key, &(out.*M), lo, hi);
-  };
-  return f;
-}
-
-// A 64-bit count written as a decimal string ("2097152"); set when not 0.
-template <auto M>
-Field<RecordOf<M>> Decimal(const char* key, Stability stability) {
-  using R = RecordOf<M>;
-  Field<R> f{key, stability};
-  f.write = [](const R& r, const char* k, Json& j) { j[k] = std::to_string(r.*M); };
-  f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    rd.DecimalString(o, p, f.key, &(out.*M));
-  };
-  return f;
-}
-
-template <auto M>
-Field<RecordOf<M>> String(const char* key, Stability stability) {
-  using R = RecordOf<M>;
-  Field<R> f{key, stability};
-  f.write = [](const R& r, const char* k, Json& j) { j[k] = r.*M; };
-  f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    rd.String(o, p, f.key, &(out.*M));
-  };
-  return f;
-}
-
-template <auto M>
-Field<RecordOf<M>> Bool(const char* key, Stability stability) {
-  using R = RecordOf<M>;
-  Field<R> f{key, stability};
-  f.write = [](const R& r, const char* k, Json& j) { j[k] = r.*M; };
-  f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    rd.Bool(o, p, f.key, &(out.*M));
-  };
-  return f;
-}
-
-template <auto M>
-Field<RecordOf<M>> Double(const char* key, Stability stability) {
-  using R = RecordOf<M>;
-  Field<R> f{key, stability};
-  f.write = [](const R& r, const char* k, Json& j) { j[k] = r.*M; };
-  f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    rd.Double(o, p, f.key, &(out.*M));
-  };
-  return f;
-}
-
-// An std::optional<double> written when it has a value. `null_is_unset`: a null reads back as no
-// value (else as NaN, as a non-finite number is written).
-template <auto M, bool null_is_unset>
-Field<RecordOf<M>> OptionalDouble(const char* key, Stability stability) {
-  using R = RecordOf<M>;
-  Field<R> f{key, stability};
-  f.written = [](const R& r) { return (r.*M).has_value(); };
-  f.write = [](const R& r, const char* k, Json& j) { j[k] = *(r.*M); };
-  f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    if (null_is_unset && o.at(f.key).is_null()) return;
-    rd.Double(o, p, f.key, &(out.*M).emplace());
-  };
-  return f;
-}
-
-// An enum written by its name; `choices` lists the names for the reader's message.
-template <auto M, auto kName, auto kParse>
-Field<RecordOf<M>> Enum(const char* key, Stability stability, const char* choices) {
-  using R = RecordOf<M>;
-  Field<R> f{key, stability};
-  f.choices = choices;
-  f.write = [](const R& r, const char* k, Json& j) { j[k] = kName(r.*M); };
-  f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    rd.Enum(o, p, f.key, &(out.*M), kParse, f.choices);
-  };
-  return f;
-}
-
-// Details: an object of scalars in the executor's order.
-template <auto M>
-Field<RecordOf<M>> DetailMap(const char* key, Stability stability) {
-  using R = RecordOf<M>;
-  Field<R> f{key, stability};
-  f.write = [](const R& r, const char* k, Json& j) {
-    Json d = Json::object();
-    for (const auto& [name, value] : r.*M) d[name] = ScalarToJson(value);
-    j[k] = std::move(d);
-  };
-  f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    const Json* d = rd.Object(o, p, f.key, true);
-    if (d == nullptr) return;
-    for (auto it = d->begin(); it != d->end(); ++it) {
-      Scalar value;
-      if (!JsonToScalar(it.value(), &value)) {
-        rd.Error(FieldReader::Child(FieldReader::Child(p, f.key), it.key()),
-                 "expected a boolean, number or string, got " + TypeText(it.value()));
-        continue;
-      }
-      (out.*M).emplace_back(it.key(), std::move(value));
-    }
-  };
-  return f;
-}
-
-// A nested record (a Boxed<T>, set when it holds one), written by T's table `kTable`.
-template <auto M, auto kTable>
-Field<RecordOf<M>> Object(const char* key, Stability stability) {
-  using R = RecordOf<M>;
-  Field<R> f{key, stability};
-  f.written = [](const R& r) { return (r.*M).has_value(); };
-  f.write = [](const R& r, const char* k, Json& j) { j[k] = Write(kTable(), *(r.*M)); };
-  f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    if (const Json* n = rd.Object(o, p, f.key, true))
-      Read(kTable(), rd, *n, FieldReader::Child(p, f.key), (out.*M).emplace());
-  };
-  return f;
-}
-
-// A list of nested records, each written by the element's table `kTable`.
-template <auto M, auto kTable>
-Field<RecordOf<M>> ObjectList(const char* key, Stability stability) {
-  using R = RecordOf<M>;
-  using T = typename TypeOf<M>::value_type;
-  Field<R> f{key, stability};
-  f.write = [](const R& r, const char* k, Json& j) {
-    Json list = Json::array();
-    for (const T& e : r.*M) list.push_back(Write(kTable(), e));
-    j[k] = std::move(list);
-  };
-  f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    const Json* list = rd.Array(o, p, f.key, true);
-    if (list == nullptr) return;
-    for (size_t i = 0; i < list->size(); ++i) {
-      const std::string ep = FieldReader::Child(p, f.key) + "/" + std::to_string(i);
-      if (!(*list)[i].is_object()) {
-        rd.Error(ep, "expected an object, got " + TypeText((*list)[i]));
-        continue;
-      }
-      T e;
-      Read(kTable(), rd, (*list)[i], ep, e);
-      (out.*M).push_back(std::move(e));
-    }
-  };
-  return f;
-}
-
-template <auto M>
-Field<RecordOf<M>> StringList(const char* key, Stability stability) {
-  using R = RecordOf<M>;
-  Field<R> f{key, stability};
-  f.write = [](const R& r, const char* k, Json& j) { j[k] = r.*M; };
-  f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    const Json* list = rd.Array(o, p, f.key, true);
-    if (list == nullptr) return;
-    for (size_t i = 0; i < list->size(); ++i) {
-      if (!(*list)[i].is_string()) {
-        rd.Error(FieldReader::Child(p, f.key) + "/" + std::to_string(i),
-                 "expected a string, got " + TypeText((*list)[i]));
-        continue;
-      }
-      (out.*M).push_back((*list)[i].get<std::string>());
-    }
-  };
-  return f;
-}
-
-// A string that is null when empty (std::string) or absent (std::optional<std::string>).
-template <auto M>
-Field<RecordOf<M>> NullableString(const char* key, Stability stability) {
-  using R = RecordOf<M>;
-  using T = TypeOf<M>;
-  Field<R> f{key, stability};
-  f.write = [](const R& r, const char* k, Json& j) {
-    if constexpr (std::is_same_v<T, std::string>) {
-      j[k] = (r.*M).empty() ? Json(nullptr) : Json(r.*M);
-    } else {
-      j[k] = (r.*M) ? Json(*(r.*M)) : Json(nullptr);
-    }
-  };
-  f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    std::optional<std::string> text;
-    rd.NullableString(o, p, f.key, &text);
-    if constexpr (std::is_same_v<T, std::string>) {
-      out.*M = text.value_or("");
-    } else {
-      out.*M = std::move(text);
-    }
-  };
-  return f;
-}
-
-// An std::optional<int> that is null when absent.
-template <auto M>
-Field<RecordOf<M>> NullableInteger(const char* key, Stability stability, int64_t min, int64_t max) {
-  using R = RecordOf<M>;
-  Field<R> f{key, stability};
-  f.min = min;
-  f.max = max;
-  f.write = [](const R& r, const char* k, Json& j) {
-    j[k] = (r.*M) ? Json(*(r.*M)) : Json(nullptr);
-  };
-  f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    const Json* j = rd.Member(o, p, f.key, true);
-    if (j == nullptr || j->is_null()) return;
-    rd.Integer(o, p, f.key, &(out.*M).emplace(), static_cast<int>(f.min), static_cast<int>(f.max));
-  };
-  return f;
-}
-
-// Row modifiers: written only when `pred` holds (and read when present); `With`: also required
-// by the reader whenever the key `other` is present.
-template <typename R>
-Field<R> If(Field<R> f, bool (*pred)(const R&)) {
-  f.written = pred;
-  return f;
-}
-template <typename R>
-Field<R> With(Field<R> f, bool (*pred)(const R&), const char* other) {
-  f.written = pred;
-  f.with = other;
-  return f;
-}
-
 bool HasExpectedError(const StepRecord& s) { return !s.expected_error.empty(); }
 bool Interrupted(const Summary& s) { return s.interrupted; }
+bool IsView(const BufferRecord& b) { return !b.view_of.empty(); }
+bool IsNotView(const BufferRecord& b) { return b.view_of.empty(); }
+
+// [from, to] pairs: a graph's dependency edges, from its nodes.
+Json Edges(const GraphRecord& g) {
+  Json edges = Json::array();
+  for (const GraphNodeRecord& n : g.nodes)
+    for (int d : n.dependencies) edges.push_back({d, n.index});
+  return edges;
+}
+
+constexpr char kToolName[] = "vmm-run";
+constexpr char kName[] = "name";
+constexpr char kAccess[] = "access";
+
+std::span<const Field<Report>> ToolFields() {
+  static const Field<Report> kRows[] = {
+      Constant<Report, kToolName>("name", kVolatile),
+      String<&Report::tool_version>("version", kVolatile),
+      String<&Report::git_sha>("git_sha", kVolatile),
+  };
+  return kRows;
+}
+
+std::span<const Field<Report>> ScenarioFields() {
+  static const Field<Report> kRows[] = {
+      String<&Report::scenario_path>("path", kVolatile),
+      String<&Report::scenario_sha256>("sha256", kStable),
+      String<&Report::scenario_name>("name", kStable),
+  };
+  return kRows;
+}
+
+std::span<const Field<Report>> BackendFields() {
+  static const Field<Report> kRows[] = {
+      String<&Report::backend>("name", kStable),
+      String<&Report::backend_reason>("reason", kVolatile),
+  };
+  return kRows;
+}
 
 }  // namespace
 
@@ -407,6 +199,107 @@ std::span<const Field<Summary>> SummaryFields() {
       If(Bool<&S::interrupted>("interrupted", kStable), Interrupted),
       With(Integer<&S::signal>("signal", kStable, 1, 255), Interrupted, "interrupted"),
       With(Integer<&S::stopped_at_step>("stopped_at_step", kStable, 0), Interrupted, "interrupted"),
+  };
+  return kRows;
+}
+
+std::span<const Field<DeviceRecord>> DeviceFields() {
+  using D = DeviceRecord;
+  static const Field<DeviceRecord> kRows[] = {
+      String<&D::name>("name", kStable),
+      Integer<&D::ordinal>("ordinal", kVolatile),
+      String<&D::compute_capability>("compute_capability", kStable),
+      String<&D::driver_version>("driver_version", kVolatile),
+      String<&D::runtime_version>("runtime_version", kVolatile),
+      Bool<&D::vmm_supported>("vmm_supported", kStable),
+      Decimal<&D::granularity_min>("granularity_min_bytes", kStable),
+      Decimal<&D::granularity_recommended>("granularity_recommended_bytes", kStable),
+      Decimal<&D::total_memory>("total_memory_bytes", kVolatile),
+  };
+  return kRows;
+}
+
+std::span<const Field<DeviceRecord>> ScenarioDeviceFields() {
+  static const std::vector<Field<DeviceRecord>> kRows = [] {
+    std::vector<Field<DeviceRecord>> rows(DeviceFields().begin(), DeviceFields().end());
+    rows.push_back(Integer<&DeviceRecord::scenario_device>("scenario_device", kStable));
+    rows.push_back(String<&DeviceRecord::pci_bus_id>("pci_bus_id", kVolatile));
+    return rows;
+  }();
+  return kRows;
+}
+
+std::span<const Field<BufferRecord>> BufferFields() {
+  using B = BufferRecord;
+  static const Field<BufferRecord> kRows[] = {
+      String<&B::name>("name", kStable),
+      If(String<&B::view_of>("view_of", kStable), IsView),
+      With(Decimal<&B::offset>("offset_bytes", kStable), IsView, "view_of"),
+      Without(Decimal<&B::reservation_bytes>("reservation_bytes", kStable), IsNotView, "view_of"),
+      Decimal<&B::bytes>("bytes", kStable),
+  };
+  return kRows;
+}
+
+std::span<const Field<GraphNodeRecord>> GraphNodeFields() {
+  using N = GraphNodeRecord;
+  static const Field<GraphNodeRecord> kRows[] = {
+      Integer<&N::index>("index", kStable, 0),
+      String<&N::name>("name", kStable),
+      String<&N::type>("type", kStable),
+      String<&N::detail>("detail", kStable),
+      PairList<&N::buffers, kName, kAccess>("buffers", kStable),
+      IntegerList<&N::dependencies>("dependencies", kStable),
+      If(
+          ObjectList<&N::children, GraphNodeFields>("children", kStable),
+          +[](const N& n) { return !n.children.empty(); }),
+  };
+  return kRows;
+}
+
+std::span<const Field<GraphRecord>> GraphFields() {
+  using G = GraphRecord;
+  static const Field<GraphRecord> kRows[] = {
+      String<&G::graph>("graph", kStable),
+      Integer<&G::capture_step>("capture_step", kStable, 0),
+      String<&G::capture_name>("capture_name", kStable),
+      String<&G::structure_hash>("structure_hash", kStable),
+      If(
+          String<&G::dot_file>("dot_file", kVolatile),
+          +[](const G& g) { return !g.dot_file.empty(); }),
+      ObjectList<&G::nodes, GraphNodeFields>("nodes", kStable),
+      Derived<G, Edges>("edges", kStable),
+  };
+  return kRows;
+}
+
+std::span<const Field<Report>> ReportFields() {
+  using R = Report;
+  static const Field<Report> kRows[] = {
+      String<&R::schema_version>("schema_version", kStable),
+      Group<R, ToolFields>("tool", kVolatile),
+      StringList<&R::argv>("argv", kVolatile),
+      Group<R, ScenarioFields>("scenario", kMixed),
+      Group<R, BackendFields>("backend", kMixed),
+      Object<&R::device, DeviceFields>("device", kMixed),
+      If(
+          ObjectList<&R::devices, ScenarioDeviceFields>("devices", kMixed),
+          +[](const R& r) { return !r.devices.empty(); }),
+      Decimal<&R::granularity>("granularity_bytes", kStable),
+      If(
+          StringMap<&R::vars>("vars", kStable), +[](const R& r) { return !r.vars.empty(); }),
+      If(
+          StringMap<&R::sweep_point>("sweep_point", kStable),
+          +[](const R& r) { return !r.sweep_point.empty(); }),
+      String<&R::started_at>("started_at", kVolatile),
+      If(
+          ObjectList<&R::buffers, BufferFields>("buffers", kInformational),
+          +[](const R& r) { return !r.buffers.empty(); }),
+      ObjectList<&R::steps, StepFields>("steps", kMixed),
+      If(
+          ObjectList<&R::graphs, GraphFields>("graphs", kMixed),
+          +[](const R& r) { return !r.graphs.empty(); }),
+      Object<&R::summary, SummaryFields>("summary", kMixed),
   };
   return kRows;
 }

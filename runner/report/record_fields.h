@@ -1,10 +1,11 @@
-// The report's step records, field by field. Each field of StepRecord, CheckRecord, Mismatch,
-// TimingStats, FoldRecord, ChildRecord and Summary is one row of its record's table
-// (record_fields.cc): its JSON key, whether `vmm-run diff` treats it as stable, when it is written,
-// and how it is written and read. The writer (StepToJson, SummaryToJson), the reader (ReadStep,
-// ReadSummary) and the schema test (record_fields_test.cc: the tables and
-// schemas/report.schema.json name the same keys, the same required ones and the same stability)
-// all walk these tables, so a new field is one row. Internal to runner/report.
+// The report, field by field. Each field of the report and of its records (Report, StepRecord,
+// CheckRecord, Mismatch, TimingStats, FoldRecord, ChildRecord, Summary, DeviceRecord, BufferRecord,
+// GraphRecord, GraphNodeRecord) is one row of its record's table (record_fields.cc): its JSON key,
+// its stability, when it is written, and how it is written and read. The writer
+// (StreamReportJson, StepToJson), the reader (ParseReportJson, StepFromJson) and the schema test
+// (record_fields_test.cc: each table and its object in schemas/report.schema.json name the same
+// keys, the same required ones and the same stability) all walk these tables, so a new field is
+// one row. Internal to runner/report.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -34,15 +35,21 @@ struct Field {
   const char* key;
   Stability stability;
   // nullptr: written always, and the reader requires it. Else written when it returns true; the
-  // reader reads the field when present (required when `with` is present: a field written
-  // together with another).
+  // reader reads the field when present, and requires it when the key `with` is present (a field
+  // written together with another) or when the key `without` is absent (one of two).
   bool (*written)(const R&) = nullptr;
   const char* with = nullptr;
+  const char* without = nullptr;
   void (*write)(const R&, const char* key, Json& object) = nullptr;
   void (*read)(FieldReader&, const Json& object, const std::string& pointer, const Field& field,
                R&) = nullptr;
   int64_t min = INT64_MIN, max = INT64_MAX;  // integers: the range the reader accepts
   const char* choices = nullptr;             // enums: the names, for the reader's message
+  // Lists of records: how many, and element i as JSON, so that a writer can stream them.
+  size_t (*count)(const R&) = nullptr;
+  Json (*element)(const R&, size_t i) = nullptr;
+  // A nested object whose rows are fields of R itself (the report's "tool": {name, version, ...}).
+  std::span<const Field> (*group)() = nullptr;
 };
 
 // The tables, in the order the writer writes the keys.
@@ -53,6 +60,12 @@ std::span<const Field<CheckRecord>> CheckFields();
 std::span<const Field<ChildRecord>> ChildFields();
 std::span<const Field<StepRecord>> StepFields();
 std::span<const Field<Summary>> SummaryFields();
+std::span<const Field<DeviceRecord>> DeviceFields();
+std::span<const Field<DeviceRecord>> ScenarioDeviceFields();  // Report.devices entries
+std::span<const Field<BufferRecord>> BufferFields();
+std::span<const Field<GraphNodeRecord>> GraphNodeFields();
+std::span<const Field<GraphRecord>> GraphFields();
+std::span<const Field<Report>> ReportFields();
 
 // Writes the fields of `record` that are due into a new object.
 template <typename R>
@@ -68,8 +81,9 @@ template <typename R>
 void Read(std::span<const Field<R>> table, FieldReader& r, const Json& object,
           const std::string& pointer, R& out) {
   for (const Field<R>& f : table) {
-    const bool required =
-        f.written == nullptr || (f.with != nullptr && object.find(f.with) != object.end());
+    const bool required = f.written == nullptr ||
+                          (f.with != nullptr && object.find(f.with) != object.end()) ||
+                          (f.without != nullptr && object.find(f.without) == object.end());
     if (required || object.find(f.key) != object.end()) f.read(r, object, pointer, f, out);
   }
 }

@@ -40,6 +40,9 @@ void ExpectTableIsTheSchemas(std::span<const Field<R>> table, const Json& schema
         << "'" << f.key << "': the table says " << word << " the schema's description begins '"
         << description.substr(0, 20) << "'";
   }
+  for (const Field<R>& f : table)
+    if (f.group != nullptr)
+      ExpectTableIsTheSchemas(f.group(), schema, pointer + "/properties/" + f.key);
   EXPECT_EQ(in_table, in_schema) << "the keys of the table and of the schema";
   EXPECT_EQ(always_in_table, required_in_schema)
       << "the keys written always (table) and required (schema)";
@@ -55,6 +58,12 @@ TEST(RecordFields, EveryTableIsItsObjectInTheSchema) {
   ExpectTableIsTheSchemas(ChildFields(), schema, "/definitions/child");
   ExpectTableIsTheSchemas(FoldFields(), schema, "/definitions/step/properties/folded");
   ExpectTableIsTheSchemas(SummaryFields(), schema, "/properties/summary");
+  ExpectTableIsTheSchemas(ReportFields(), schema, "");  // and its groups: tool, scenario, backend
+  ExpectTableIsTheSchemas(DeviceFields(), schema, "/properties/device");
+  ExpectTableIsTheSchemas(ScenarioDeviceFields(), schema, "/properties/devices/items");
+  ExpectTableIsTheSchemas(BufferFields(), schema, "/properties/buffers/items");
+  ExpectTableIsTheSchemas(GraphFields(), schema, "/definitions/graph");
+  ExpectTableIsTheSchemas(GraphNodeFields(), schema, "/definitions/graph_node");
 }
 
 // A row written only with another (`with`) is required by the reader once that one is there: a

@@ -17,8 +17,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr const char* kToolName = "vmm-run";
-
 }  // namespace
 
 namespace json {
@@ -27,59 +25,7 @@ Json StepToJson(const StepRecord& s) { return fields::Write(fields::StepFields()
 
 }  // namespace json
 
-namespace {
-
-Json GraphNodeToJson(const GraphNodeRecord& n) {
-  Json j;
-  j["index"] = n.index;
-  j["name"] = n.name;
-  j["type"] = n.type;
-  j["detail"] = n.detail;
-  Json buffers = Json::array();
-  for (const auto& [name, access] : n.buffers)
-    buffers.push_back({{"name", name}, {"access", access}});
-  j["buffers"] = std::move(buffers);
-  j["dependencies"] = n.dependencies;
-  if (!n.children.empty()) {
-    Json children = Json::array();
-    for (const GraphNodeRecord& c : n.children) children.push_back(GraphNodeToJson(c));
-    j["children"] = std::move(children);
-  }
-  return j;
-}
-
-Json GraphToJson(const GraphRecord& g) {
-  Json j;
-  j["graph"] = g.graph;
-  j["capture_step"] = g.capture_step;
-  j["capture_name"] = g.capture_name;
-  j["structure_hash"] = g.structure_hash;
-  if (!g.dot_file.empty()) j["dot_file"] = g.dot_file;
-  Json nodes = Json::array(), edges = Json::array();
-  for (const GraphNodeRecord& n : g.nodes) {
-    nodes.push_back(GraphNodeToJson(n));
-    for (int d : n.dependencies) edges.push_back({d, n.index});
-  }
-  j["nodes"] = std::move(nodes);
-  j["edges"] = std::move(edges);
-  return j;
-}
-
-Json DeviceToJson(const DeviceRecord& d) {
-  Json j;
-  j["name"] = d.name;
-  j["ordinal"] = d.ordinal;
-  j["compute_capability"] = d.compute_capability;
-  j["driver_version"] = d.driver_version;
-  j["runtime_version"] = d.runtime_version;
-  j["vmm_supported"] = d.vmm_supported;
-  j["granularity_min_bytes"] = std::to_string(d.granularity_min);
-  j["granularity_recommended_bytes"] = std::to_string(d.granularity_recommended);
-  j["total_memory_bytes"] = std::to_string(d.total_memory);
-  return j;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 namespace json {
 
@@ -157,57 +103,6 @@ bool ParseVerdict(const std::string& name, Verdict* out) {
 
 namespace {
 
-// The report's members before "steps", in the schema's order.
-Json HeadToJson(const Report& r) {
-  Json j;
-  j["schema_version"] = r.schema_version;
-  j["tool"] = {{"name", kToolName}, {"version", r.tool_version}, {"git_sha", r.git_sha}};
-  j["argv"] = r.argv;
-  j["scenario"] = {
-      {"path", r.scenario_path}, {"sha256", r.scenario_sha256}, {"name", r.scenario_name}};
-  j["backend"] = {{"name", r.backend}, {"reason", r.backend_reason}};
-  j["device"] = DeviceToJson(r.device);
-  if (!r.devices.empty()) {
-    Json devices = Json::array();
-    for (const DeviceRecord& d : r.devices) {
-      Json entry = DeviceToJson(d);
-      entry["scenario_device"] = d.scenario_device;
-      entry["pci_bus_id"] = d.pci_bus_id;
-      devices.push_back(std::move(entry));
-    }
-    j["devices"] = std::move(devices);
-  }
-  j["granularity_bytes"] = std::to_string(r.granularity);
-  if (!r.vars.empty()) {
-    Json vars = Json::object();
-    for (const auto& [name, value] : r.vars) vars[name] = value;
-    j["vars"] = std::move(vars);
-  }
-  if (!r.sweep_point.empty()) {
-    Json point = Json::object();
-    for (const auto& [name, value] : r.sweep_point) point[name] = value;
-    j["sweep_point"] = std::move(point);
-  }
-  j["started_at"] = r.started_at;
-  if (!r.buffers.empty()) {
-    Json buffers = Json::array();
-    for (const BufferRecord& b : r.buffers) {
-      Json bj;
-      bj["name"] = b.name;
-      if (!b.view_of.empty()) {
-        bj["view_of"] = b.view_of;
-        bj["offset_bytes"] = std::to_string(b.offset);
-      } else {
-        bj["reservation_bytes"] = std::to_string(b.reservation_bytes);
-      }
-      bj["bytes"] = std::to_string(b.bytes);
-      buffers.push_back(std::move(bj));
-    }
-    j["buffers"] = std::move(buffers);
-  }
-  return j;
-}
-
 // `value` as nlohmann's dump(2) writes it at nesting depth `depth` (its lines after the first
 // indented by 2 * depth more spaces), with bytes that are not UTF-8 replaced by U+FFFD and control
 // characters too (json_limits.h), so that the reader accepts what was written. A JSON text has no
@@ -228,34 +123,26 @@ std::string Dump(const Json& value, int depth) {
 
 Status StreamReportJson(const Report& r, const PieceWriter& write) {
   // The document is an object at depth 0: "{", its members at depth 1 ("  \"key\": value"),
-  // "}". The steps (and graphs) are written one at a time, as elements at depth 2.
-  const Json head = HeadToJson(r);
+  // "}". Lists of records (the steps, the graphs) are written an element at a time, at depth 2.
   std::string piece = "{";
-  for (const auto& [key, value] : head.items()) {
-    piece += (piece.size() == 1 ? "\n  " : ",\n  ") + Json(key).dump() + ": " + Dump(value, 1);
-  }
-  auto array = [&](const char* key, size_t n, const auto& element) -> Status {
-    piece += std::string(",\n  \"") + key + "\": ";
-    if (n == 0) {
-      piece += "[]";
-      return Status::Ok();
+  for (const fields::Field<Report>& f : fields::ReportFields()) {
+    if (f.written != nullptr && !f.written(r)) continue;
+    piece += (piece.size() == 1 ? "\n  " : ",\n  ") + Json(f.key).dump() + ": ";
+    if (f.count == nullptr || f.count(r) == 0) {
+      Json member = Json::object();
+      f.write(r, f.key, member);
+      piece += Dump(member[f.key], 1);
+      continue;
     }
     piece += "[";
-    for (size_t i = 0; i < n; ++i) {
-      piece += (i == 0 ? "\n    " : ",\n    ") + Dump(element(i), 2);
+    for (size_t i = 0, n = f.count(r); i < n; ++i) {
+      piece += (i == 0 ? "\n    " : ",\n    ") + Dump(f.element(r, i), 2);
       VMM_RETURN_IF_ERROR(write(piece));
       piece.clear();
     }
     piece += "\n  ]";
-    return Status::Ok();
-  };
-  VMM_RETURN_IF_ERROR(
-      array("steps", r.steps.size(), [&](size_t i) { return json::StepToJson(r.steps[i]); }));
-  if (!r.graphs.empty()) {
-    VMM_RETURN_IF_ERROR(
-        array("graphs", r.graphs.size(), [&](size_t i) { return GraphToJson(r.graphs[i]); }));
   }
-  piece += ",\n  \"summary\": " + Dump(json::SummaryToJson(r.summary), 1) + "\n}\n";
+  piece += "\n}\n";
   return write(piece);
 }
 
