@@ -265,7 +265,7 @@ steps:
   ASSERT_NE(Detail(only, "map_n"), nullptr);
   EXPECT_EQ(std::get<int64_t>(*Detail(only, "map_n")), 1);  // the failed call, timed
   EXPECT_EQ(Detail(only, "unmap_n"), nullptr);
-  EXPECT_GE(group.wall_us, only.wall_us * 0.999);
+  EXPECT_GE(group.wall_us, only.wall_us);  // both end at the thread's `finished`
 }
 
 // An engine whose Map and Fill take 20 ms and count how many run at once.

@@ -82,9 +82,9 @@ bool Burstable(const PlanStep& step) {
   return IsMemoryOp(step.op) && step.repeat <= 1 && step.expect_error == nullptr;
 }
 
-// A thread's burst of VMM calls whose records are still to be built: steps [first, first + size)
-// of the thread ran (RunVmmSteps) and `done` of them succeeded; when done < size, step first + done
-// failed with `error`.
+// A thread's burst of VMM calls whose records are still to be built: steps [first, first +
+// hot.size()) of the thread ran (RunVmmSteps) and `done` of them succeeded; when done <
+// hot.size(), step first + done failed with `error`.
 struct PendingBurst {
   size_t first = 0;
   std::vector<HotVmmStep> hot;
@@ -96,13 +96,14 @@ struct PendingBurst {
 // Consecutive VMM calls run back to back (RunVmmSteps), as at the top level, so that a thread pays
 // per call what the run's own loop pays. Their records are built before the thread's next other
 // step (which may read them or the state they name) or, for the thread's last burst, after its
-// run: the time between the barrier and `finished` holds the thread's calls, not its bookkeeping,
-// which would otherwise compete with the other threads' calls for the CPU.
+// run: the time between the barrier and `finished` (the thread's and the group's wall) holds the
+// thread's calls, not the bookkeeping after them. (A thread that ends early still builds its
+// records while others make their calls.)
 void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRecord& out,
                Samples& samples, std::chrono::steady_clock::time_point& finished) {
   state.engine.PrepareThread(!thread.no_context);  // before the barrier, as a program's threads
   sync.Arrive();
-  Stopwatch watch;
+  const std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   bool stopped = false;
   const std::vector<PlanStep>& steps = thread.body;
   out.body.reserve(steps.size());
@@ -168,15 +169,16 @@ void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRe
     pending.hot.clear();
   }
   finished = std::chrono::steady_clock::now();
-  out.wall_us = watch.ElapsedUs();
+  out.wall_us = std::chrono::duration<double, std::micro>(finished - start).count();
   // The points this thread never reached are abandoned: their waiters fail instead of hanging.
   for (const PlanStep& step : steps)
     if (step.op == Op::kSignal) sync.Set(step.event, ThreadSync::Point::kAbandoned, thread.label);
   try {
     record_burst();
-  } catch (const std::bad_alloc&) {
+  } catch (const std::bad_alloc&) {  // a failure already said stays the thread's error
     out.status = StepStatus::kFailed;
-    out.error = "vmm-run ran out of memory while recording this thread's steps";
+    if (out.error.empty())
+      out.error = "vmm-run ran out of memory while recording this thread's steps";
   }
   if (thread.no_context) out.details.emplace_back("context", std::string("none"));
   AddLatency(samples, out.details);

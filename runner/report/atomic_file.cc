@@ -88,6 +88,7 @@ Status WriteFileAtomically(const std::string& path,
   };
   auto failed = [&] { return RuntimeError("cannot write '" + path + "': " + ErrnoText(err)); };
   const PieceWriter write = [&](std::string_view piece) {
+    if (err != 0) return failed();  // nothing more after a failed write
     if (buffer.size() + piece.size() > kBuffer && !flush()) return failed();
     if (piece.size() >= kBuffer) {
       err = WriteAll(fd, piece.data(), piece.size());
@@ -96,7 +97,15 @@ Status WriteFileAtomically(const std::string& path,
     buffer.append(piece);
     return Status::Ok();
   };
-  Status status = produce(write);
+  Status status;
+  try {
+    status = produce(write);
+  } catch (...) {  // (out of memory while making a piece): no temp file is left behind
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    ClearCleanupPath();
+    throw;
+  }
   if (status.ok() && flush()) {
     if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) err = errno;
   }

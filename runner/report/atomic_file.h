@@ -35,7 +35,8 @@ using PieceWriter = std::function<Status(std::string_view piece)>;
 // The same, for contents produced in pieces (a large report, never held whole in memory):
 // `produce` calls `write` with each piece in order (they are buffered, 1 MiB at a time) and returns
 // Ok when the contents are complete. When it returns an error (its own, or a write's), the temp
-// file is removed, an existing `path` is left untouched and that error is returned.
+// file is removed, an existing `path` is left untouched and that error is returned; so too when
+// `produce` throws (the exception goes on).
 Status WriteFileAtomically(const std::string& path,
                            const std::function<Status(const PieceWriter& write)>& produce);
 

@@ -100,7 +100,7 @@ Field<RecordOf<M>> OptionalDouble(const char* key, Stability stability) {
   f.written = [](const R& r) { return (r.*M).has_value(); };
   f.write = [](const R& r, const char* k, Json& j) { j[k] = *(r.*M); };
   f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    if (null_is_unset && o.at(f.key).is_null()) return;
+    if (auto it = o.find(f.key); null_is_unset && it != o.end() && it->is_null()) return;
     rd.Double(o, p, f.key, &(out.*M).emplace());
   };
   return f;

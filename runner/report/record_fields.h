@@ -8,6 +8,7 @@
 // one row. Internal to runner/report.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
@@ -22,7 +23,8 @@ using Json = nlohmann::ordered_json;
 // How `vmm-run diff` treats a field (docs/diffing.md); the schema's description of the field starts
 // with its word ("STABLE.", ...), and the schema test holds the two to each other.
 enum class Stability {
-  kStable,         // compared exactly (some only under the conditions the diff states)
+  kStable,         // the same on every run of the scenario (the diff compares most of these:
+                   // RecordFields.TheDiffComparesEveryStableFieldButTheseNamed names the rest)
   kNoisy,          // a timing: compared against a noise threshold, when at all
   kVolatile,       // differs from run to run (addresses, pids, lines): never compared
   kInformational,  // for people and tools (timeline), never compared

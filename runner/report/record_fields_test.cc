@@ -113,7 +113,7 @@ bool Perturb(Json& value, const char* choices) {
 template <typename R>
 void UncomparedStableFields(std::span<const Field<R>> table, const std::string& where,
                             const std::function<std::vector<Json*>(Json&)>& objects,
-                            std::set<std::string>* out) {
+                            std::set<std::string>* out, std::set<std::string>* unexercised) {
   const Report base = testutil::SampleReport();
   const Json json = Json::parse(ReportToJson(base));
   for (const Field<R>& f : table) {
@@ -134,13 +134,14 @@ void UncomparedStableFields(std::span<const Field<R>> table, const std::string& 
       compared = !result.rows.empty();
     }
     if (leaf && !compared) out->insert(where + "." + f.key);
+    if (!leaf) unexercised->insert(where + "." + f.key);
   }
 }
 
 // The diff compares what the tables call STABLE, except the fields named here (each for its
 // reason, docs/diffing.md): a STABLE field the diff starts or stops comparing changes this list.
 TEST(RecordFields, TheDiffComparesEveryStableFieldButTheseNamed) {
-  std::set<std::string> uncompared;
+  std::set<std::string> uncompared, unexercised;
   auto steps = [](Json& j) {
     std::vector<Json*> out;
     for (Json& s : j["steps"]) out.push_back(&s);
@@ -157,15 +158,15 @@ TEST(RecordFields, TheDiffComparesEveryStableFieldButTheseNamed) {
       return key == nullptr ? std::vector<Json*>{&j} : std::vector<Json*>{&j[key]};
     };
   };
-  UncomparedStableFields(StepFields(), "step", steps, &uncompared);
-  UncomparedStableFields(CheckFields(), "check", checks, &uncompared);
-  UncomparedStableFields(SummaryFields(), "summary", at("summary"), &uncompared);
-  UncomparedStableFields(DeviceFields(), "device", at("device"), &uncompared);
-  UncomparedStableFields(ReportFields(), "report", at(nullptr), &uncompared);
+  UncomparedStableFields(StepFields(), "step", steps, &uncompared, &unexercised);
+  UncomparedStableFields(CheckFields(), "check", checks, &uncompared, &unexercised);
+  UncomparedStableFields(SummaryFields(), "summary", at("summary"), &uncompared, &unexercised);
+  UncomparedStableFields(DeviceFields(), "device", at("device"), &uncompared, &unexercised);
+  UncomparedStableFields(ReportFields(), "report", at(nullptr), &uncompared, &unexercised);
   for (const char* group : {"scenario", "backend"}) {
     for (const Field<Report>& f : ReportFields()) {
       if (f.group != nullptr && std::string(f.key) == group)
-        UncomparedStableFields(f.group(), group, at(group), &uncompared);
+        UncomparedStableFields(f.group(), group, at(group), &uncompared, &unexercised);
     }
   }
   const std::set<std::string> expected = {
@@ -179,6 +180,14 @@ TEST(RecordFields, TheDiffComparesEveryStableFieldButTheseNamed) {
       "device.compute_capability", "device.vmm_supported", "device.granularity_min_bytes",
       "device.granularity_recommended_bytes"};
   EXPECT_EQ(uncompared, expected);
+  // STABLE fields this test does not reach: records or lists (their own tables hold leaves the
+  // diff compares through a summary of them, docs/diffing.md), or keys the sample report lacks.
+  // A new STABLE field lands here until the sample has it.
+  const std::set<std::string> not_reached = {
+      "check.device_fact", "check.mismatches", "report.sweep_point", "report.vars",
+      "step.actual_error", "step.expected_error", "summary.interrupted", "summary.signal",
+      "summary.skip_reason", "summary.stopped_at_step"};
+  EXPECT_EQ(unexercised, not_reached);
 }
 
 }  // namespace

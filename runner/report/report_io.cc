@@ -1,4 +1,5 @@
-// The JSON writer (ReportToJson) and the enum spellings. The reader is in report_parse.cc.
+// The JSON writer (StreamReportJson, ReportToJson, WriteReport; the fields are the rows of
+// record_fields.h) and the enum spellings. The reader is in report_parse.cc.
 #include "runner/report/report_io.h"
 
 #include <charconv>
@@ -13,22 +14,12 @@
 #include "runner/report/scalar_json.h"
 
 namespace vmm::report {
-namespace {
 
 using Json = nlohmann::ordered_json;
-
-}  // namespace
 
 namespace json {
 
 Json StepToJson(const StepRecord& s) { return fields::Write(fields::StepFields(), s); }
-
-}  // namespace json
-
-namespace {}  // namespace
-
-namespace json {
-
 Json SummaryToJson(const Summary& s) { return fields::Write(fields::SummaryFields(), s); }
 
 }  // namespace json
@@ -125,9 +116,11 @@ Status StreamReportJson(const Report& r, const PieceWriter& write) {
   // The document is an object at depth 0: "{", its members at depth 1 ("  \"key\": value"),
   // "}". Lists of records (the steps, the graphs) are written an element at a time, at depth 2.
   std::string piece = "{";
+  bool first = true;
   for (const fields::Field<Report>& f : fields::ReportFields()) {
     if (f.written != nullptr && !f.written(r)) continue;
-    piece += (piece.size() == 1 ? "\n  " : ",\n  ") + Json(f.key).dump() + ": ";
+    piece += (first ? "\n  " : ",\n  ") + Json(f.key).dump() + ": ";
+    first = false;
     if (f.count == nullptr || f.count(r) == 0) {
       Json member = Json::object();
       f.write(r, f.key, member);

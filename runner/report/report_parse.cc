@@ -2,10 +2,7 @@
 // nlohmann exceptions stop here: parsing uses the exception-free API and every access checks the
 // type first.
 #include <charconv>
-#include <cmath>
-#include <limits>
 #include <nlohmann/json.hpp>
-#include <optional>
 
 #include "runner/base/format.h"
 #include "runner/report/field_reader.h"
@@ -13,7 +10,6 @@
 #include "runner/report/record_fields.h"
 #include "runner/report/record_json.h"
 #include "runner/report/report_io.h"
-#include "runner/report/scalar_json.h"
 
 namespace vmm::report {
 namespace {

@@ -189,7 +189,9 @@ class CudaEngine final : public Engine {
   }
   // Ends every conditional body still being captured (a failed capture), innermost first.
   void AbortBodies() noexcept;
-  uint64_t NextId() { return next_id_++; }
+  // Ids of reservations, snapshots, graphs and execs: taken from any thread (a threads group's
+  // snapshot beside another's reserve), so the counter is atomic.
+  uint64_t NextId() { return next_id_.fetch_add(1, std::memory_order_relaxed); }
   // The stream of capture lane `lane` of the selected device (0: its stream), created on first use.
   Status LaneStream(int lane, cudaStream_t* out);
   // An event of the selected device for one fork or join (reused across captures: a wait captures
@@ -306,11 +308,13 @@ class CudaEngine final : public Engine {
   };
   std::map<uint64_t, ExecMemory> exec_memory_;
   std::map<DevicePtr, int> live_graph_allocs_;
-  // Guards next_id_, reservations_, allocs_ and mappings_ in the VMM calls, which several threads
-  // may make at once (ConcurrentVmm). Never held across a driver call: its sections are a table
-  // lookup or update, which a spin lock keeps off the kernel's sleep and wake.
+  // Guards reservations_, allocs_ and mappings_ in the VMM calls, which several threads may make
+  // at once (ConcurrentVmm). Never held across a driver call: its sections are a table lookup or
+  // update, a scan of the few live reservations or mappings, and the allocation of a table node,
+  // short enough that a spin lock keeps them off the kernel's sleep and wake. Error messages are
+  // built after it is released.
   SpinLock vmm_mu_;
-  uint64_t next_id_ = 1;
+  std::atomic<uint64_t> next_id_{1};
   std::map<uint64_t, Reservation> reservations_;
   // The VMM hot path (create/map/unmap/release) allocates nothing in steady state: allocations
   // live in a generation-checked slot map (a released handle finds nothing) and mappings in a
@@ -336,6 +340,9 @@ class CudaEngine final : public Engine {
   // The driver's freed handle of `id` when AllowReleasedHandle allows it now (and clears the
   // allowance), else nullopt. Call with vmm_mu_ held.
   std::optional<CUmemGenericAllocationHandle> TakeReleased(uint64_t id);
+  // The driver's handle and size of allocation `handle`, copied under vmm_mu_ (other threads may
+  // change the table); nullopt when the engine has none by that id.
+  std::optional<PhysicalMemory> FindMemory(AllocHandle handle);
   std::map<uint64_t, Graph> graphs_;
   std::map<uint64_t, GraphExec> execs_;
   // The lane a graph was captured on / an exec was instantiated on, by handle id.

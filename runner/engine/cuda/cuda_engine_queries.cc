@@ -90,16 +90,15 @@ Status CudaEngine::Granularity(const AllocProps& props, GranularityKind kind, ui
 
 Status CudaEngine::AllocProperties(AllocHandle handle, AllocProps* granted) {
   VMM_RETURN_IF_ERROR(Bind());
-  const PhysicalAlloc* alloc = allocs_.Find(handle.value);
-  if (alloc == nullptr) {
+  std::optional<PhysicalMemory> memory = FindMemory(handle);  // threads may change the table
+  if (!memory) {
     return RuntimeError("AllocProperties(handle=" + std::to_string(handle.value) +
                         "): unknown allocation handle");
   }
   CUmemAllocationProp prop = {};
-  VMM_RETURN_IF_ERROR(
-      CU_CALL(api_, cuMemGetAllocationPropertiesFromHandle(&prop, alloc->get().handle)));
+  VMM_RETURN_IF_ERROR(CU_CALL(api_, cuMemGetAllocationPropertiesFromHandle(&prop, memory->handle)));
   *granted = GrantedProps(prop);
-  granted->size = alloc->get().size;
+  granted->size = memory->size;
   return Status::Ok();
 }
 
@@ -108,11 +107,15 @@ Status CudaEngine::Retain(DevicePtr va, AllocHandle* out) {
   VMM_RETURN_IF_ERROR(Bind());
   // A mapping covers a whole allocation, so the mapping that contains va has its size.
   uint64_t size = 0;
-  for (const Mapping& m : mappings_)
-    if (m->Overlaps(va, 1)) size = m->size;
+  {
+    std::lock_guard<SpinLock> lock(vmm_mu_);
+    for (const Mapping& m : mappings_)
+      if (m->Overlaps(va, 1)) size = m->size;
+  }
   if (size == 0) return RuntimeError(what() + ": no mapping made by this engine contains it");
   StatusOr<PhysicalAlloc> a = RetainPhysicalAlloc(api_, va, size);
   if (!a.ok()) return Annotate(a.status(), what);
+  std::lock_guard<SpinLock> lock(vmm_mu_);
   out->value = allocs_.Insert(std::move(a).value());
   return Status::Ok();
 }
@@ -122,22 +125,21 @@ Status CudaEngine::SameAllocation(AllocHandle a, AllocHandle b, bool* same) {
     return "SameAllocation(" + std::to_string(a.value) + ", " + std::to_string(b.value) + ")";
   };
   VMM_RETURN_IF_ERROR(Bind());
-  const PhysicalAlloc* x = allocs_.Find(a.value);
-  const PhysicalAlloc* y = allocs_.Find(b.value);
-  if (x == nullptr || y == nullptr) return RuntimeError(what() + ": unknown allocation handle");
-  if (x->get().handle == y->get().handle || x->get().size != y->get().size) {
-    *same = x->get().handle == y->get().handle;
+  const std::optional<PhysicalMemory> x = FindMemory(a), y = FindMemory(b);
+  if (!x || !y) return RuntimeError(what() + ": unknown allocation handle");
+  if (x->handle == y->handle || x->size != y->size) {
+    *same = x->handle == y->handle;
     return Status::Ok();
   }
   VMM_RETURN_IF_ERROR(Annotate(Drain(*lane_, nullptr), what));
-  const uint64_t size = x->get().size;
+  const uint64_t size = x->size;
   StatusOr<Reservation> scratch = CreateReservation(api_, 2 * size, info_.granularity_min);
   if (!scratch.ok()) return Annotate(scratch.status(), what);
   const CUdeviceptr va = scratch->get().va;
   // Declared after the reservation: destroyed (unmapped) before it is freed.
-  StatusOr<Mapping> mx = CreateMapping(api_, va, size, 0, x->get().handle);
+  StatusOr<Mapping> mx = CreateMapping(api_, va, size, 0, x->handle);
   if (!mx.ok()) return Annotate(mx.status(), what);
-  StatusOr<Mapping> my = CreateMapping(api_, va + size, size, 0, y->get().handle);
+  StatusOr<Mapping> my = CreateMapping(api_, va + size, size, 0, y->handle);
   if (!my.ok()) return Annotate(my.status(), what);
   CUmemAccessDesc desc = {};
   desc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;

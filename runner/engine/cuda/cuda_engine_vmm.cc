@@ -83,6 +83,13 @@ Status CudaEngine::Create(const AllocProps& props, AllocHandle* out) {
   return Status::Ok();
 }
 
+std::optional<PhysicalMemory> CudaEngine::FindMemory(AllocHandle handle) {
+  std::lock_guard<SpinLock> lock(vmm_mu_);
+  const PhysicalAlloc* alloc = allocs_.Find(handle.value);
+  if (alloc == nullptr) return std::nullopt;
+  return alloc->get();
+}
+
 std::optional<CUmemGenericAllocationHandle> CudaEngine::TakeReleased(uint64_t id) {
   if (!std::exchange(allow_released_, false)) return std::nullopt;
   for (const ReleasedHandle& r : released_)
@@ -100,15 +107,17 @@ Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
   auto what = [&] { return "Release(handle=" + std::to_string(handle.value) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   std::optional<CUmemGenericAllocationHandle> freed;
+  bool known = true;
   {
     std::lock_guard<SpinLock> lock(vmm_mu_);
     // The allowance covers this call only, whichever handle it names.
     if (allocs_.Find(handle.value) != nullptr) {
       allow_released_ = false;
     } else if (!(freed = TakeReleased(handle.value))) {
-      return UnknownHandle(what());
+      known = false;
     }
   }
+  if (!known) return UnknownHandle(what());
   // An isolate block's second release: the driver's freed handle, as it is (outside the guard).
   if (freed) return Annotate(CU_CALL(api_, cuMemRelease(*freed)), what);
   VMM_RETURN_IF_ERROR(
@@ -119,9 +128,10 @@ Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
   {
     std::lock_guard<SpinLock> lock(vmm_mu_);
     PhysicalAlloc* alloc = allocs_.Find(handle.value);
-    if (alloc == nullptr) return UnknownHandle(what());
-    memory = alloc->get();
+    known = alloc != nullptr;
+    if (known) memory = alloc->get();
   }
+  if (!known) return UnknownHandle(what());
   VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemRelease(memory.handle)), what));
   std::lock_guard<SpinLock> lock(vmm_mu_);
   if (PhysicalAlloc* alloc = allocs_.Find(handle.value)) alloc->release();  // released above
@@ -138,6 +148,7 @@ Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
   };
   VMM_RETURN_IF_ERROR(Bind());
   CUmemGenericAllocationHandle memory = 0;
+  bool known = true;
   {
     std::lock_guard<SpinLock> lock(vmm_mu_);
     const PhysicalAlloc* alloc = allocs_.Find(handle.value);
@@ -148,9 +159,10 @@ Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
                    TakeReleased(handle.value)) {
       memory = *freed;  // an isolate block's map of a released handle: driver 580 segfaults
     } else {
-      return UnknownHandle(what());
+      known = false;
     }
   }
+  if (!known) return UnknownHandle(what());
   StatusOr<Mapping> m = CreateMapping(api_, va, size, offset, memory, handle.value);
   if (!m.ok()) return Annotate(m.status(), what);
   std::lock_guard<SpinLock> lock(vmm_mu_);
@@ -215,11 +227,11 @@ Status CudaEngine::GetAccess(DevicePtr va, int device, Access* out) {
 Status CudaEngine::Export(AllocHandle handle, int* fd) {
   auto what = [&] { return "Export(handle=" + std::to_string(handle.value) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
-  const PhysicalAlloc* alloc = allocs_.Find(handle.value);
-  if (alloc == nullptr) return UnknownHandle(what());
+  const std::optional<PhysicalMemory> memory = FindMemory(handle);
+  if (!memory) return UnknownHandle(what());
   int exported = -1;  // the driver writes an int for CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
   VMM_RETURN_IF_ERROR(Annotate(
-      CU_CALL(api_, cuMemExportToShareableHandle(&exported, alloc->get().handle,
+      CU_CALL(api_, cuMemExportToShareableHandle(&exported, memory->handle,
                                                  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0)),
       what));
   *fd = exported;
@@ -238,6 +250,7 @@ Status CudaEngine::Import(int fd, AllocHandle* out) {
                                  &handle, os_handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)),
                what));
   // The driver does not say the size of an imported handle: the inventory shows 0.
+  std::lock_guard<SpinLock> lock(vmm_mu_);
   out->value = allocs_.Insert(PhysicalAlloc(PhysicalMemory{&api_, handle, 0}));
   return Status::Ok();
 }
@@ -245,6 +258,7 @@ Status CudaEngine::Import(int fd, AllocHandle* out) {
 Status CudaEngine::Inventory(EngineInventory* out) {
   VMM_RETURN_IF_ERROR(Bind());
   *out = EngineInventory{};
+  std::unique_lock<SpinLock> lock(vmm_mu_);  // the tables, copied; the driver is asked after
   for (const auto& [id, r] : reservations_) out->reservations.push_back({r->va, r->size});
   allocs_.ForEach([&](uint64_t key, const PhysicalAlloc& a) {
     out->allocations.push_back({key, a->size});
@@ -254,6 +268,7 @@ Status CudaEngine::Inventory(EngineInventory* out) {
   // recorded as unknown: the comparison before and after a refused call still holds, and no data
   // is read there.
   for (const Mapping& m : mappings_) out->mappings.push_back({m->va, m->size, m->owner, {}, true});
+  lock.unlock();
   auto by_va = [](const auto& x, const auto& y) { return x.va < y.va; };
   std::sort(out->reservations.begin(), out->reservations.end(), by_va);
   std::sort(out->mappings.begin(), out->mappings.end(), by_va);
