@@ -184,8 +184,8 @@ TEST(RecordFields, TheDiffComparesEveryStableFieldButTheseNamed) {
   // diff compares through a summary of them, docs/diffing.md), or keys the sample report lacks.
   // A new STABLE field lands here until the sample has it.
   const std::set<std::string> not_reached = {
-      "check.device_fact", "check.mismatches", "report.sweep_point", "report.vars",
-      "step.actual_error", "step.expected_error", "summary.interrupted", "summary.signal",
+      "check.device_fact",   "check.mismatches",       "report.sweep_point",  "report.vars",
+      "step.actual_error",   "step.expected_error",    "summary.interrupted", "summary.signal",
       "summary.skip_reason", "summary.stopped_at_step"};
   EXPECT_EQ(unexercised, not_reached);
 }
