@@ -58,37 +58,28 @@ Field<RecordOf<M>> Decimal(const char* key, Stability stability) {
   return f;
 }
 
+// A value JSON holds as it is, read by FieldReader's `kRead` (String, Bool, Double).
+template <auto M, auto kRead>
+Field<RecordOf<M>> Plain(const char* key, Stability stability) {
+  using R = RecordOf<M>;
+  Field<R> f{key, stability};
+  f.write = [](const R& r, const char* k, Json& j) { j[k] = r.*M; };
+  f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
+    (rd.*kRead)(o, p, f.key, &(out.*M));
+  };
+  return f;
+}
 template <auto M>
 Field<RecordOf<M>> String(const char* key, Stability stability) {
-  using R = RecordOf<M>;
-  Field<R> f{key, stability};
-  f.write = [](const R& r, const char* k, Json& j) { j[k] = r.*M; };
-  f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    rd.String(o, p, f.key, &(out.*M));
-  };
-  return f;
+  return Plain<M, &FieldReader::String>(key, stability);
 }
-
 template <auto M>
 Field<RecordOf<M>> Bool(const char* key, Stability stability) {
-  using R = RecordOf<M>;
-  Field<R> f{key, stability};
-  f.write = [](const R& r, const char* k, Json& j) { j[k] = r.*M; };
-  f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    rd.Bool(o, p, f.key, &(out.*M));
-  };
-  return f;
+  return Plain<M, &FieldReader::Bool>(key, stability);
 }
-
 template <auto M>
 Field<RecordOf<M>> Double(const char* key, Stability stability) {
-  using R = RecordOf<M>;
-  Field<R> f{key, stability};
-  f.write = [](const R& r, const char* k, Json& j) { j[k] = r.*M; };
-  f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    rd.Double(o, p, f.key, &(out.*M));
-  };
-  return f;
+  return Plain<M, &FieldReader::Double>(key, stability);
 }
 
 // An std::optional<double> written when it has a value. `null_is_unset`: a null reads back as no
