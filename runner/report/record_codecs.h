@@ -26,6 +26,35 @@ using RecordOf = typename MemberOf<decltype(M)>::Record;
 template <auto M>
 using TypeOf = typename MemberOf<decltype(M)>::Type;
 
+// Reads the list (kArray) or object (kObject) at `key` of `o`: each element that `is` accepts goes
+// to `each(element, its name or index)`, each other one is an error at its pointer ("expected
+// <what>, got <type>").
+enum class Container { kArray, kObject };
+template <Container kind, typename Each>
+void ReadElements(FieldReader& rd, const Json& o, const std::string& p, const char* key,
+                  bool (*is)(const Json&), const char* what, Each each) {
+  const Json* all =
+      kind == Container::kArray ? rd.Array(o, p, key, true) : rd.Object(o, p, key, true);
+  if (all == nullptr) return;
+  const std::string base = FieldReader::Child(p, key);
+  size_t i = 0;
+  for (auto it = all->begin(); it != all->end(); ++it, ++i) {
+    const std::string name = kind == Container::kArray ? std::to_string(i) : it.key();
+    if (!is(*it)) {
+      rd.Error(FieldReader::Child(base, name),
+               std::string("expected ") + what + ", got " + TypeText(*it));
+      continue;
+    }
+    each(*it, name);
+  }
+}
+constexpr bool IsObject(const Json& j) { return j.is_object(); }
+constexpr bool IsString(const Json& j) { return j.is_string(); }
+constexpr bool IsInteger(const Json& j) { return j.is_number_integer(); }
+constexpr bool IsScalar(const Json& j) {  // what JsonToScalar reads (null: a non-finite double)
+  return j.is_null() || j.is_boolean() || j.is_number() || j.is_string();
+}
+
 // The codecs: one factory per kind of value. A row is written always unless the factory says
 // when (an optional or a Boxed: when it holds a value) or If / With below do.
 
@@ -121,17 +150,12 @@ Field<RecordOf<M>> DetailMap(const char* key, Stability stability) {
     j[k] = std::move(d);
   };
   f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    const Json* d = rd.Object(o, p, f.key, true);
-    if (d == nullptr) return;
-    for (auto it = d->begin(); it != d->end(); ++it) {
-      Scalar value;
-      if (!JsonToScalar(it.value(), &value)) {
-        rd.Error(FieldReader::Child(FieldReader::Child(p, f.key), it.key()),
-                 "expected a boolean, number or string, got " + TypeText(it.value()));
-        continue;
-      }
-      (out.*M).emplace_back(it.key(), std::move(value));
-    }
+    ReadElements<Container::kObject>(rd, o, p, f.key, IsScalar, "a boolean, number or string",
+                                     [&](const Json& value, const std::string& name) {
+                                       Scalar scalar;
+                                       if (JsonToScalar(value, &scalar))
+                                         (out.*M).emplace_back(name, std::move(scalar));
+                                     });
   };
   return f;
 }
@@ -210,16 +234,10 @@ Field<RecordOf<M>> StringMap(const char* key, Stability stability) {
     j[k] = std::move(map);
   };
   f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    const Json* map = rd.Object(o, p, f.key, true);
-    if (map == nullptr) return;
-    for (auto it = map->begin(); it != map->end(); ++it) {
-      if (it->is_string()) {
-        (out.*M).emplace_back(it.key(), it->template get<std::string>());
-      } else {
-        rd.Error(FieldReader::Child(p, f.key) + "/" + it.key(),
-                 "expected a string, got " + TypeText(*it));
-      }
-    }
+    ReadElements<Container::kObject>(rd, o, p, f.key, IsString, "a string",
+                                     [&](const Json& value, const std::string& name) {
+                                       (out.*M).emplace_back(name, value.get<std::string>());
+                                     });
   };
   return f;
 }
@@ -235,19 +253,14 @@ Field<RecordOf<M>> PairList(const char* key, Stability stability) {
     j[k] = std::move(list);
   };
   f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    const Json* list = rd.Array(o, p, f.key, true);
-    if (list == nullptr) return;
-    for (size_t i = 0; i < list->size(); ++i) {
-      const std::string ep = FieldReader::Child(p, f.key) + "/" + std::to_string(i);
-      if (!(*list)[i].is_object()) {
-        rd.Error(ep, "expected an object, got " + TypeText((*list)[i]));
-        continue;
-      }
-      std::string first, second;
-      rd.String((*list)[i], ep, kFirst, &first);
-      rd.String((*list)[i], ep, kSecond, &second);
-      (out.*M).emplace_back(std::move(first), std::move(second));
-    }
+    const std::string base = FieldReader::Child(p, f.key);
+    ReadElements<Container::kArray>(rd, o, p, f.key, IsObject, "an object",
+                                    [&](const Json& e, const std::string& i) {
+                                      std::string first, second;
+                                      rd.String(e, FieldReader::Child(base, i), kFirst, &first);
+                                      rd.String(e, FieldReader::Child(base, i), kSecond, &second);
+                                      (out.*M).emplace_back(std::move(first), std::move(second));
+                                    });
   };
   return f;
 }
@@ -259,16 +272,9 @@ Field<RecordOf<M>> IntegerList(const char* key, Stability stability) {
   Field<R> f{key, stability};
   f.write = [](const R& r, const char* k, Json& j) { j[k] = r.*M; };
   f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    const Json* list = rd.Array(o, p, f.key, true);
-    if (list == nullptr) return;
-    for (size_t i = 0; i < list->size(); ++i) {
-      if ((*list)[i].is_number_integer()) {
-        (out.*M).push_back((*list)[i].template get<T>());
-      } else {
-        rd.Error(FieldReader::Child(p, f.key) + "/" + std::to_string(i),
-                 "expected an integer, got " + TypeText((*list)[i]));
-      }
-    }
+    ReadElements<Container::kArray>(
+        rd, o, p, f.key, IsInteger, "an integer",
+        [&](const Json& e, const std::string&) { (out.*M).push_back(e.get<T>()); });
   };
   return f;
 }
@@ -287,18 +293,13 @@ Field<RecordOf<M>> ObjectList(const char* key, Stability stability) {
     j[k] = std::move(list);
   };
   f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    const Json* list = rd.Array(o, p, f.key, true);
-    if (list == nullptr) return;
-    for (size_t i = 0; i < list->size(); ++i) {
-      const std::string ep = FieldReader::Child(p, f.key) + "/" + std::to_string(i);
-      if (!(*list)[i].is_object()) {
-        rd.Error(ep, "expected an object, got " + TypeText((*list)[i]));
-        continue;
-      }
-      T e;
-      Read(kTable(), rd, (*list)[i], ep, e);
-      (out.*M).push_back(std::move(e));
-    }
+    const std::string base = FieldReader::Child(p, f.key);
+    ReadElements<Container::kArray>(rd, o, p, f.key, IsObject, "an object",
+                                    [&](const Json& e, const std::string& i) {
+                                      T element;
+                                      Read(kTable(), rd, e, FieldReader::Child(base, i), element);
+                                      (out.*M).push_back(std::move(element));
+                                    });
   };
   return f;
 }
@@ -309,16 +310,9 @@ Field<RecordOf<M>> StringList(const char* key, Stability stability) {
   Field<R> f{key, stability};
   f.write = [](const R& r, const char* k, Json& j) { j[k] = r.*M; };
   f.read = [](FieldReader& rd, const Json& o, const std::string& p, const Field<R>& f, R& out) {
-    const Json* list = rd.Array(o, p, f.key, true);
-    if (list == nullptr) return;
-    for (size_t i = 0; i < list->size(); ++i) {
-      if (!(*list)[i].is_string()) {
-        rd.Error(FieldReader::Child(p, f.key) + "/" + std::to_string(i),
-                 "expected a string, got " + TypeText((*list)[i]));
-        continue;
-      }
-      (out.*M).push_back((*list)[i].get<std::string>());
-    }
+    ReadElements<Container::kArray>(
+        rd, o, p, f.key, IsString, "a string",
+        [&](const Json& e, const std::string&) { (out.*M).push_back(e.get<std::string>()); });
   };
   return f;
 }
