@@ -6,10 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <functional>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "runner/report/diff.h"
@@ -20,10 +18,8 @@ namespace vmm::report::fields {
 namespace {
 
 Json Schema() {
-  std::ifstream in(std::string(VMMRUN_SOURCE_DIR) + "/schemas/report.schema.json");
-  std::stringstream text;
-  text << in.rdbuf();
-  return Json::parse(text.str());
+  return Json::parse(
+      testutil::ReadAll(std::string(VMMRUN_SOURCE_DIR) + "/schemas/report.schema.json"));
 }
 
 // Compares `table` with the schema object at `pointer`.

@@ -281,24 +281,24 @@ Status CheckpointHelper::Number(const std::map<std::string, std::string>& values
 }
 
 Status CheckpointHelper::Checkpoint(uint32_t lock_timeout_ms, CheckpointFacts* facts) {
-  std::map<std::string, std::string> v;
-  VMM_RETURN_IF_ERROR(Ask("checkpoint " + std::to_string(lock_timeout_ms), &v, facts));
-  facts->state = v.count("state") != 0 ? v["state"] : "unknown";
-  double freed = 0;
-  VMM_RETURN_IF_ERROR(Number(v, "lock_us", &facts->lock_us));
-  VMM_RETURN_IF_ERROR(Number(v, "checkpoint_us", &facts->checkpoint_us));
-  VMM_RETURN_IF_ERROR(Number(v, "freed", &freed));
-  facts->freed_bytes = static_cast<int64_t>(freed);
-  return Status::Ok();
+  return AskForFacts("checkpoint " + std::to_string(lock_timeout_ms), "lock_us", &facts->lock_us,
+                     "checkpoint_us", &facts->checkpoint_us, facts);
 }
 
 Status CheckpointHelper::Restore(CheckpointFacts* facts) {
+  return AskForFacts("restore", "restore_us", &facts->restore_us, "unlock_us", &facts->unlock_us,
+                     facts);
+}
+
+Status CheckpointHelper::AskForFacts(const std::string& request, const char* first_key,
+                                     double* first, const char* second_key, double* second,
+                                     CheckpointFacts* facts) {
   std::map<std::string, std::string> v;
-  VMM_RETURN_IF_ERROR(Ask("restore", &v, facts));
+  VMM_RETURN_IF_ERROR(Ask(request, &v, facts));
   facts->state = v.count("state") != 0 ? v["state"] : "unknown";
   double freed = 0;
-  VMM_RETURN_IF_ERROR(Number(v, "restore_us", &facts->restore_us));
-  VMM_RETURN_IF_ERROR(Number(v, "unlock_us", &facts->unlock_us));
+  VMM_RETURN_IF_ERROR(Number(v, first_key, first));
+  VMM_RETURN_IF_ERROR(Number(v, second_key, second));
   VMM_RETURN_IF_ERROR(Number(v, "freed", &freed));
   facts->freed_bytes = static_cast<int64_t>(freed);
   return Status::Ok();

@@ -60,6 +60,10 @@ class CheckpointHelper {
   // The number `values` has for `key`, or an error that the reply lacked it.
   Status Number(const std::map<std::string, std::string>& values, const char* key,
                 double* out) const;
+  // Ask for a checkpoint or a restore: the process state, the two timings the reply names
+  // (`first_key`, `second_key`) and the bytes it freed, into `facts`.
+  Status AskForFacts(const std::string& request, const char* first_key, double* first,
+                     const char* second_key, double* second, CheckpointFacts* facts);
   pid_t pid_;
   UniqueFd to_, from_;
   std::string pending_;  // bytes read past the last reply's line

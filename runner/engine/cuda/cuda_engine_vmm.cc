@@ -124,19 +124,13 @@ Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
       Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
   // The driver's handle, copied under the guard; the call goes out without it. Only this thread
   // releases this handle (the validator orders every other use of it before or after).
-  PhysicalMemory memory;
-  {
-    std::lock_guard<SpinLock> lock(vmm_mu_);
-    PhysicalAlloc* alloc = allocs_.Find(handle.value);
-    known = alloc != nullptr;
-    if (known) memory = alloc->get();
-  }
-  if (!known) return UnknownHandle(what());
-  VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemRelease(memory.handle)), what));
+  const std::optional<PhysicalMemory> memory = FindMemory(handle);
+  if (!memory) return UnknownHandle(what());
+  VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemRelease(memory->handle)), what));
   std::lock_guard<SpinLock> lock(vmm_mu_);
   if (PhysicalAlloc* alloc = allocs_.Find(handle.value)) alloc->release();  // released above
   allocs_.Erase(handle.value);
-  released_[released_next_] = ReleasedHandle{handle.value, memory.handle};
+  released_[released_next_] = ReleasedHandle{handle.value, memory->handle};
   released_next_ = (released_next_ + 1) % released_.size();
   return Status::Ok();
 }
