@@ -22,10 +22,13 @@ using vmm::kernels::detail::kBlockThreads;
 // snapshot's copy and hash in one pass over the source, as many bytes moved as the copy alone.
 constexpr uint32_t kLoads = 4;
 
+// Four consecutive words from `index`: one multiplication for their four index keys.
 __device__ __forceinline__ unsigned long long HashWords4(uint4 w, uint64_t index) {
-  using vmm::datagen::HashWord;
-  return HashWord(w.x, index) + HashWord(w.y, index + 1) + HashWord(w.z, index + 2) +
-         HashWord(w.w, index + 3);
+  using vmm::datagen::HashKeyed;
+  using vmm::datagen::kIndexKey;
+  const uint64_t key = vmm::datagen::IndexKey(index);
+  return HashKeyed(w.x, key) + HashKeyed(w.y, key + kIndexKey) +
+         HashKeyed(w.z, key + 2 * kIndexKey) + HashKeyed(w.w, key + 3 * kIndexKey);
 }
 
 template <bool kCopy>

@@ -5,7 +5,7 @@
 // per operand) at a time, in a grid-stride loop over chunks; each lane reads 16-byte vectors,
 // eight in flight per operand, so a warp-iteration reads 512 contiguous bytes per operand. A
 // chunk's mismatch count is one store; the totals are one atomic per warp at the end. The
-// datagen hash, when asked, is summed on the way (it is compute-heavier than the compare: two
+// datagen hash, when asked, is summed on the way (it is compute-heavier than the compare: a
 // Mix64 per word), and for every mismatch the difference HashWord(b, i) - HashWord(a, i) is
 // summed, from which the caller derives one operand's hash from the other's (datagen.h: the hash
 // is a wrapping sum, so hash(b) = hash(a) + that difference).
@@ -18,7 +18,9 @@
 
 namespace {
 
-using vmm::datagen::HashWord;
+using vmm::datagen::HashKeyed;
+using vmm::datagen::IndexKey;
+using vmm::datagen::kIndexKey;
 using vmm::kernels::kWordChunk;
 using vmm::kernels::PickedChunk;
 using vmm::kernels::PickedChunks;
@@ -56,21 +58,24 @@ struct LaneSums {
   unsigned long long hash = 0, delta = 0;
 };
 
+// One word; `key` is datagen::IndexKey(index).
 template <typename Rhs, bool kHash>
-__device__ __forceinline__ void Word(uint32_t got, uint32_t want, uint64_t index, LaneSums& s) {
-  if (kHash) s.hash += HashWord(got, index);
+__device__ __forceinline__ void Word(uint32_t got, uint32_t want, uint64_t key, LaneSums& s) {
+  if (kHash) s.hash += HashKeyed(got, key);
   if (got != want) {
     ++s.mismatches;
-    if (Rhs::kDelta) s.delta += HashWord(want, index) - HashWord(got, index);
+    if (Rhs::kDelta) s.delta += HashKeyed(want, key) - HashKeyed(got, key);
   }
 }
 
+// Four consecutive words from `index`: one multiplication for their four index keys.
 template <typename Rhs, bool kHash>
 __device__ __forceinline__ void Words4(uint4 got, uint4 want, uint64_t index, LaneSums& s) {
-  Word<Rhs, kHash>(got.x, want.x, index, s);
-  Word<Rhs, kHash>(got.y, want.y, index + 1, s);
-  Word<Rhs, kHash>(got.z, want.z, index + 2, s);
-  Word<Rhs, kHash>(got.w, want.w, index + 3, s);
+  const uint64_t key = IndexKey(index);
+  Word<Rhs, kHash>(got.x, want.x, key, s);
+  Word<Rhs, kHash>(got.y, want.y, key + kIndexKey, s);
+  Word<Rhs, kHash>(got.z, want.z, key + 2 * kIndexKey, s);
+  Word<Rhs, kHash>(got.w, want.w, key + 3 * kIndexKey, s);
 }
 
 // Step 1. `vectors`: a (and b) are 16-byte aligned, so full chunks are read as uint4.
@@ -107,7 +112,7 @@ __global__ void __launch_bounds__(kBlockThreads)
     } else {
       const uint64_t end = start + kWordChunk < count ? start + kWordChunk : count;
       for (uint64_t i = start + lane; i < end; i += 32)
-        Word<Rhs, kHash>(__ldg(a + i), rhs.Load(i), index_base + i, sums);
+        Word<Rhs, kHash>(__ldg(a + i), rhs.Load(i), IndexKey(index_base + i), sums);
     }
     const uint32_t in_chunk = vmm::kernels::detail::WarpSum(sums.mismatches - before);
     if (lane == 0) chunk_counts[chunk] = in_chunk;

@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "kernels/datagen.h"
 #include "runner/base/sha256.h"
 #include "version.h"
 
@@ -26,6 +27,7 @@ void FillProvenance(const ProvenanceInput& input, const DeviceInfo& device, repo
   out->backend = device.backend;
   out->backend_reason = input.backend_reason;
   out->granularity = input.granularity;
+  out->data_hash_scheme = datagen::kHashScheme;
   out->started_at = UtcNowIso8601();
   report::DeviceRecord& d = out->device;
   d.name = device.name;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "kernels/datagen.h"
 #include "runner/scenario/parse.h"
 
 namespace vmm {
@@ -53,6 +54,7 @@ TEST(PrepareRun, FreesTheScenarioStepsOncePlannedAndTheRunFoldsAsBefore) {
   EXPECT_NE(prepared.run->templates[1], prepared.run->templates[2]);
   const report::Report report = ExecuteRun(*prepared.run, nullptr);
   EXPECT_EQ(report.summary.exit_code, 0);
+  EXPECT_EQ(report.data_hash_scheme, datagen::kHashScheme);  // names how its hashes were made
   EXPECT_EQ(report.steps.size(), 9u);  // reserve, the 7 of the cycle folded, free
   EXPECT_TRUE(prepared.run->plan.steps.empty()) << "consumed by ExecuteRun";
 }

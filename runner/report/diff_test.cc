@@ -202,6 +202,25 @@ TEST(DiffTest, ChangedOrMissingHash) {
                   "is new"});
 }
 
+// Hashes of two schemes (kernels/datagen.h) are not compared: one info row says so. A report
+// that names no scheme (before 1.3) is scheme 1; one scheme named on one side and implied on the
+// other compares as usual.
+TEST(DiffTest, HashesOfAnotherSchemeAreNotCompared) {
+  Report old_scheme = SampleReport();  // names none: scheme 1
+  At(old_scheme, "replay computes A·B").details[0].second = std::string("0x1");
+  Report now = SampleReport();
+  now.data_hash_scheme = 2;
+  EXPECT_EQ(Rows(Diff(old_scheme, now)),
+            Lines{"info||data_hash_scheme|1|2|the data hashes were computed differently "
+                  "(kernels/datagen.h) and are not compared: record the baseline again with this "
+                  "vmm-run to compare them"});
+  Report named_one = SampleReport();
+  named_one.data_hash_scheme = 1;
+  EXPECT_EQ(Rows(Diff(old_scheme, named_one)),
+            Lines{"regression|replay computes A·B|c_hash|0x1|0x9e3779b97f4a7c15|data hash 'c_hash' "
+                  "changed: the step saw or produced different data"});
+}
+
 // Compares steps that ran once too (off by default).
 DiffConfig SingleRuns() {
   DiffConfig config;

@@ -287,6 +287,9 @@ std::span<const Field<Report>> ReportFields() {
           +[](const R& r) { return !r.devices.empty(); }),
       Decimal<&R::granularity>("granularity_bytes", kStable),
       If(
+          Integer<&R::data_hash_scheme>("data_hash_scheme", kInformational, 1, 1000),
+          +[](const R& r) { return r.data_hash_scheme != 0; }),
+      If(
           StringMap<&R::vars>("vars", kStable), +[](const R& r) { return !r.vars.empty(); }),
       If(
           StringMap<&R::sweep_point>("sweep_point", kStable),

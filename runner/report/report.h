@@ -20,7 +20,7 @@
 
 namespace vmm::report {
 
-inline constexpr const char* kSchemaVersion = "1.2";  // major.minor; readers refuse another major
+inline constexpr const char* kSchemaVersion = "1.3";  // major.minor; readers refuse another major
 
 // A scalar detail value. 64-bit integers are written as decimal strings in JSON (readers of JSON in
 // other languages lose precision past 2^53); addresses and hashes as "0x..." hex strings.
@@ -35,6 +35,8 @@ const Scalar* FindDetail(const Details& details, std::string_view key);
 std::string ScalarText(const Scalar& v);
 // Detail keys ending in "_hash" are data hashes: stable, compared exactly by `vmm-run diff`.
 bool IsDataHashKey(const std::string& key);
+// The scheme of a report's data hashes: its data_hash_scheme, or 1 when it names none.
+inline int DataHashScheme(int named) { return named != 0 ? named : 1; }
 
 // kUnchecked is part of the format (readers accept it; a check whose verdict could not be decided)
 // but this version never writes it: a check that cannot read its data fails the step instead.
@@ -204,6 +206,10 @@ struct Report {
   // started lists the engine's device only.
   std::vector<DeviceRecord> devices;
   uint64_t granularity = 0;  // the scenario's granularity, bytes
+  // The scheme of the data hashes (`*_hash` details; kernels/datagen.h's kHashScheme), set by the
+  // pipeline. 0: the report does not name one (written before 1.3), which is scheme 1. `vmm-run
+  // diff` compares data hashes only between reports of one scheme.
+  int data_hash_scheme = 0;
   // The scenario's `vars:` as used (after --set), in declaration order: name -> value (decimal
   // integer or text). Written only when the scenario has vars (optional in the format).
   std::vector<std::pair<std::string, std::string>> vars;

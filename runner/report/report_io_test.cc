@@ -53,7 +53,7 @@ Report TinyReport() {
 }
 
 constexpr const char* kTinyJson = R"({
-  "schema_version": "1.2",
+  "schema_version": "1.3",
   "tool": {
     "name": "vmm-run",
     "version": "0.1.0",
@@ -348,12 +348,12 @@ std::string Tiny(const std::string& from, const std::string& to) {
 }
 
 TEST(ReportIoTest, RefusesAnotherMajorVersion) {
-  EXPECT_EQ(ParseError(Tiny(R"("1.2")", R"("2.0")")),
+  EXPECT_EQ(ParseError(Tiny(R"("1.3")", R"("2.0")")),
             "report.json: schema_version 2.0 is not supported (this vmm-run reads 1.x)");
-  EXPECT_EQ(ParseError(Tiny(R"("1.2")", R"("1.7")")), "");
-  EXPECT_EQ(ParseError(Tiny(R"("1.2")", R"("one")")),
+  EXPECT_EQ(ParseError(Tiny(R"("1.3")", R"("1.7")")), "");
+  EXPECT_EQ(ParseError(Tiny(R"("1.3")", R"("one")")),
             "report.json: /schema_version: expected '<major>.<minor>', got 'one'");
-  EXPECT_EQ(ParseError(Tiny(R"("schema_version": "1.2",)", "")),
+  EXPECT_EQ(ParseError(Tiny(R"("schema_version": "1.3",)", "")),
             "report.json: missing required key 'schema_version'");
 }
 
