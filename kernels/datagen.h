@@ -37,19 +37,27 @@ VMM_HD float FillValue(uint64_t seed, uint64_t index) {
 // The buffer hash's scheme, written in every report (`data_hash_scheme`): hashes of different
 // schemes are not comparable, and `vmm-run diff` says so instead of comparing them.
 //   1 (reports before 2026-12-02, which do not name it): Mix64(Mix64(i) + word).
-//   2: Mix64(i * kIndexKey + word). One Mix64 per word instead of two, and i * kIndexKey is one
-//      addition from the previous index's: the GPU's hash was bound by its 64-bit multiplies (a
-//      4 GiB snapshot's one-pass copy + hash at 0.8 of the raw copy, check_value at 1.4 TB/s).
-//      Still a bijection of the word for a fixed index (any one changed word changes the hash),
-//      and a multiplication by an odd constant spreads the index over all 64 bits.
+//   2: Round(i * kIndexKey + word), Round being one xor-shift / multiply / xor-shift round
+//      (Jon Maiga's mx3 round: x ^= x >> 32, x *= C, x ^= x >> 29). One 64-bit multiplication
+//      per word instead of four, and i * kIndexKey is one addition from the previous index's: the
+//      GPU's hash was bound by its multiplications (a 4 GiB snapshot's one-pass copy + hash at 0.8
+//      of the raw copy, check_value at 1.4 TB/s). Each step of the round is a bijection, so for a
+//      fixed index the hash is a bijection of the word: any one changed word changes the buffer's
+//      hash. The odd multiplier spreads the index over all 64 bits.
 inline constexpr int kHashScheme = 2;
-inline constexpr uint64_t kIndexKey = 0xd1b54a32d192ed03ull;  // odd
+inline constexpr uint64_t kIndexKey = 0xd1b54a32d192ed03ull;         // odd
+inline constexpr uint64_t kRoundMultiplier = 0xbea225f9eb34556dull;  // odd (mx3's)
 
 // The index's part of HashWord; IndexKey(i + 1) == IndexKey(i) + kIndexKey (mod 2^64).
 VMM_HD uint64_t IndexKey(uint64_t index) { return index * kIndexKey; }
 // HashWord with the index's part already computed: HashKeyed(word, IndexKey(i)) == HashWord(word,
 // i).
-VMM_HD uint64_t HashKeyed(uint32_t word, uint64_t key) { return Mix64(key + word); }
+VMM_HD uint64_t HashKeyed(uint32_t word, uint64_t key) {
+  uint64_t x = key + word;
+  x ^= x >> 32;
+  x *= kRoundMultiplier;
+  return x ^ (x >> 29);
+}
 VMM_HD uint64_t HashWord(uint32_t word, uint64_t index) { return HashKeyed(word, IndexKey(index)); }
 
 }  // namespace vmm::datagen

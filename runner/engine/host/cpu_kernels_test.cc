@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -92,6 +93,47 @@ TEST(CpuKernels, ChecksumIsTheOrderIndependentSumOfHashWords) {
   std::vector<uint32_t> swapped = {0x3f800000, 1, 0xdeadbeef, 0, 7};
   EXPECT_NE(ChecksumWords(swapped.data(), swapped.size()), backwards);
   EXPECT_EQ(ChecksumWords(words.data(), 0), 0u);
+}
+
+// What the buffer hash must notice, on data like a run's (FillValue words): any one word changed
+// (the hash is a bijection of the word at each index, so this cannot fail for a sound scheme),
+// two different words swapped, a block moved by a few words, and a 1 KiB page's words replaced by
+// another page's. Fixed seeds: the same cases on every run.
+TEST(CpuKernels, TheBufferHashSeesChangedSwappedAndMovedWords) {
+  constexpr size_t kWords = 1 << 12;
+  std::vector<uint32_t> words(kWords);
+  for (size_t i = 0; i < kWords; ++i) words[i] = Bits(datagen::FillValue(7, i));
+  const uint64_t hash = ChecksumWords(words.data(), kWords);
+  int unnoticed = 0, cases = 0;
+  for (uint64_t c = 0; c < 10000; ++c) {
+    std::vector<uint32_t> w = words;
+    const uint64_t r = datagen::Mix64(c);
+    const size_t i = r % kWords, j = (r >> 20) % kWords;
+    switch (c % 4) {
+      case 0:
+        w[i] ^= 1u << (r >> 58);
+        break;  // one bit of one word
+      case 1:   // two different words swapped
+        if (w[i] == w[j]) continue;
+        std::swap(w[i], w[j]);
+        break;
+      case 2: {  // 64 words moved by 1-8 places
+        const size_t from = i % (kWords - 80), by = 1 + (r >> 40) % 8;
+        std::copy(words.begin() + from, words.begin() + from + 64, w.begin() + from + by);
+        break;
+      }
+      case 3: {  // a 256-word page holding another page's words
+        const size_t p = (i / 256) * 256, q = (j / 256) * 256;
+        if (p == q) continue;
+        std::copy(words.begin() + q, words.begin() + q + 256, w.begin() + p);
+        break;
+      }
+    }
+    ++cases;
+    if (ChecksumWords(w.data(), kWords) == hash) ++unnoticed;
+  }
+  EXPECT_GT(cases, 9500);
+  EXPECT_EQ(unnoticed, 0);
 }
 
 }  // namespace
