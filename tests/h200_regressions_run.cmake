@@ -28,7 +28,8 @@ foreach(dir IN LISTS cases)
                           --fail-on=regression,missing,added,ambiguous
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   # An improvement row is a difference too (the twin passes what the GPU failed).
-  if(NOT rc EQUAL 0 OR NOT out MATCHES " 0 improvements,")
+  # Hashes of two schemes are not compared (kernels/datagen.h): record h200.json again instead.
+  if(NOT rc EQUAL 0 OR NOT out MATCHES " 0 improvements," OR out MATCHES "data_hash_scheme")
     message("${name}: the host twin and the H200 differ (run exit ${run_rc}):\n${run_err}${out}${err}")
     list(APPEND failed ${name})
   endif()
