@@ -5,9 +5,9 @@
 // per operand) at a time, in a grid-stride loop over chunks; each lane reads 16-byte vectors,
 // eight in flight per operand, so a warp-iteration reads 512 contiguous bytes per operand. A
 // chunk's mismatch count is one store; the totals are one atomic per warp at the end. The
-// datagen hash, when asked, is summed on the way (it is compute-heavier than the compare: a
-// Mix64 per word), and for every mismatch the difference HashWord(b, i) - HashWord(a, i) is
-// summed, from which the caller derives one operand's hash from the other's (datagen.h: the hash
+// datagen hash, when asked, is summed on the way (it is compute-heavier than the compare: one
+// multiply round per word), and for every mismatch the difference HashWord(b, i) - HashWord(a, i)
+// is summed, from which the caller derives one operand's hash from the other's (datagen.h: the hash
 // is a wrapping sum, so hash(b) = hash(a) + that difference).
 #include <cstdint>
 
