@@ -95,6 +95,22 @@ TEST(CpuKernels, ChecksumIsTheOrderIndependentSumOfHashWords) {
   EXPECT_EQ(ChecksumWords(words.data(), 0), 0u);
 }
 
+// Known answers of hash scheme 2, computed outside vmm-run from the formula datagen.h states
+// (Python integers masked to 64 bits). Reports name their scheme and `vmm-run diff` compares hashes
+// only within one, so a change to HashWord that keeps kHashScheme would turn every user's baseline
+// into regressions: such a change fails here first.
+TEST(CpuKernels, TheHashIsSchemeTwo) {
+  ASSERT_EQ(datagen::kHashScheme, 2);
+  EXPECT_EQ(datagen::HashWord(0, 0), 0u);  // the round's fixed point: a sum term of zero
+  EXPECT_EQ(datagen::HashWord(1, 0), 0xbea225fc1e257aa2u);
+  EXPECT_EQ(datagen::HashWord(0x3f800000, 1), 0x1acc5d3761c7f6cdu);
+  EXPECT_EQ(datagen::HashWord(0xdeadbeef, 12345), 0x88aa55fee8c8222eu);
+  EXPECT_EQ(datagen::HashWord(0xffffffff, (1ull << 40) + 7), 0xd257f5858337d0a8u);
+  std::vector<uint32_t> words(16);
+  for (uint32_t i = 0; i < 16; ++i) words[i] = i;
+  EXPECT_EQ(ChecksumWords(words.data(), words.size()), 0x7e1b519395fb7b6eu);
+}
+
 // What the buffer hash must notice, on data like a run's (FillValue words): any one word changed
 // (the hash is a bijection of the word at each index, so this cannot fail for a sound scheme),
 // two different words swapped, a block moved by a few words, and a 1 KiB page's words replaced by
