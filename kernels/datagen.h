@@ -38,12 +38,13 @@ VMM_HD float FillValue(uint64_t seed, uint64_t index) {
 // schemes are not comparable, and `vmm-run diff` says so instead of comparing them.
 //   1 (reports before 2026-12-02, which do not name it): Mix64(Mix64(i) + word).
 //   2: Round(i * kIndexKey + word), Round being one xor-shift / multiply / xor-shift round
-//      (Jon Maiga's mx3 round: x ^= x >> 32, x *= C, x ^= x >> 29). One 64-bit multiplication
-//      per word instead of four, and i * kIndexKey is one addition from the previous index's: the
-//      GPU's hash was bound by its multiplications (a 4 GiB snapshot's one-pass copy + hash at 0.8
-//      of the raw copy, check_value at 1.4 TB/s). Each step of the round is a bijection, so for a
-//      fixed index the hash is a bijection of the word: any one changed word changes the buffer's
-//      hash. The odd multiplier spreads the index over all 64 bits.
+//      (Jon Maiga's mx3 round: x ^= x >> 32, x *= C, x ^= x >> 29). Two 64-bit multiplications
+//      per word instead of four, and the kernels take one index key for four words (i * kIndexKey
+//      is one addition from the previous index's), about 1.25 a word: the GPU's hash was bound by
+//      its multiplications (a 4 GiB snapshot's one-pass copy + hash at 0.8 of the raw copy,
+//      check_value at 1.4 TB/s). Each step of the round is a bijection, so for a fixed index the
+//      hash is a bijection of the word: any one changed word changes the buffer's hash. The odd
+//      multiplier spreads the index over all 64 bits.
 inline constexpr int kHashScheme = 2;
 inline constexpr uint64_t kIndexKey = 0xd1b54a32d192ed03ull;         // odd
 inline constexpr uint64_t kRoundMultiplier = 0xbea225f9eb34556dull;  // odd (mx3's)

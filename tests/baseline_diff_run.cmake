@@ -68,3 +68,8 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "vmm-run diff exited ${rc}: the host run differs from "
                       "reports/baselines/host (see docs/diffing.md, \"Refreshing a baseline\")")
 endif()
+# Baselines of another data hash scheme pass with their hashes unseen: record them again.
+if(out MATCHES "data_hash_scheme")
+  message(FATAL_ERROR "reports/baselines/host names another data hash scheme than this vmm-run: "
+                      "record the baselines again (-DREFRESH=ON, see the top of this file)")
+endif()

@@ -44,7 +44,32 @@ if(NOT rc EQUAL 0)
 endif()
 # The two sides' data hashes must be compared: baselines of different hash schemes (one side
 # recorded again after kernels/datagen.h changed, the other not) would pass with the hashes unseen.
-if(out MATCHES "data_hash_scheme")
-  message(FATAL_ERROR "the host baselines and the H200 reports name different data hash schemes: "
-                      "record both again with this vmm-run")
+# reports/baselines/h200/OLD_HASH_SCHEME names the H200 reports not recorded again yet (one name a
+# line, why in its comments); any other scenario whose two sides differ in scheme is an error, and
+# so is a listed one whose sides agree by now (take it off the list).
+set(old_scheme "")
+if(EXISTS ${gpu}/OLD_HASH_SCHEME)
+  file(STRINGS ${gpu}/OLD_HASH_SCHEME old_scheme REGEX "^[^#]")
+endif()
+string(REGEX MATCHALL "info +[^ \n]+ +[^ \n]+ +data_hash_scheme" scheme_rows "${out}")
+set(differing "")
+foreach(row IN LISTS scheme_rows)
+  string(REGEX REPLACE "info +([^ ]+) .*" "\\1" name "${row}")
+  list(APPEND differing ${name})
+  if(NOT name IN_LIST old_scheme)
+    message(FATAL_ERROR "'${name}': the host baseline and the H200 report name different data "
+                        "hash schemes: record both again with this vmm-run")
+  endif()
+endforeach()
+foreach(name IN LISTS old_scheme)
+  if(NOT name IN_LIST differing)
+    message(FATAL_ERROR "'${name}' is in ${gpu}/OLD_HASH_SCHEME but its reports agree on the "
+                        "scheme: take it off the list")
+  endif()
+endforeach()
+# A scenario the host ran and the H200 report skipped (a report made on a machine that lacked
+# what it requires) compares nothing: record it where it runs, or list it in PENDING.
+string(REGEX MATCHALL "skipped +[^ \n]+ +- +result +(pass|fail) +skipped" gpu_skipped "${out}")
+if(gpu_skipped)
+  message(FATAL_ERROR "H200 reports that skipped what the host ran: ${gpu_skipped}")
 endif()

@@ -14,11 +14,15 @@
 
 namespace {
 
-using vmm::datagen::HashWord;
+using vmm::datagen::HashKeyed;
+using vmm::datagen::kIndexKey;
 using vmm::kernels::detail::kBlockThreads;
 
+// As kernels/checksum.cu hashes four words: one index key for the four.
 __device__ __forceinline__ unsigned long long Hash4(uint4 w, uint64_t i) {
-  return HashWord(w.x, i) + HashWord(w.y, i + 1) + HashWord(w.z, i + 2) + HashWord(w.w, i + 3);
+  const uint64_t key = vmm::datagen::IndexKey(i);
+  return HashKeyed(w.x, key) + HashKeyed(w.y, key + kIndexKey) +
+         HashKeyed(w.z, key + 2 * kIndexKey) + HashKeyed(w.w, key + 3 * kIndexKey);
 }
 
 // Aligned buffers, a count of whole vectors: the loop of kernels/checksum.cu with its knobs.

@@ -265,7 +265,7 @@ class ScenarioDiff {
           verdicts + " (expected " + nc.expected + ", got " + nc.actual + ")");
     } else if (bc.verdict == Verdict::kFail && bc.mismatch_count != nc.mismatch_count) {
       // Both failed: more or fewer wrong elements. (Passing counts, e.g. of `expect: different`,
-      // change only with the data, which the hashes already compare.)
+      // change only with the data, which the hashes already compare, within one hash scheme.)
       const bool fewer = nc.mismatch_count < bc.mismatch_count;
       Row(fewer ? RowKind::kImprovement : RowKind::kRegression, display, "mismatch_count",
           std::to_string(bc.mismatch_count), std::to_string(nc.mismatch_count),
@@ -283,15 +283,17 @@ class ScenarioDiff {
             " in NEW");
   }
 
+  // Data hashes of two schemes (compare_hashes_ false) are only checked for presence; a graph's
+  // structure_hash does not depend on the scheme and is always compared.
   void CompareHashes(const StepRecord& b, const StepRecord& n, const std::string& display) {
-    if (!compare_hashes_) return;
     for (const auto& [key, value] : b.details) {
       if (!IsDataHashKey(key)) continue;
       const Scalar* other = FindDetail(n.details, key);
       if (other == nullptr) {
         Row(RowKind::kRegression, display, key, ScalarText(value), std::nullopt,
             "data hash '" + key + "' is missing in NEW");
-      } else if (ScalarText(*other) != ScalarText(value)) {
+      } else if ((compare_hashes_ || IsStructureHashKey(key)) &&
+                 ScalarText(*other) != ScalarText(value)) {
         Row(RowKind::kRegression, display, key, ScalarText(value), ScalarText(*other),
             "data hash '" + key + "' changed: the step saw or produced different data");
       }

@@ -202,20 +202,46 @@ TEST(DiffTest, ChangedOrMissingHash) {
                   "is new"});
 }
 
-// Hashes of two schemes (kernels/datagen.h) are not compared: one info row says so. A report
-// that names no scheme (before 1.3) is scheme 1; one scheme named on one side and implied on the
-// other compares as usual.
-TEST(DiffTest, HashesOfAnotherSchemeAreNotCompared) {
-  Report old_scheme = SampleReport();  // names none: scheme 1
+// Data hashes of two schemes (kernels/datagen.h) are not compared: one info row says so, and
+// everything else still is: a verdict, a graph's structure_hash (no data hash), a data hash gone
+// missing. A report that names no scheme (before 1.3) is scheme 1; one scheme named on one side
+// and implied on the other compares as usual.
+TEST(DiffTest, DataHashesOfAnotherSchemeAreNotComparedTheRestIs) {
+  auto with_structure = [](std::string hash) {
+    Report r = SampleReport();
+    At(r, "capture #2").details.push_back({"structure_hash", std::move(hash)});
+    return r;
+  };
+  Report old_scheme = with_structure("0xaa");  // names no scheme: 1
   At(old_scheme, "replay computes A·B").details[0].second = std::string("0x1");
-  Report now = SampleReport();
+  Report now = with_structure("0xbb");
   now.data_hash_scheme = 2;
+  StepRecord& a = At(now, "A kept its address");
+  a.status = StepStatus::kFailed;
+  a.check->actual = "different";
+  a.check->verdict = Verdict::kFail;
   EXPECT_EQ(Rows(Diff(old_scheme, now)),
-            Lines{"info||data_hash_scheme|1|2|the data hashes were computed differently "
-                  "(kernels/datagen.h) and are not compared: record the baseline again with this "
-                  "vmm-run to compare them"});
+            (Lines{"info||data_hash_scheme|1|2|the data hashes were computed differently "
+                   "(kernels/datagen.h) and are not compared: record the baseline again with "
+                   "this vmm-run to compare them",
+                   "regression|capture #2|structure_hash|0xaa|0xbb|data hash 'structure_hash' "
+                   "changed: the step saw or produced different data",
+                   "regression|A kept its address|actual|same|different|address relation same → "
+                   "different (verdict pass → fail)"}));
+  Report gone = with_structure("0xaa");
+  gone.data_hash_scheme = 2;
+  StepRecord& r = At(gone, "replay computes A·B");
+  r.details.erase(r.details.begin());
+  EXPECT_EQ(Rows(Diff(old_scheme, gone)),
+            (Lines{"info||data_hash_scheme|1|2|the data hashes were computed differently "
+                   "(kernels/datagen.h) and are not compared: record the baseline again with "
+                   "this vmm-run to compare them",
+                   "regression|replay computes A·B|c_hash|0x1|<none>|data hash 'c_hash' is "
+                   "missing in NEW"}));
   Report named_one = SampleReport();
   named_one.data_hash_scheme = 1;
+  At(old_scheme, "capture #2").details.clear();
+  EXPECT_EQ(Rows(Diff(SampleReport(), named_one)), Lines{});
   EXPECT_EQ(Rows(Diff(old_scheme, named_one)),
             Lines{"regression|replay computes A·B|c_hash|0x1|0x9e3779b97f4a7c15|data hash 'c_hash' "
                   "changed: the step saw or produced different data"});

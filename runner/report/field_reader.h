@@ -6,6 +6,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -113,8 +114,14 @@ class FieldReader {
     const Json* j = Member(obj, ptr, key, true);
     if (j == nullptr) return;
     bool in_range = false;
-    if (j->is_number_unsigned()) {
-      in_range = j->get<uint64_t>() <= static_cast<uint64_t>(hi);
+    if (j->is_number_unsigned()) {  // JSON's non-negative integers: both bounds apply
+      const uint64_t v = j->get<uint64_t>();
+      if constexpr (std::is_signed_v<T>) {
+        in_range = hi >= 0 && (lo <= 0 || v >= static_cast<uint64_t>(lo)) &&
+                   v <= static_cast<uint64_t>(hi);
+      } else {
+        in_range = v >= lo && v <= hi;
+      }
     } else if (j->is_number_integer()) {
       const int64_t v = j->get<int64_t>();
       in_range = v >= static_cast<int64_t>(lo) &&

@@ -166,6 +166,29 @@ TEST(ReportIoTest, VarsAndSweepPointAreOptionalAndRoundTrip) {
   EXPECT_EQ(ReportToJson(*back), text);
 }
 
+// data_hash_scheme (1.3): absent in older reports (read back as 0, scheme 1), written when set,
+// kept through a round trip, and refused outside 1..1000.
+TEST(ReportIoTest, TheDataHashSchemeIsOptionalAndRoundTrips) {
+  Report r = SampleReport();
+  EXPECT_EQ(ReportToJson(r).find("\"data_hash_scheme\""), std::string::npos);
+  StatusOr<Report> old = ParseReportJson(ReportToJson(r), "old.json");
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_EQ(old->data_hash_scheme, 0);
+  EXPECT_EQ(DataHashScheme(old->data_hash_scheme), 1);
+  r.data_hash_scheme = 2;
+  const std::string text = ReportToJson(r);
+  EXPECT_NE(text.find("  \"granularity_bytes\": \"2097152\",\n  \"data_hash_scheme\": 2,\n"),
+            std::string::npos)
+      << text;
+  StatusOr<Report> back = ParseReportJson(text, "v.json");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->data_hash_scheme, 2);
+  EXPECT_EQ(ReportToJson(*back), text);
+  std::string zero = text;
+  zero.replace(zero.find("\"data_hash_scheme\": 2"), 21, "\"data_hash_scheme\": 0");
+  EXPECT_FALSE(ParseReportJson(zero, "zero.json").ok());
+}
+
 TEST(ReportIoTest, DevicesAreOptionalRoundTripAndValidate) {
   Report r = SampleReport();
   EXPECT_EQ(ReportToJson(r).find("\"devices\""), std::string::npos);

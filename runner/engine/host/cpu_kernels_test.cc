@@ -109,6 +109,15 @@ TEST(CpuKernels, TheHashIsSchemeTwo) {
   std::vector<uint32_t> words(16);
   for (uint32_t i = 0; i < 16; ++i) words[i] = i;
   EXPECT_EQ(ChecksumWords(words.data(), words.size()), 0x7e1b519395fb7b6eu);
+  // The kernels hash four words from one index key (kernels/checksum.cu, compare.cu), also where
+  // the index wraps: key + n * kIndexKey is IndexKey(i + n).
+  for (uint64_t i : std::initializer_list<uint64_t>{0, 12345, (1ull << 40) + 7, ~0ull - 2, ~0ull}) {
+    const uint64_t key = datagen::IndexKey(i);
+    for (uint64_t n = 0; n < 4; ++n)
+      EXPECT_EQ(datagen::HashKeyed(0xdeadbeef, key + n * datagen::kIndexKey),
+                datagen::HashWord(0xdeadbeef, i + n))
+          << i << " + " << n;
+  }
 }
 
 // What the buffer hash must notice, on data like a run's (FillValue words): any one word changed
@@ -127,7 +136,7 @@ TEST(CpuKernels, TheBufferHashSeesChangedSwappedAndMovedWords) {
     const size_t i = r % kWords, j = (r >> 20) % kWords;
     switch (c % 4) {
       case 0:
-        w[i] ^= 1u << (r >> 58);
+        w[i] ^= 1u << (r >> 59);
         break;  // one bit of one word
       case 1:   // two different words swapped
         if (w[i] == w[j]) continue;
