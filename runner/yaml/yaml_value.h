@@ -6,6 +6,7 @@
 // immutable after loading and safe to read from several threads.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -26,14 +27,15 @@ struct YamlOrigin {
 };
 
 struct YamlValue {
-  enum class Kind { kNull, kScalar, kSequence, kMap };
+  enum class Kind : uint8_t { kNull, kScalar, kSequence, kMap };
 
+  // The small members first, packed (a loop's expansion makes hundreds of thousands of values).
   Kind kind = Kind::kNull;
-  std::string scalar;   // kScalar: the text as written (quotes removed)
   bool quoted = false;  // kScalar: written in quotes (always a string, never a number or bool)
   int line = 0;         // 1-based; 0 = unknown
   int column = 0;       // 1-based
   const YamlOrigin* origin = nullptr;  // nullptr: written once, in the document's own file
+  std::string scalar;                  // kScalar: the text as written (quotes removed)
   std::vector<YamlValue> items;        // kSequence
   std::vector<YamlMember> members;  // kMap, in file order; duplicates are kept (the loader reports
                                     // them) and lookups return the first
