@@ -13,7 +13,7 @@ namespace {
 using report::CheckRecord;
 using report::Details;
 using report::FoldRecord;
-using report::IsDataHashKey;
+using report::IsHashKey;
 using report::Scalar;
 using report::ScalarText;
 using report::StepRecord;
@@ -45,7 +45,7 @@ Details FoldDetails(const std::vector<const StepRecord*>& members, Details StepR
     }
     if (same) {
       out.emplace_back(key, first);
-    } else if (what == "details" && IsDataHashKey(key)) {
+    } else if (what == "details" && IsHashKey(key)) {
       out.emplace_back(key, "0x" + Sha256Hex(sequence).substr(0, 16));  // as graph structure hashes
     } else {
       varying->push_back(what + "." + key);

@@ -283,23 +283,23 @@ class ScenarioDiff {
             " in NEW");
   }
 
-  // Data hashes of two schemes (compare_hashes_ false) are only checked for presence; a graph's
-  // structure_hash does not depend on the scheme and is always compared.
+  // Data hashes of two schemes (compare_hashes_ false) are only checked for presence; the other
+  // hashes (a graph's structure_hash) do not depend on the scheme and are always compared.
   void CompareHashes(const StepRecord& b, const StepRecord& n, const std::string& display) {
     for (const auto& [key, value] : b.details) {
-      if (!IsDataHashKey(key)) continue;
+      if (!IsHashKey(key)) continue;
       const Scalar* other = FindDetail(n.details, key);
       if (other == nullptr) {
         Row(RowKind::kRegression, display, key, ScalarText(value), std::nullopt,
             "data hash '" + key + "' is missing in NEW");
-      } else if ((compare_hashes_ || IsStructureHashKey(key)) &&
+      } else if ((compare_hashes_ || !IsDataHashKey(key)) &&
                  ScalarText(*other) != ScalarText(value)) {
         Row(RowKind::kRegression, display, key, ScalarText(value), ScalarText(*other),
             "data hash '" + key + "' changed: the step saw or produced different data");
       }
     }
     for (const auto& [key, value] : n.details) {
-      if (IsDataHashKey(key) && FindDetail(b.details, key) == nullptr) {
+      if (IsHashKey(key) && FindDetail(b.details, key) == nullptr) {
         Row(RowKind::kInfo, display, key, std::nullopt, ScalarText(value),
             "data hash '" + key + "' is new");
       }

@@ -33,11 +33,13 @@ const Scalar* FindDetail(const Details& details, std::string_view key);
 // A scalar as people and comparisons read it: true/false, decimal integers, the shortest text that
 // round-trips a double, strings as they are.
 std::string ScalarText(const Scalar& v);
-// Detail keys ending in "_hash" are hashes: stable, compared exactly by `vmm-run diff`. All but
-// a capture's `structure_hash` (of its graph's nodes as text) are data hashes, computed as the
-// report's data_hash_scheme says.
-bool IsDataHashKey(const std::string& key);
-inline bool IsStructureHashKey(const std::string& key) { return key == "structure_hash"; }
+// Detail keys ending in "_hash" are hashes: stable, compared exactly by `vmm-run diff`.
+bool IsHashKey(const std::string& key);
+// The hashes of data, computed as the report's data_hash_scheme says: every hash key but a
+// capture's `structure_hash` (of its graph's nodes as text).
+inline bool IsDataHashKey(const std::string& key) {
+  return IsHashKey(key) && key != "structure_hash";
+}
 // The scheme of a report's data hashes: its data_hash_scheme, or 1 when it names none.
 inline int DataHashScheme(int named) { return named != 0 ? named : 1; }
 

@@ -41,7 +41,7 @@ const Scalar* FindDetail(const Details& details, std::string_view key) {
   return nullptr;
 }
 
-bool IsDataHashKey(const std::string& key) {
+bool IsHashKey(const std::string& key) {
   constexpr std::string_view kSuffix = "_hash";
   return key.size() >= kSuffix.size() &&
          key.compare(key.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0;
