@@ -1,0 +1,41 @@
+// A scenario's plan replayed straight to the CUDA driver, the runtime and vmm-run's kernels, with
+// no runner and no engine in between: the reference a whole run is held to (issue 32 item 5,
+// bench/replay_bench.cc).
+//
+// Each top-level step becomes the calls the CUDA engine makes for it, in the same order, with the
+// same sizes, on one stream of the current device's primary context:
+//   - reserve, free, create, release, map, set_access, unmap: the cuMem* call itself (an unmap or
+//     release first waits for the stream when asynchronous work is in flight, as the engine does);
+//   - fill, matmul, memset: the launch, then a wait for it (the run times every launch);
+//   - snapshot: the destination's allocation, the copy with its hash, the hash read back;
+//   - check_equal, check_value, check_matmul: the engine's check kernels on scratch memory
+//     allocated before the replay, the state read back (and check_matmul's three buffer hashes);
+//   - capture (of fill, matmul and memset steps), instantiate, replay, update, destroy_graph,
+//     destroy_exec, synchronize: the graph calls themselves (a replay waits for its graph).
+// What the runner does around the calls (planning, records, verdicts, reading a captured graph
+// back to report it) is absent by design. A step of any other op is not replayed: it is counted
+// under `skipped`, and the caller says so beside its figures. Steps in isolate blocks, threads
+// groups and repeat > 1 are skipped the same way.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "runner/plan/plan.h"
+
+namespace vmm::bench {
+
+struct ReplayCosts {
+  double total_us = 0;  // the replayed steps' time, summed (the loop between them is not counted)
+  std::map<std::string, double> us;    // by op name: the replayed steps' time
+  std::map<std::string, int> steps;    // by op name: how many were replayed
+  std::map<std::string, int> skipped;  // by op name: steps not replayed
+  std::string error;                   // the first failed call ("" when none failed)
+};
+
+// Replays `plan` on the calling thread's current device (the primary context the CUDA engine
+// uses). Every object it makes is destroyed before it returns, the time of the destruction of
+// what the plan left alive excluded (the run's own teardown is outside its duration too).
+ReplayCosts ReplayRaw(const Plan& plan);
+
+}  // namespace vmm::bench

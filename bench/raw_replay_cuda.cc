@@ -1,0 +1,401 @@
+// ReplayRaw (raw_replay.h): each op's raw calls, mirroring runner/engine/cuda's calls for it.
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "bench/raw_replay.h"
+#include "kernels/check_kernels.h"
+#include "kernels/kernels.h"
+#include "kernels/matmul_bound.h"
+#include "runner/base/stopwatch.h"
+#include "runner/engine/cuda/driver_api.h"
+#include "runner/engine/cuda/vmm_handles.h"
+#include "runner/vocab/op.h"
+
+namespace vmm::bench {
+namespace {
+
+// The engine's check state (runner/engine/cuda/cuda_engine_data.cc), read back in one copy.
+struct CheckState {
+  kernels::ScanTotals totals;
+  unsigned long long bad_rows;
+  kernels::PickedChunks picked;
+  union {
+    kernels::WordReport words;
+    kernels::MatmulReport matmul;
+  } report;
+};
+constexpr size_t kZeroedBytes = offsetof(CheckState, picked);
+
+// One replay: the objects the plan's slots name, and scratch memory made before the clock starts.
+class Replayer {
+ public:
+  Replayer(const Plan& plan, const cuda::DriverApi& api, int ordinal)
+      : plan_(plan), api_(api), prop_(cuda::DeviceAllocationProp(ordinal)) {
+    va_.assign(plan.buffers.size(), 0);
+    last_va_.assign(plan.buffers.size(), 0);
+    handles_.assign(plan.allocs.size(), 0);
+    graphs_.assign(plan.graphs.size(), nullptr);
+    execs_.assign(plan.execs.size(), nullptr);
+    snapshots_.assign(plan.snapshots.size(), nullptr);
+  }
+
+  // Scratch for the checks, sized for the plan's largest buffer; false on a failed allocation.
+  bool Prepare(std::string* error) {
+    uint64_t words = 1, chunks = 1, freivalds = 1;
+    for (const PlanBuffer& b : plan_.buffers) words = std::max(words, b.elements);
+    for (const PlanStep& s : plan_.steps) {
+      if (s.op != Op::kCheckMatmul) continue;
+      chunks = std::max(chunks, kernels::MatmulChunkCount(s.m, s.n));
+      freivalds = std::max<uint64_t>(freivalds, (2ull * s.n + 3ull * s.k) * sizeof(double) + s.m);
+    }
+    chunks = std::max(chunks, kernels::WordChunkCount(words));
+    int sms = 1;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    sm_count_ = static_cast<uint32_t>(sms);
+    return Ok(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream", error) &&
+           Ok(cudaMalloc(reinterpret_cast<void**>(&hash_), sizeof(uint64_t)), "hash scratch",
+              error) &&
+           Ok(cudaMalloc(reinterpret_cast<void**>(&counts_), chunks * sizeof(uint32_t)),
+              "counts scratch", error) &&
+           Ok(cudaMalloc(reinterpret_cast<void**>(&state_), sizeof(CheckState)), "check scratch",
+              error) &&
+           Ok(cudaMalloc(&freivalds_, freivalds), "freivalds scratch", error) &&
+           Ok(cudaHostAlloc(&readback_, sizeof(CheckState), 0), "readback", error);
+  }
+
+  ~Replayer() {
+    cudaStreamSynchronize(stream_);
+    for (cudaGraphExec_t e : execs_)
+      if (e != nullptr) cudaGraphExecDestroy(e);
+    for (cudaGraph_t g : graphs_)
+      if (g != nullptr) cudaGraphDestroy(g);
+    for (void* s : snapshots_) cudaFree(s);
+    for (size_t i = 0; i < va_.size(); ++i)
+      if (va_[i] != 0 && plan_.buffers[i].base < 0) {
+        api_.cuMemUnmap(va_[i], plan_.buffers[i].reservation_size);  // may map nothing
+        api_.cuMemAddressFree(va_[i], plan_.buffers[i].reservation_size);
+      }
+    for (CUmemGenericAllocationHandle h : handles_)
+      if (h != 0) api_.cuMemRelease(h);
+    cudaFree(hash_);
+    cudaFree(counts_);
+    cudaFree(state_);
+    cudaFree(freivalds_);
+    cudaFreeHost(readback_);
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  }
+
+  // The op's raw calls, or false with `error` set; *replayed false when the op has none here.
+  bool Step(const PlanStep& s, bool* replayed, std::string* error) {
+    *replayed = true;
+    const std::string what = std::string(OpName(s.op)) + " '" + s.label + "'";
+    auto cu = [&](CUresult r) { return CuOk(r, what, error); };
+    auto rt = [&](cudaError_t r) { return Ok(r, what.c_str(), error); };
+    switch (s.op) {
+      case Op::kReserve: {
+        CUdeviceptr hint = s.offset;
+        if (s.other >= 0) hint += last_va_[s.other];
+        CUdeviceptr va = 0;
+        if (!cu(api_.cuMemAddressReserve(&va, s.size, s.alignment, hint, 0))) return false;
+        va_[s.buffer] = last_va_[s.buffer] = va;
+        return true;
+      }
+      case Op::kFree: {
+        const bool ok = cu(api_.cuMemAddressFree(va_[s.buffer], s.size));
+        va_[s.buffer] = 0;
+        return ok;
+      }
+      case Op::kCreate: {
+        const AllocSpec& spec = plan_.alloc_specs[s.alloc];
+        if (spec.read_back || spec.props.location != MemLocation::kDevice || s.device != 0)
+          return Skip(replayed);
+        return cu(api_.cuMemCreate(&handles_[s.alloc], s.size, &prop_, 0));
+      }
+      case Op::kRelease: {
+        if (s.wait && !WaitIfBusy(what, error)) return false;
+        const bool ok = cu(api_.cuMemRelease(handles_[s.alloc]));
+        handles_[s.alloc] = 0;
+        return ok;
+      }
+      case Op::kMap:
+        return cu(
+            api_.cuMemMap(va_[s.buffer] + s.offset, s.size, s.alloc_offset, handles_[s.alloc], 0));
+      case Op::kSetAccess: {
+        if (s.device_access != 0 && s.device_access != PackAccess(0, 0, s.access))
+          return Skip(replayed);  // several devices
+        CUmemAccessDesc desc{};
+        desc.location = prop_.location;
+        desc.flags = s.access == Access::kReadWrite ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+                     : s.access == Access::kRead    ? CU_MEM_ACCESS_FLAGS_PROT_READ
+                                                    : CU_MEM_ACCESS_FLAGS_PROT_NONE;
+        if (s.wait && !WaitIfBusy(what, error)) return false;
+        return cu(api_.cuMemSetAccess(va_[s.buffer] + s.offset, s.size, &desc, 1));
+      }
+      case Op::kUnmap:
+        if (s.wait && !WaitIfBusy(what, error)) return false;
+        return cu(api_.cuMemUnmap(va_[s.buffer] + s.offset, s.size));
+      case Op::kFill:
+      case Op::kMatmul:
+        if (!Launch(s, what, error)) return false;
+        if (s.async) {
+          busy_ = true;
+          return true;
+        }
+        return rt(cudaStreamSynchronize(stream_));
+      case Op::kSnapshot: {
+        const PlanBuffer& b = plan_.buffers[s.buffer];
+        if (s.place != DataPlace::kDevice) return Skip(replayed);
+        void*& dst = snapshots_[s.snapshot];
+        if (dst != nullptr) cudaFree(dst);
+        dst = nullptr;
+        return rt(cudaMalloc(&dst, b.bytes)) &&
+               rt(static_cast<cudaError_t>(kernels::LaunchCopyChecksum(
+                   Words(s.buffer), static_cast<uint32_t*>(dst), b.elements, hash_, stream_))) &&
+               ReadHash(what, error);
+      }
+      case Op::kCheckEqual: {
+        const PlanBuffer& b = plan_.buffers[s.buffer];
+        const uint32_t* other = nullptr;
+        if (s.snapshot >= 0) {
+          if (plan_.snapshot_places[s.snapshot] != DataPlace::kDevice) return Skip(replayed);
+          other = static_cast<const uint32_t*>(snapshots_[s.snapshot]);
+        } else {
+          other = Words(s.other);
+        }
+        return WordCheck(Words(s.buffer), other, 0, b.elements, s.snapshot < 0, what, error);
+      }
+      case Op::kCheckValue:
+        return WordCheck(Words(s.buffer), nullptr, s.pattern, plan_.buffers[s.buffer].elements,
+                         true, what, error);
+      case Op::kCheckMatmul:
+        if (s.verify_host) return Skip(replayed);
+        return MatmulCheck(s, what, error);
+      case Op::kCheckAddress:
+        return true;  // the runner compares addresses it already holds: no call
+      case Op::kCapture: {
+        for (const PlanStep& inner : s.body)
+          if (inner.op != Op::kFill && inner.op != Op::kMatmul) return Skip(replayed);
+        if (!rt(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal))) return false;
+        for (const PlanStep& inner : s.body)
+          if (!Launch(inner, what, error)) {
+            cudaGraph_t dropped = nullptr;
+            cudaStreamEndCapture(stream_, &dropped);
+            if (dropped != nullptr) cudaGraphDestroy(dropped);
+            return false;
+          }
+        if (graphs_[s.graph] != nullptr) cudaGraphDestroy(graphs_[s.graph]);
+        graphs_[s.graph] = nullptr;
+        return rt(cudaStreamEndCapture(stream_, &graphs_[s.graph]));
+      }
+      case Op::kInstantiate: {
+        if (s.upload || s.auto_free_on_launch || s.device_launch) return Skip(replayed);
+        if (execs_[s.exec] != nullptr) cudaGraphExecDestroy(execs_[s.exec]);
+        execs_[s.exec] = nullptr;
+        return rt(cudaGraphInstantiate(&execs_[s.exec], graphs_[s.graph], 0));
+      }
+      case Op::kReplay:
+        return rt(cudaGraphLaunch(execs_[s.exec], stream_)) && rt(cudaStreamSynchronize(stream_));
+      case Op::kUpdate: {
+        cudaGraphExecUpdateResultInfo info{};
+        const cudaError_t r = cudaGraphExecUpdate(execs_[s.exec], graphs_[s.graph], &info);
+        if (r != cudaSuccess) cudaGetLastError();  // a refused update is an outcome, not a failure
+        return true;
+      }
+      case Op::kDestroyGraph: {
+        const bool ok = rt(cudaGraphDestroy(graphs_[s.graph]));
+        graphs_[s.graph] = nullptr;
+        return ok;
+      }
+      case Op::kDestroyExec: {
+        const bool ok = rt(cudaGraphExecDestroy(execs_[s.exec]));
+        execs_[s.exec] = nullptr;
+        return ok;
+      }
+      case Op::kSynchronize:
+        busy_ = false;
+        return rt(cudaStreamSynchronize(stream_));
+      default:
+        return Skip(replayed);
+    }
+  }
+
+ private:
+  static bool Skip(bool* replayed) {
+    *replayed = false;
+    return true;
+  }
+  static bool Ok(cudaError_t r, const char* what, std::string* error) {
+    if (r == cudaSuccess) return true;
+    *error = std::string(what) + ": " + cudaGetErrorName(r);
+    return false;
+  }
+  bool CuOk(CUresult r, const std::string& what, std::string* error) const {
+    if (r == CUDA_SUCCESS) return true;
+    const char* name = nullptr;
+    api_.cuGetErrorName(r, &name);
+    *error = what + ": " + (name != nullptr ? name : "CUresult " + std::to_string(r));
+    return false;
+  }
+
+  // The first element of buffer or view `slot` (runner/exec/run_state.h's DataVa).
+  CUdeviceptr DataVa(int slot) const {
+    const PlanBuffer& b = plan_.buffers[slot];
+    return b.base >= 0 ? va_[b.base] + b.offset : va_[slot];
+  }
+  const uint32_t* Words(int slot) const {
+    return reinterpret_cast<const uint32_t*>(static_cast<uintptr_t>(DataVa(slot)));
+  }
+  float* Floats(int slot) const {
+    return reinterpret_cast<float*>(static_cast<uintptr_t>(DataVa(slot)));
+  }
+
+  bool WaitIfBusy(const std::string& what, std::string* error) {
+    if (!busy_) return true;
+    busy_ = false;
+    return Ok(cudaStreamSynchronize(stream_), what.c_str(), error);
+  }
+
+  // A fill or matmul launched on the stream (recorded, while it captures).
+  bool Launch(const PlanStep& s, const std::string& what, std::string* error) {
+    int r = 0;
+    if (s.op == Op::kFill) {
+      r = kernels::LaunchFill(Floats(s.buffer), plan_.buffers[s.buffer].elements, s.seed, stream_);
+    } else {
+      r = kernels::LaunchMatmul(Floats(s.a), Floats(s.b), Floats(s.c), s.m, s.n, s.k, stream_);
+    }
+    return Ok(static_cast<cudaError_t>(r), what.c_str(), error);
+  }
+
+  bool ReadHash(const std::string& what, std::string* error) {
+    return Ok(cudaMemcpyAsync(readback_, hash_, sizeof(uint64_t), cudaMemcpyDeviceToHost, stream_),
+              what.c_str(), error) &&
+           Ok(cudaStreamSynchronize(stream_), what.c_str(), error);
+  }
+
+  bool Checksum(const uint32_t* words, uint64_t count, const std::string& what,
+                std::string* error) {
+    return Ok(static_cast<cudaError_t>(kernels::LaunchChecksum(words, count, hash_, stream_)),
+              what.c_str(), error) &&
+           ReadHash(what, error);
+  }
+
+  // The engine's RunWordCheck: count, pick, collect, one copy back, a wait.
+  bool WordCheck(const uint32_t* a, const uint32_t* b, uint32_t pattern, uint64_t count,
+                 bool hash_a, const std::string& what, std::string* error) {
+    const char* w = what.c_str();
+    const uint32_t blocks = sm_count_ * 2;
+    const uint64_t chunks = kernels::WordChunkCount(count);
+    constexpr uint32_t kMax = kernels::kMaxCheckReport;
+    auto ok = [&](int r) { return Ok(static_cast<cudaError_t>(r), w, error); };
+    return ok(cudaMemsetAsync(state_, 0, kZeroedBytes, stream_)) &&
+           ok(b != nullptr ? kernels::LaunchCompareCount(a, b, count, 0, hash_a, counts_,
+                                                         &state_->totals, blocks, stream_)
+                           : kernels::LaunchValueCount(a, pattern, count, 0, counts_,
+                                                       &state_->totals, blocks, stream_)) &&
+           ok(kernels::LaunchPickChunks(counts_, chunks, &state_->totals, kMax, &state_->picked,
+                                        stream_)) &&
+           ok(b != nullptr ? kernels::LaunchCompareCollect(a, b, count, 0, &state_->picked, kMax,
+                                                           &state_->report.words, stream_)
+                           : kernels::LaunchValueCollect(a, pattern, count, 0, &state_->picked,
+                                                         kMax, &state_->report.words, stream_)) &&
+           ok(cudaMemcpyAsync(readback_, state_, sizeof(CheckState), cudaMemcpyDeviceToHost,
+                              stream_)) &&
+           ok(cudaStreamSynchronize(stream_));
+  }
+
+  // The engine's CheckMatmul (Freivalds' pass first when the product is large), then the
+  // runner's three hashes of A, B and C.
+  bool MatmulCheck(const PlanStep& s, const std::string& what, std::string* error) {
+    const char* w = what.c_str();
+    auto ok = [&](int r) { return Ok(static_cast<cudaError_t>(r), w, error); };
+    const float *a = Floats(s.a), *b = Floats(s.b), *c = Floats(s.c);
+    const double factor = matmul_bound::BoundFactor(s.k);
+    const uint64_t chunks = kernels::MatmulChunkCount(s.m, s.n);
+    constexpr uint32_t kMax = kernels::kMaxCheckReport;
+    const bool freivalds = uint64_t{s.m} * s.n * s.k > matmul_bound::kFullReferenceLimit;
+    if (!ok(cudaMemsetAsync(state_, 0, kZeroedBytes, stream_))) return false;
+    uint8_t* row_bad = nullptr;
+    if (freivalds) {
+      auto* r = static_cast<double*>(freivalds_);
+      double* br = r + 2ull * s.n;
+      double* babs = br + 2ull * s.k;
+      row_bad = reinterpret_cast<uint8_t*>(babs + s.k);
+      if (!ok(kernels::LaunchFreivalds(a, b, c, s.m, s.n, s.k, factor, r, br, babs, row_bad,
+                                       &state_->bad_rows, sm_count_ * 2, stream_)))
+        return false;
+    }
+    return ok(kernels::LaunchMatmulRefCount(a, b, c, s.m, s.n, s.k, factor, row_bad, counts_,
+                                            &state_->totals, sm_count_ * 8, stream_)) &&
+           ok(kernels::LaunchPickChunks(counts_, chunks, &state_->totals, kMax, &state_->picked,
+                                        stream_)) &&
+           ok(kernels::LaunchMatmulCollect(a, b, c, s.n, s.k, factor, &state_->picked, kMax,
+                                           &state_->report.matmul, stream_)) &&
+           ok(cudaMemcpyAsync(readback_, state_, sizeof(CheckState), cudaMemcpyDeviceToHost,
+                              stream_)) &&
+           ok(cudaStreamSynchronize(stream_)) &&
+           Checksum(Words(s.a), uint64_t{s.m} * s.k, what, error) &&
+           Checksum(Words(s.b), uint64_t{s.k} * s.n, what, error) &&
+           Checksum(Words(s.c), uint64_t{s.m} * s.n, what, error);
+  }
+
+  const Plan& plan_;
+  const cuda::DriverApi& api_;
+  CUmemAllocationProp prop_;
+  uint32_t sm_count_ = 1;
+  cudaStream_t stream_ = nullptr;
+  bool busy_ = false;                 // asynchronous work may be in flight on the stream
+  std::vector<CUdeviceptr> va_;       // buffer slot -> its reservation now (0: none)
+  std::vector<CUdeviceptr> last_va_;  // buffer slot -> its last reservation (a reserve's hint)
+  std::vector<CUmemGenericAllocationHandle> handles_;
+  std::vector<cudaGraph_t> graphs_;
+  std::vector<cudaGraphExec_t> execs_;
+  std::vector<void*> snapshots_;
+  uint64_t* hash_ = nullptr;
+  uint32_t* counts_ = nullptr;
+  CheckState* state_ = nullptr;
+  void* freivalds_ = nullptr;
+  void* readback_ = nullptr;
+};
+
+}  // namespace
+
+ReplayCosts ReplayRaw(const Plan& plan) {
+  ReplayCosts costs;
+  StatusOr<cuda::DriverApi> api = cuda::LoadDriverApi();
+  int ordinal = 0;
+  if (!api.ok() || cudaGetDevice(&ordinal) != cudaSuccess) {
+    costs.error = api.ok() ? "no current device" : api.status().message();
+    return costs;
+  }
+  Replayer replayer(plan, *api, ordinal);
+  if (!replayer.Prepare(&costs.error)) return costs;
+  for (const PlanStep& step : plan.steps) {
+    if (step.repeat > 1 || step.expect_error != nullptr) {
+      ++costs.skipped[OpName(step.op)];
+      continue;
+    }
+    Stopwatch watch;
+    bool replayed = false;
+    const bool ok = replayer.Step(step, &replayed, &costs.error);
+    const double us = watch.ElapsedUs();
+    if (!ok) break;
+    if (!replayed) {
+      ++costs.skipped[OpName(step.op)];
+      continue;
+    }
+    costs.us[OpName(step.op)] += us;
+    ++costs.steps[OpName(step.op)];
+    costs.total_us += us;
+  }
+  return costs;
+}
+
+}  // namespace vmm::bench
