@@ -9,4 +9,9 @@ namespace vmm {
 // 0 when the system does not say. It only grows over the life of the process.
 uint64_t PeakRssBytes();
 
+// Gives the memory the heap holds free back to the system (glibc's malloc_trim; nothing
+// elsewhere). Called once a long scenario's parse tree and steps are freed, before its run: the
+// run's records then reuse those pages instead of adding to the peak.
+void ReturnFreeHeapMemory();
+
 }  // namespace vmm

@@ -12,7 +12,7 @@ namespace {
 using report::StepRecord;
 
 void AddFacts(const CheckpointFacts& facts, StepRecord& record) {
-  auto add_us = [&](const char* key, double us) {
+  auto add_us = [&](report::DetailKey key, double us) {
     if (us >= 0) record.details.emplace_back(key, us);
   };
   add_us("lock_us", facts.lock_us);

@@ -394,7 +394,7 @@ steps:
   ASSERT_EQ(out.summary.exit_code, 0) << (out.steps.empty() ? "" : out.steps.back().error);
   auto keys = [](const report::StepRecord& r) {
     std::vector<std::string> k;
-    for (const auto& [key, value] : r.details) k.push_back(key);
+    for (const auto& [key, value] : r.details) k.push_back(key.str());
     return k;
   };
   EXPECT_EQ(keys(out.steps[0]), std::vector<std::string>{"size_bytes"});

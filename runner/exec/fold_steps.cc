@@ -29,9 +29,10 @@ bool Foldable(const StepRecord& r) {
 // The folded form of one field list (`what` is "details", "addresses" or "targets"): the first
 // member's keys, each kept when every member has the same value; a varying "_hash" detail becomes
 // the hash of the members' values in order; anything else varying is dropped and named.
-Details FoldDetails(const std::vector<const StepRecord*>& members, Details StepRecord::*field,
-                    const std::string& what, std::vector<std::string>* varying) {
-  Details out;
+template <typename List>
+List FoldDetails(const std::vector<const StepRecord*>& members, List StepRecord::*field,
+                 const std::string& what, std::vector<std::string>* varying) {
+  List out;
   for (const auto& [key, first] : members.front()->*field) {
     const std::string first_text = ScalarText(first);
     bool same = true;

@@ -26,9 +26,9 @@ std::string LatencyText(const report::Details& details) {
   };
   std::string out;
   for (const report::Detail& d : details) {
-    const std::string& key = d.first;
-    if (key.size() < 7 || key.compare(key.size() - 7, 7, "_p50_us") != 0) continue;
-    const std::string op = key.substr(0, key.size() - 7);
+    const std::string_view key = d.first;
+    if (!key.ends_with("_p50_us")) continue;
+    const std::string op(key.substr(0, key.size() - 7));
     if (op == "signal" || op == "wait_for") continue;
     const report::Scalar* p99 = find(op + "_p99_us");
     const report::Scalar* n = find(op + "_n");

@@ -60,7 +60,7 @@ bool Equal(const report::Scalar& fact, const std::string& want) {
 // What to say about a fact the record lacks: the closest name it has, or all of them.
 std::string AbsentText(const StepRecord& record, const std::string& key) {
   std::vector<std::string> names = {"status", "wall_us"};
-  for (const report::Detail& d : record.details) names.push_back(d.first);
+  for (const report::Detail& d : record.details) names.push_back(d.first.str());
   const std::string close = SuggestName(key, names);
   if (!close.empty()) return "absent; did you mean '" + close + "'?";
   std::string list;

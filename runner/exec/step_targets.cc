@@ -9,12 +9,14 @@
 namespace vmm {
 namespace {
 
-void AddSlot(const char* role, int slot, const std::vector<std::string>& names,
-             report::Details* out) {
+using TargetList = std::vector<report::Detail>;
+
+void AddSlot(report::DetailKey role, int slot, const std::vector<std::string>& names,
+             TargetList* out) {
   if (slot >= 0 && static_cast<size_t>(slot) < names.size()) out->emplace_back(role, names[slot]);
 }
 
-void AddBuffer(const char* role, int slot, const Plan& plan, report::Details* out) {
+void AddBuffer(report::DetailKey role, int slot, const Plan& plan, TargetList* out) {
   if (slot >= 0 && static_cast<size_t>(slot) < plan.buffers.size())
     out->emplace_back(role, plan.buffers[slot].name);
 }
@@ -37,10 +39,10 @@ std::vector<const PlanStep*> RecordedChildren(const PlanStep& step) {
 void AddTargets(const Plan& plan, const std::vector<const PlanStep*>& steps,
                 std::vector<report::StepRecord>* records) {
   const size_t n = std::min(steps.size(), records->size());
+  TargetList t;  // built here, then moved into a list of exactly its size
   for (size_t i = 0; i < n; ++i) {
     const PlanStep& step = *steps[i];
     report::StepRecord& record = (*records)[i];
-    report::Details& t = record.targets;
     t.clear();
     AddBuffer("buffer", step.buffer, plan, &t);
     AddSlot("alloc", step.alloc, plan.allocs, &t);
@@ -59,6 +61,9 @@ void AddTargets(const Plan& plan, const std::vector<const PlanStep*>& steps,
       t.emplace_back("size_bytes", static_cast<int64_t>(step.size));
       if (step.op == Op::kSetAccess) t.emplace_back("access", std::string(AccessName(step.access)));
     }
+    record.targets.clear();
+    record.targets.reserve(t.size());
+    for (report::Detail& d : t) record.targets.push_back(std::move(d));
     if (!record.body.empty()) AddTargets(plan, RecordedChildren(step), &record.body);
   }
 }

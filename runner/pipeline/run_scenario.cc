@@ -5,6 +5,7 @@
 
 #include "runner/base/exit_code.h"
 #include "runner/base/format.h"
+#include "runner/base/process_memory.h"
 #include "runner/exec/fold_steps.h"
 #include "runner/exec/step_targets.h"
 #include "runner/isolate/child_block_runner.h"
@@ -102,6 +103,7 @@ PrepareOutcome PrepareRun(RunRequest request) {
     ForgetSource(&plan.steps);
     std::vector<Step>().swap(scenario->steps);
   }
+  ReturnFreeHeapMemory();  // the parse tree's and the steps' pages, before the records need pages
   PreparedRun run{
       std::move(request),  std::move(*scenario), std::move(plan), std::move(choice).value(), {},
       std::move(templates)};

@@ -290,17 +290,17 @@ class ScenarioDiff {
       if (!IsHashKey(key)) continue;
       const Scalar* other = FindDetail(n.details, key);
       if (other == nullptr) {
-        Row(RowKind::kRegression, display, key, ScalarText(value), std::nullopt,
+        Row(RowKind::kRegression, display, key.str(), ScalarText(value), std::nullopt,
             "data hash '" + key + "' is missing in NEW");
       } else if ((compare_hashes_ || !IsDataHashKey(key)) &&
                  ScalarText(*other) != ScalarText(value)) {
-        Row(RowKind::kRegression, display, key, ScalarText(value), ScalarText(*other),
+        Row(RowKind::kRegression, display, key.str(), ScalarText(value), ScalarText(*other),
             "data hash '" + key + "' changed: the step saw or produced different data");
       }
     }
     for (const auto& [key, value] : n.details) {
       if (IsHashKey(key) && FindDetail(b.details, key) == nullptr) {
-        Row(RowKind::kInfo, display, key, std::nullopt, ScalarText(value),
+        Row(RowKind::kInfo, display, key.str(), std::nullopt, ScalarText(value),
             "data hash '" + key + "' is new");
       }
     }

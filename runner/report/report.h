@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,6 +18,8 @@
 #include <vector>
 
 #include "runner/base/boxed.h"
+#include "runner/base/small_vector.h"
+#include "runner/report/detail_key.h"
 
 namespace vmm::report {
 
@@ -25,19 +28,26 @@ inline constexpr const char* kSchemaVersion = "1.3";  // major.minor; readers re
 // A scalar detail value. 64-bit integers are written as decimal strings in JSON (readers of JSON in
 // other languages lose precision past 2^53); addresses and hashes as "0x..." hex strings.
 using Scalar = std::variant<bool, int64_t, double, std::string>;
-using Detail = std::pair<std::string, Scalar>;
-using Details = std::vector<Detail>;  // ordered as the executor added them
+using Detail = std::pair<DetailKey, Scalar>;
+// A record's lists of details, ordered as the executor added them, each holding as many inline
+// as a step usually has (a longer list moves to the heap): the executor builds a record per step
+// without allocating for its lists.
+template <size_t N>
+using DetailList = SmallVector<Detail, N>;
+using Details = DetailList<4>;    // StepRecord::details
+using Addresses = DetailList<1>;  // StepRecord::addresses
+using Targets = DetailList<1>;    // StepRecord::targets (made after the run, off the timed path)
 // The value of `key` in `details`; nullptr when it has none.
-const Scalar* FindDetail(const Details& details, std::string_view key);
+const Scalar* FindDetail(std::span<const Detail> details, std::string_view key);
 
 // A scalar as people and comparisons read it: true/false, decimal integers, the shortest text that
 // round-trips a double, strings as they are.
 std::string ScalarText(const Scalar& v);
 // Detail keys ending in "_hash" are hashes: stable, compared exactly by `vmm-run diff`.
-bool IsHashKey(const std::string& key);
+bool IsHashKey(std::string_view key);
 // The hashes of data, computed as the report's data_hash_scheme says: every hash key but a
 // capture's `structure_hash` (of its graph's nodes as text).
-inline bool IsDataHashKey(const std::string& key) {
+inline bool IsDataHashKey(std::string_view key) {
   return IsHashKey(key) && key != "structure_hash";
 }
 // The scheme of a report's data hashes: its data_hash_scheme, or 1 when it names none.
@@ -119,11 +129,11 @@ struct StepRecord {
   double wall_us = 0;                        // first (or only) execution
   std::optional<double> gpu_us;              // device time (events) where measured
   Boxed<TimingStats> wall_stats, gpu_stats;  // when repeat > 1 (Boxed: usually empty)
-  Details addresses;                         // e.g. {"va", "0x7f..."}: hex strings
+  Addresses addresses;                       // e.g. {"va", "0x7f..."}: hex strings
   Details details;  // op-specific facts (sizes, result codes, hashes, waited...)
   // Names of what the step acts on, by role: {"buffer": "A", "alloc": "pA1"}, {"exec": "e"}.
   // Filled after the run (exec/step_targets.h), never on the timed path.
-  Details targets;
+  Targets targets;
   Boxed<CheckRecord> check;  // check steps (Boxed: most steps have none)
   // A step with expect_error: the CUDA error it expected and the one its call returned
   // ("CUDA_SUCCESS" when it succeeded, "none" when it failed before any CUDA call). Its check

@@ -35,17 +35,13 @@ std::string ScalarText(const Scalar& v) {
   return std::get<std::string>(v);
 }
 
-const Scalar* FindDetail(const Details& details, std::string_view key) {
+const Scalar* FindDetail(std::span<const Detail> details, std::string_view key) {
   for (const auto& [k, v] : details)
     if (k == key) return &v;
   return nullptr;
 }
 
-bool IsHashKey(const std::string& key) {
-  constexpr std::string_view kSuffix = "_hash";
-  return key.size() >= kSuffix.size() &&
-         key.compare(key.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0;
-}
+bool IsHashKey(std::string_view key) { return key.ends_with("_hash"); }
 
 const char* StepStatusName(StepStatus s) {
   switch (s) {

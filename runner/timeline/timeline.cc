@@ -2,25 +2,26 @@
 
 #include <map>
 #include <optional>
+#include <span>
+#include <string_view>
 
 #include "runner/base/format.h"
 
 namespace vmm::timeline {
 namespace {
 
-using report::Details;
 using report::Scalar;
 using report::ScalarText;
 using report::StepRecord;
 
-std::string Text(const Details& details, const std::string& key) {
+std::string Text(std::span<const report::Detail> details, std::string_view key) {
   const Scalar* v = report::FindDetail(details, key);
   if (v == nullptr) return {};
   if (const auto* s = std::get_if<std::string>(v)) return *s;
   return {};
 }
 
-std::optional<uint64_t> Number(const Details& details, const std::string& key) {
+std::optional<uint64_t> Number(std::span<const report::Detail> details, std::string_view key) {
   const Scalar* v = report::FindDetail(details, key);
   if (v == nullptr) return std::nullopt;
   if (const auto* i = std::get_if<int64_t>(v)) return static_cast<uint64_t>(*i);
@@ -29,7 +30,7 @@ std::optional<uint64_t> Number(const Details& details, const std::string& key) {
 
 std::string DetailsLine(const StepRecord& step) {
   std::string line;
-  auto add = [&](const Details& d) {
+  auto add = [&](std::span<const report::Detail> d) {
     for (const auto& [k, v] : d) line += (line.empty() ? "" : ", ") + k + "=" + ScalarText(v);
   };
   add(step.targets);
@@ -115,7 +116,7 @@ class Builder {
     }
     // A step with expect_error was refused (its pass proves the state unchanged): it did nothing.
     if (!step.expected_error.empty()) return;
-    const Details& t = step.targets;
+    const report::Targets& t = step.targets;
     const std::string& op = step.op;
     const std::string buffer = Text(t, "buffer");
     const uint64_t offset = Number(t, "offset_bytes").value_or(0);

@@ -11,7 +11,7 @@ using report::StepRecord;
 
 constexpr int64_t kMiB = 1 << 20;
 
-StepRecord Step(const std::string& op, report::Details targets) {
+StepRecord Step(const std::string& op, report::Targets targets) {
   StepRecord s;
   s.op = op;
   s.name = op;
@@ -26,22 +26,22 @@ report::Report SampleReport() {
   r.backend = "host";
   r.buffers = {{"A", "", 0, 4 * kMiB, 4 * kMiB}, {"V", "A", 2 * kMiB, 2 * kMiB, 0}};
   auto range = [](int64_t off, int64_t size) {
-    return report::Details{
+    return report::Targets{
         {"buffer", std::string("A")}, {"offset_bytes", off}, {"size_bytes", size}};
   };
   r.steps.push_back(Step("reserve", range(0, 4 * kMiB)));             // 0
   r.steps.push_back(Step("create", {{"alloc", std::string("p0")}}));  // 1
   r.steps.push_back(Step("create", {{"alloc", std::string("p1")}}));  // 2
-  report::Details m0 = range(0, 2 * kMiB);
+  report::Targets m0 = range(0, 2 * kMiB);
   m0.emplace_back("alloc", std::string("p0"));
   r.steps.push_back(Step("map", m0));  // 3
-  report::Details m1 = range(2 * kMiB, 2 * kMiB);
+  report::Targets m1 = range(2 * kMiB, 2 * kMiB);
   m1.emplace_back("alloc", std::string("p1"));
   r.steps.push_back(Step("map", m1));  // 4
-  report::Details read = range(0, 4 * kMiB);
+  report::Targets read = range(0, 4 * kMiB);
   read.emplace_back("access", std::string("read"));
   r.steps.push_back(Step("set_access", read));  // 5
-  report::Details rw = range(2 * kMiB, 2 * kMiB);
+  report::Targets rw = range(2 * kMiB, 2 * kMiB);
   rw.emplace_back("access", std::string("read_write"));
   r.steps.push_back(Step("set_access", rw));                               // 6
   r.steps.push_back(Step("fill", {{"buffer", std::string("V")}}));         // 7
