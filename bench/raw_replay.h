@@ -15,11 +15,14 @@
 // What the runner does around the calls (planning, records, verdicts, reading a captured graph
 // back to report it) is absent by design. A step of any other op is not replayed: it is counted
 // under `skipped`, and the caller says so beside its figures. Steps in isolate blocks, threads
-// groups and repeat > 1 are skipped the same way.
+// groups, steps that expect an error and repeat > 1 of any op but replay and update (which are
+// replayed `repeat` times) are skipped the same way, and so is a step on a graph the replay could
+// not capture.
 #pragma once
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "runner/plan/plan.h"
 
@@ -30,7 +33,11 @@ struct ReplayCosts {
   std::map<std::string, double> us;    // by op name: the replayed steps' time
   std::map<std::string, int> steps;    // by op name: how many were replayed
   std::map<std::string, int> skipped;  // by op name: steps not replayed
-  std::string error;                   // the first failed call ("" when none failed)
+  // Reading each captured graph back, as the CUDA engine does after a capture (not in the totals):
+  // the walk over its nodes, and its DOT text (and that text's size).
+  std::vector<double> walk_us, dot_us;
+  size_t dot_bytes = 0;
+  std::string error;  // the first failed call ("" when none failed)
 };
 
 // Replays `plan` on the calling thread's current device (the primary context the CUDA engine

@@ -1,11 +1,14 @@
 // ReplayRaw (raw_replay.h): each op's raw calls, mirroring runner/engine/cuda's calls for it.
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -69,6 +72,45 @@ class Replayer {
               error) &&
            Ok(cudaMalloc(&freivalds_, freivalds), "freivalds scratch", error) &&
            Ok(cudaHostAlloc(&readback_, sizeof(CheckState), 0), "readback", error);
+  }
+
+  // What reading graph `slot` back costs, as the CUDA engine does after a capture (outside the
+  // replay's totals): its nodes, their edges, types and kernel parameters; then its DOT text from
+  // cudaGraphDebugDotPrint (verbose) through a temporary file.
+  void TimeReadBack(int slot, ReplayCosts* costs) {
+    cudaGraph_t graph = graphs_[slot];
+    if (graph == nullptr) return;
+    Stopwatch walk;
+    size_t n = 0;
+    cudaGraphGetNodes(graph, nullptr, &n);
+    std::vector<cudaGraphNode_t> nodes(n);
+    if (n > 0) cudaGraphGetNodes(graph, nodes.data(), &n);
+    for (cudaGraphNode_t node : nodes) {
+      size_t deps = 0;
+      cudaGraphNodeGetDependencies(node, nullptr, nullptr, &deps);
+      std::vector<cudaGraphNode_t> dep(deps);
+      if (deps > 0) cudaGraphNodeGetDependencies(node, dep.data(), nullptr, &deps);
+      cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
+      cudaGraphNodeGetType(node, &type);
+      if (type == cudaGraphNodeTypeKernel) {
+        cudaKernelNodeParams p{};
+        cudaGraphKernelNodeGetParams(node, &p);
+      }
+    }
+    costs->walk_us.push_back(walk.ElapsedUs());
+    Stopwatch dot;
+    char path[] = "/tmp/replay-bench-dot-XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) return;
+    close(fd);
+    std::string text;
+    if (cudaGraphDebugDotPrint(graph, path, cudaGraphDebugDotFlagsVerbose) == cudaSuccess) {
+      std::ifstream in(path);
+      text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    unlink(path);
+    costs->dot_us.push_back(dot.ElapsedUs());
+    costs->dot_bytes = text.size();
   }
 
   ~Replayer() {
@@ -196,25 +238,34 @@ class Replayer {
         return rt(cudaStreamEndCapture(stream_, &graphs_[s.graph]));
       }
       case Op::kInstantiate: {
-        if (s.upload || s.auto_free_on_launch || s.device_launch) return Skip(replayed);
+        if (s.upload || s.auto_free_on_launch || s.device_launch || graphs_[s.graph] == nullptr)
+          return Skip(replayed);  // an option the replay lacks, or a graph it could not capture
         if (execs_[s.exec] != nullptr) cudaGraphExecDestroy(execs_[s.exec]);
         execs_[s.exec] = nullptr;
         return rt(cudaGraphInstantiate(&execs_[s.exec], graphs_[s.graph], 0));
       }
-      case Op::kReplay:
-        return rt(cudaGraphLaunch(execs_[s.exec], stream_)) && rt(cudaStreamSynchronize(stream_));
-      case Op::kUpdate: {
-        cudaGraphExecUpdateResultInfo info{};
-        const cudaError_t r = cudaGraphExecUpdate(execs_[s.exec], graphs_[s.graph], &info);
-        if (r != cudaSuccess) cudaGetLastError();  // a refused update is an outcome, not a failure
+      case Op::kReplay:  // `repeat` launches, each waited for (the run times each)
+        if (execs_[s.exec] == nullptr) return Skip(replayed);
+        for (uint32_t i = 0; i < s.repeat; ++i)
+          if (!rt(cudaGraphLaunch(execs_[s.exec], stream_)) || !rt(cudaStreamSynchronize(stream_)))
+            return false;
         return true;
-      }
+      case Op::kUpdate:
+        if (execs_[s.exec] == nullptr || graphs_[s.graph] == nullptr) return Skip(replayed);
+        for (uint32_t i = 0; i < s.repeat; ++i) {
+          cudaGraphExecUpdateResultInfo info{};
+          if (cudaGraphExecUpdate(execs_[s.exec], graphs_[s.graph], &info) != cudaSuccess)
+            cudaGetLastError();  // a refused update is an outcome, not a failure
+        }
+        return true;
       case Op::kDestroyGraph: {
+        if (graphs_[s.graph] == nullptr) return Skip(replayed);
         const bool ok = rt(cudaGraphDestroy(graphs_[s.graph]));
         graphs_[s.graph] = nullptr;
         return ok;
       }
       case Op::kDestroyExec: {
+        if (execs_[s.exec] == nullptr) return Skip(replayed);
         const bool ok = rt(cudaGraphExecDestroy(execs_[s.exec]));
         execs_[s.exec] = nullptr;
         return ok;
@@ -378,7 +429,8 @@ ReplayCosts ReplayRaw(const Plan& plan) {
   Replayer replayer(plan, *api, ordinal);
   if (!replayer.Prepare(&costs.error)) return costs;
   for (const PlanStep& step : plan.steps) {
-    if (step.repeat > 1 || step.expect_error != nullptr) {
+    const bool repeats = step.op == Op::kReplay || step.op == Op::kUpdate;  // the others: once
+    if ((step.repeat > 1 && !repeats) || step.expect_error != nullptr) {
       ++costs.skipped[OpName(step.op)];
       continue;
     }
@@ -394,6 +446,7 @@ ReplayCosts ReplayRaw(const Plan& plan) {
     costs.us[OpName(step.op)] += us;
     ++costs.steps[OpName(step.op)];
     costs.total_us += us;
+    if (step.op == Op::kCapture) replayer.TimeReadBack(step.graph, &costs);  // not in the totals
   }
   return costs;
 }

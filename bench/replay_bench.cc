@@ -5,7 +5,8 @@
 // times (each step's wall_us) beside the replay's, and the run's summary.duration_ms beside the
 // whole replay; figures are medians over the rounds, ratios are run / raw. The run's time outside
 // its steps (duration_ms - the steps' wall_us) is what the runner does between calls: reading a
-// captured graph back, records, verdicts. Asserts nothing.
+// captured graph back, records, verdicts; the bench times that read-back raw, beside the table (the
+// walk over a graph's nodes, and its DOT text from cudaGraphDebugDotPrint). Asserts nothing.
 //
 //   replay_bench SCENARIO.yaml [--rounds N]   (N >= 1, default 7)
 // Without a usable CUDA device it prints "skipped: ..." and exits 0. A step the replay has no raw
@@ -40,6 +41,7 @@ double Median(std::vector<double> v) {
 struct Figures {
   std::map<std::string, double> run_us, raw_us;
   double run_total_us = 0, run_steps_us = 0, raw_total_us = 0;
+  std::vector<double> walk_us, dot_us;  // per captured graph (raw_replay.h's TimeReadBack)
 };
 
 vmm::RunRequest Request(const std::string& path, const std::string& text) {
@@ -99,6 +101,7 @@ int main(int argc, char** argv) {
   std::vector<Figures> figures;
   std::map<std::string, int> run_steps, raw_steps, skipped;
   std::string device;
+  size_t dot_bytes = 0;
   for (int r = 0; r < rounds; ++r) {
     Figures f;
     auto run = [&] {
@@ -113,8 +116,13 @@ int main(int argc, char** argv) {
       f.run_total_us = report.summary.duration_ms * 1000.0;
       run_steps.clear();
       for (const vmm::report::StepRecord& s : report.steps) {
-        f.run_us[s.op] += s.wall_us;
-        f.run_steps_us += s.wall_us;
+        // A repeated step's record holds its first call's time and the median of all: the sum
+        // of its calls is estimated as first + (count - 1) * median.
+        const double us = s.wall_stats
+                              ? s.wall_us + (s.wall_stats->count - 1.0) * s.wall_stats->median_us
+                              : s.wall_us;
+        f.run_us[s.op] += us;
+        f.run_steps_us += us;
         ++run_steps[s.op];
       }
     };
@@ -125,6 +133,9 @@ int main(int argc, char** argv) {
         std::exit(1);
       }
       f.raw_us = costs.us;
+      f.walk_us = costs.walk_us;
+      f.dot_us = costs.dot_us;
+      dot_bytes = costs.dot_bytes;
       f.raw_total_us = costs.total_us;
       raw_steps = costs.steps;
       skipped = costs.skipped;
@@ -177,6 +188,16 @@ int main(int argc, char** argv) {
               ratios.front(), ratios.back());
   std::printf("%-20s %6s %14.1f   (duration_ms less the steps' wall_us)\n", "outside the steps", "",
               run_total - run_steps_total);
+  if (!figures.front().walk_us.empty()) {
+    std::vector<double> walk, dot;
+    for (const Figures& f : figures) {
+      walk.insert(walk.end(), f.walk_us.begin(), f.walk_us.end());
+      dot.insert(dot.end(), f.dot_us.begin(), f.dot_us.end());
+    }
+    std::printf("%-20s %6zu   walk over the nodes %.1f µs, DOT text (%zu bytes) %.1f µs: medians\n",
+                "graph read-back", figures.front().walk_us.size(), Median(walk), dot_bytes,
+                Median(dot));
+  }
   if (skipped.empty()) {
     std::printf("every step was replayed\n");
   } else {

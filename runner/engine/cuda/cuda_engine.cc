@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "kernels/check_kernels.h"
 #include "runner/base/format.h"
 #include "runner/engine/cuda/cuda_call.h"
 #include "runner/engine/cuda/cuda_engine_impl.h"
@@ -141,6 +142,9 @@ StatusOr<std::unique_ptr<Engine>> CreateCudaEngine(int ordinal) {
 
 namespace cuda {
 
+// A new lane's check scratch covers buffers of up to this many words (1 GiB).
+constexpr uint64_t kWarmCheckWords = uint64_t{1} << 28;
+
 CudaEngine::CudaEngine(const DriverApi& api, int ordinal, CUcontext context, DeviceInfo info)
     : api_(api), ordinal_(ordinal), context_(context), info_(std::move(info)) {}
 
@@ -182,6 +186,11 @@ StatusOr<std::unique_ptr<Lane>> CudaEngine::MakeLane(int ordinal) {
   VMM_RETURN_IF_ERROR(
       CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ordinal)));
   lane->sm_count = sms > 0 ? static_cast<uint32_t>(sms) : 1;
+  // The checks' scratch, made here rather than inside the first check a run times: the pinned
+  // read-back page (cudaHostAlloc alone costs hundreds of microseconds), the hash word and chunk
+  // counts for buffers up to 1 GiB (a larger check grows them).
+  VMM_RETURN_IF_ERROR(lane->hash_scratch.Reserve(sizeof(uint64_t)));
+  VMM_RETURN_IF_ERROR(ReserveCheckScratch(*lane, kernels::WordChunkCount(kWarmCheckWords)));
   return lane;
 }
 

@@ -126,14 +126,14 @@ Status CudaEngine::Copy(DataRef dst, DataRef src, uint64_t bytes, OpTiming* timi
 
 // --- Checks ---
 
-Status CudaEngine::ReserveCheckScratch(uint64_t chunks) {
+Status CudaEngine::ReserveCheckScratch(Lane& lane, uint64_t chunks) {
   VMM_RETURN_IF_ERROR(
-      lane_->counts_scratch.Reserve(std::max<uint64_t>(chunks, 1) * sizeof(uint32_t)));
-  VMM_RETURN_IF_ERROR(lane_->check_scratch.Reserve(sizeof(CheckState)));
-  if (!lane_->check_readback) {
+      lane.counts_scratch.Reserve(std::max<uint64_t>(chunks, 1) * sizeof(uint32_t)));
+  VMM_RETURN_IF_ERROR(lane.check_scratch.Reserve(sizeof(CheckState)));
+  if (!lane.check_readback) {
     StatusOr<PinnedHost> host = AllocPinnedHost(sizeof(CheckState));
     if (!host.ok()) return host.status();
-    lane_->check_readback = std::move(host).value();
+    lane.check_readback = std::move(host).value();
   }
   return Status::Ok();
 }

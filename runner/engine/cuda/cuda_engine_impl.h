@@ -254,7 +254,10 @@ class CudaEngine final : public Engine {
   struct WordCheck;
   Status RunWordCheck(const WordCheck& check, DataCompareResult* out, uint64_t* delta);
   // The device scratch of the checks, grown to hold `chunks` chunk counts.
-  Status ReserveCheckScratch(uint64_t chunks);
+  Status ReserveCheckScratch(uint64_t chunks) { return ReserveCheckScratch(*lane_, chunks); }
+  // `lane`'s check scratch: device memory for the check state and `chunks` chunk counts, and the
+  // pinned page the state is read back to (kept, grown when a check needs more).
+  static Status ReserveCheckScratch(Lane& lane, uint64_t chunks);
   // Grid of a streaming check pass: one wave of two 256-thread blocks per SM (the compare passes
   // use ~96 registers a thread, so two blocks fit; each thread keeps 16 16-byte loads in flight,
   // far more bytes in flight than HBM needs).
