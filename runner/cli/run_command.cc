@@ -126,6 +126,7 @@ int RunOne(const RunOptions& options, const ExpandOptions& expand, const std::st
   ParseBackendKind(options.backend, &request.backend);  // CLI11 already checked the value
   request.device = options.device;
   request.host_devices = options.host_devices;
+  request.driver_dot = options.driver_dot;
   request.argv = options.argv;
   PrepareOutcome prepared = PrepareRun(std::move(request));
   if (!prepared.diagnostics.empty()) {
@@ -259,6 +260,10 @@ void SetupRunCommand(CLI::App& app, RunOptions& options) {
   run->add_flag("-q,--quiet", options.quiet, "Print only the summary line per scenario");
   run->add_option("--set", options.set, "Override a variable of 'vars:' (NAME=VALUE)");
   AddIncludeRootOption(run, options.include_roots);
+  run->add_flag("--driver-dot", options.driver_dot,
+                "On CUDA, write each graph's DOT file from cudaGraphDebugDotPrint (the driver's "
+                "verbose view, about 0.35 ms a graph, inside the run's time) instead of from the "
+                "structure the report records");
 }
 
 int RunRunCommand(const RunOptions& options, std::ostream& out, std::ostream& err) {

@@ -32,6 +32,7 @@ struct RunOptions {
   std::vector<std::string> argv;           // the whole command line, for provenance
   std::vector<std::string> set;            // --set NAME=VALUE: overrides of the scenarios' vars
   std::vector<std::string> include_roots;  // --include-root
+  bool driver_dot = false;  // --driver-dot: CUDA graphs' DOT files from cudaGraphDebugDotPrint
 };
 
 void SetupRunCommand(CLI::App& app, RunOptions& options);

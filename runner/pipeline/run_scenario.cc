@@ -65,6 +65,7 @@ PrepareOutcome PrepareRun(RunRequest request) {
   engine.device = request.device;
   engine.host_devices = request.host_devices;
   engine.trap_faults = request.trap_faults;
+  engine.driver_dot = request.driver_dot;
   // VMMRUN_HOST_MEMORY caps the memory the host twin emulates (docs/backends.md), so that the size
   // of the machine does not decide which scenarios run: the test suite pins it.
   if (Status cap = ApplyHostMemoryEnvironment(&engine); !cap.ok()) {

@@ -46,6 +46,7 @@ struct RunRequest {
   std::vector<std::string> argv;             // the command line, for provenance
   std::string child_exe = "/proc/self/exe";  // the vmm-run isolate blocks start
   bool trap_faults = false;  // the host engine turns a fault into a report (isolate children)
+  bool driver_dot = false;   // CUDA: DOT text from cudaGraphDebugDotPrint (EngineRequest)
 };
 
 // A scenario that validated, with its engine open and the report's provenance filled. Move-only.

@@ -94,7 +94,7 @@ Status DescribeCudaDevice(const cuda::DriverApi& api, int ordinal, int device_co
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Engine>> CreateCudaEngine(int ordinal) {
+StatusOr<std::unique_ptr<Engine>> CreateCudaEngine(int ordinal, bool driver_dot) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
@@ -135,6 +135,7 @@ StatusOr<std::unique_ptr<Engine>> CreateCudaEngine(int ordinal) {
   info.runtime_version = VersionString(runtime_version);
 
   auto engine = std::make_unique<cuda::CudaEngine>(api, ordinal, context, std::move(info));
+  engine->set_driver_dot(driver_dot);
   s = engine->Init();
   if (!s.ok()) return Unusable(ordinal, s);
   return std::unique_ptr<Engine>(std::move(engine));

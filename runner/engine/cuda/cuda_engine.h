@@ -61,7 +61,9 @@
 namespace vmm {
 
 // The engine for CUDA device `ordinal`. Code::kUnavailable when there is no usable driver or
-// device, the device lacks VMM support, or vmm-run's kernels cannot run on it.
-StatusOr<std::unique_ptr<Engine>> CreateCudaEngine(int ordinal);
+// device, the device lacks VMM support, or vmm-run's kernels cannot run on it. A graph's DOT text
+// (DescribeGraph) is written from its recorded structure as the host twin's is (StructureDot), or
+// with `driver_dot` taken from cudaGraphDebugDotPrint (verbose; ~0.35 ms a graph on an H200).
+StatusOr<std::unique_ptr<Engine>> CreateCudaEngine(int ordinal, bool driver_dot = false);
 
 }  // namespace vmm

@@ -211,9 +211,9 @@ Status CudaEngine::DescribeGraph(GraphHandle graph, GraphStructure* out) {
   Graph* g = FindObject(graphs_, graph.value);
   if (g == nullptr) return UnknownHandle(what(), "graph");
   const Lane& lane = *graph_lanes_[graph.value];  // its kernels are that device's functions
-  return Annotate(
-      DescribeCudaGraph(lane.kernels, g->get(), names_, event_numbers_, conditional_bodies_, out),
-      what);
+  return Annotate(DescribeCudaGraph(lane.kernels, g->get(), names_, event_numbers_,
+                                    conditional_bodies_, driver_dot_, out),
+                  what);
 }
 
 Status CudaEngine::DestroyGraph(GraphHandle graph) {

@@ -141,6 +141,8 @@ class CudaEngine final : public Engine {
 
   // Creates the engine's own lane (its context must be current).
   Status Init();
+  // DescribeGraph's DOT text from cudaGraphDebugDotPrint (CreateCudaEngine's `driver_dot`).
+  void set_driver_dot(bool driver_dot) { driver_dot_ = driver_dot; }
 
   const DeviceInfo& info() const override { return info_; }
 
@@ -266,6 +268,7 @@ class CudaEngine final : public Engine {
   // Driver table first: every VMM object keeps a pointer to it, so it must be destroyed last.
   DriverApi api_;
   int ordinal_ = 0;
+  bool driver_dot_ = false;
   CUcontext context_ = nullptr;  // the device's primary context (retained by the runtime)
   DeviceInfo info_;
   std::vector<std::unique_ptr<Lane>> lanes_;  // the engine's own first, then in creation order

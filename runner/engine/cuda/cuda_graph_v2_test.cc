@@ -5,7 +5,9 @@
 // in cuda_graph_nodes_test.cc. Every test skips without a CUDA device.
 #include <gtest/gtest.h>
 
+#include "runner/engine/cuda/cuda_engine.h"
 #include "runner/engine/cuda/cuda_graph_v2_test_util.h"
+#include "runner/engine/graph_structure.h"
 
 namespace vmm::testing_cuda {
 namespace {
@@ -20,8 +22,9 @@ TEST_F(CudaGraphV2Test, CapturedDagRunsAndMatchesTheHostTwin) {
   ASSERT_OK(host_->DescribeGraph(hg, &hs));
   EXPECT_EQ(Shape(cs.nodes), Shape(hs.nodes)) << "CUDA's structure vs the host twin's";
   ASSERT_EQ(cs.nodes.size(), 9u);
-  EXPECT_NE(cs.dot.find("digraph"), std::string::npos) << cs.dot.substr(0, 200);
-  std::printf("cudaGraphDebugDotPrint: %zu bytes\n", cs.dot.size());
+  // The DOT text is drawn from the structure, as the host twin's (cudaGraphDebugDotPrint only
+  // when asked for: TheDriversDotIsWrittenOnlyWhenAskedFor).
+  EXPECT_EQ(cs.dot, StructureDot(cs));
 
   ExecHandle exec;
   ASSERT_OK(engine_->Instantiate(g, &exec));
@@ -273,6 +276,24 @@ TEST_F(CudaGraphV2Test, PerNodeUpdatesChangeWhatTheExecComputes) {
   EXPECT_FALSE(engine_->SetNodeEnabled(exec, "no such node", false).ok());
   ASSERT_OK(engine_->DestroyGraph(g));
   EXPECT_FALSE(engine_->SetNodeEnabled(exec, "zero C", false).ok());
+}
+
+TEST_F(CudaGraphV2Test, TheDriversDotIsWrittenOnlyWhenAskedFor) {
+  StatusOr<std::unique_ptr<Engine>> driver = CreateCudaEngine(0, /*driver_dot=*/true);
+  ASSERT_OK(driver.status());
+  GraphHandle mine, theirs;
+  ASSERT_OK(CaptureDag(*engine_, cuda_, &mine));
+  ASSERT_OK(CaptureDag(**driver, cuda_, &theirs));  // one primary context: the same buffers
+  GraphStructure from_structure, from_driver;
+  ASSERT_OK(engine_->DescribeGraph(mine, &from_structure));
+  ASSERT_OK((*driver)->DescribeGraph(theirs, &from_driver));
+  EXPECT_EQ(Shape(from_driver.nodes), Shape(from_structure.nodes));
+  EXPECT_EQ(from_structure.dot, StructureDot(from_structure));
+  EXPECT_NE(from_driver.dot.find("digraph"), std::string::npos) << from_driver.dot.substr(0, 200);
+  EXPECT_NE(from_driver.dot, StructureDot(from_driver)) << "the driver's own text";
+  std::printf("cudaGraphDebugDotPrint: %zu bytes\n", from_driver.dot.size());
+  ASSERT_OK((*driver)->DestroyGraph(theirs));
+  ASSERT_OK(engine_->DestroyGraph(mine));
 }
 
 }  // namespace

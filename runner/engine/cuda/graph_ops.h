@@ -82,11 +82,12 @@ Status ReadKernelNodes(const KernelRegistry& registry, cudaGraph_t graph,
 
 // The structure of `graph` read back from the runtime: named nodes in naming order, then the
 // others; each node's type, detail (graph_structure.h's words), operands and dependencies; child
-// graphs and conditional bodies recursively; the DOT text of cudaGraphDebugDotPrint. `events`
-// maps the engine's events to their numbers, `bodies` its conditional nodes to their bodies.
+// graphs and conditional bodies recursively; the DOT text, from that structure (StructureDot, as
+// the host twin writes it) or with `driver_dot` from cudaGraphDebugDotPrint. `events` maps the
+// engine's events to their numbers, `bodies` its conditional nodes to their bodies.
 Status DescribeCudaGraph(const KernelRegistry& registry, cudaGraph_t graph, const NodeNames& names,
                          const std::unordered_map<cudaEvent_t, int>& events,
-                         const ConditionalBodies& bodies, GraphStructure* out);
+                         const ConditionalBodies& bodies, bool driver_dot, GraphStructure* out);
 
 // Per-node updates of an exec: `node` is a node of the graph the exec was instantiated from.
 // Kernel nodes get vmm-run's kernels with the launch geometry of kernels/launch_config.h

@@ -23,11 +23,12 @@ StatusOr<EngineChoice> MakeHost(const EngineRequest& request, std::string reason
 }
 
 // The CUDA engine, or the reason there is none.
-StatusOr<std::unique_ptr<Engine>> MakeCuda(int device) {
+StatusOr<std::unique_ptr<Engine>> MakeCuda(int device, bool driver_dot) {
 #if VMMRUN_HAVE_CUDA
-  return CreateCudaEngine(device);
+  return CreateCudaEngine(device, driver_dot);
 #else
   (void)device;
+  (void)driver_dot;
   return Unavailable("this vmm-run was built without the CUDA backend (no nvcc at build time)");
 #endif
 }
@@ -69,12 +70,12 @@ StatusOr<EngineChoice> Choose(const EngineRequest& request) {
     case BackendKind::kHost:
       return MakeHost(request, "requested with --backend host");
     case BackendKind::kCuda: {
-      StatusOr<std::unique_ptr<Engine>> cuda = MakeCuda(request.device);
+      StatusOr<std::unique_ptr<Engine>> cuda = MakeCuda(request.device, request.driver_dot);
       if (!cuda.ok()) return Unavailable("cuda backend unavailable: " + cuda.status().message());
       return EngineChoice{std::move(cuda).value(), "requested with --backend cuda"};
     }
     case BackendKind::kAuto: {
-      StatusOr<std::unique_ptr<Engine>> cuda = MakeCuda(request.device);
+      StatusOr<std::unique_ptr<Engine>> cuda = MakeCuda(request.device, request.driver_dot);
       if (cuda.ok()) {
         return EngineChoice{std::move(cuda).value(), "auto: CUDA device " +
                                                          std::to_string(request.device) +

@@ -30,6 +30,8 @@ struct EngineRequest {
   int host_devices = 2;      // devices the host twin emulates (HostEngineOptions::device_count)
   bool trap_faults = false;  // host: HostEngineOptions::trap_faults (isolate blocks' children)
   uint64_t host_memory = 0;  // host: HostEngineOptions::memory_bytes (0: this machine's RAM)
+  // CUDA: a graph's DOT text from cudaGraphDebugDotPrint instead of StructureDot (the host's).
+  bool driver_dot = false;
 };
 
 // True when this binary was built with the CUDA backend.
