@@ -15,6 +15,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -36,6 +37,40 @@ double Median(std::vector<double> v) {
   const size_t h = v.size() / 2;
   return v.size() % 2 == 1 ? v[h] : (v[h - 1] + v[h]) / 2;
 }
+
+// Where the time outside the steps goes: each step's gap since the previous step ended (the
+// observer's call), less its own wall time, is what the runner did around it. An observer makes
+// every VMM step its own burst, so this runs once, apart from the timed rounds.
+class GapObserver final : public vmm::StepObserver {
+ public:
+  struct Gap {
+    double us;
+    std::string step;
+  };
+  void OnStep(const vmm::PlanStep& step, const vmm::report::StepRecord& record) override {
+    const auto now = std::chrono::steady_clock::now();
+    if (started_) {
+      const double since = std::chrono::duration<double, std::micro>(now - last_).count();
+      double wall = record.wall_us;
+      if (record.wall_stats)
+        wall += (record.wall_stats->count - 1.0) * record.wall_stats->median_us;
+      gaps_.push_back({since - wall, step.label + " (" + record.op + ")"});
+    }
+    started_ = true;
+    last_ = now;
+  }
+  // The `n` largest gaps, largest first.
+  std::vector<Gap> Largest(size_t n) {
+    std::sort(gaps_.begin(), gaps_.end(), [](const Gap& a, const Gap& b) { return a.us > b.us; });
+    if (gaps_.size() > n) gaps_.resize(n);
+    return gaps_;
+  }
+
+ private:
+  bool started_ = false;
+  std::chrono::steady_clock::time_point last_;
+  std::vector<Gap> gaps_;
+};
 
 // One round's figures, by op name and in total.
 struct Figures {
@@ -197,6 +232,17 @@ int main(int argc, char** argv) {
     std::printf("%-20s %6zu   walk over the nodes %.1f µs, DOT text (%zu bytes) %.1f µs: medians\n",
                 "graph read-back", figures.front().walk_us.size(), Median(walk), dot_bytes,
                 Median(dot));
+  }
+  {
+    GapObserver gaps;
+    vmm::PreparedRun observed = Prepare(path, text.str());
+    (void)vmm::ExecuteRun(observed, &gaps);
+    std::printf(
+        "largest gaps around a step (one observed run: the time since the previous step "
+        "ended, less the step's own):");
+    for (const GapObserver::Gap& g : gaps.Largest(5))
+      std::printf(" %s %.1f µs;", g.step.c_str(), g.us);
+    std::printf("\n");
   }
   if (skipped.empty()) {
     std::printf("every step was replayed\n");
