@@ -33,8 +33,9 @@ struct ReplayCosts {
   std::map<std::string, double> us;    // by op name: the replayed steps' time
   std::map<std::string, int> steps;    // by op name: how many were replayed
   std::map<std::string, int> skipped;  // by op name: steps not replayed
-  // Reading each captured graph back, as the CUDA engine does after a capture (not in the totals):
-  // the walk over its nodes, and its DOT text (and that text's size).
+  // Reading each captured graph back (not in the totals): the walk over its nodes, as the CUDA
+  // engine does after a capture, and the driver's DOT text, which the engine takes only with
+  // `run --driver-dot` (otherwise it draws the DOT from the walk's structure).
   std::vector<double> walk_us, dot_us;
   size_t dot_bytes = 0;
   std::string error;  // the first failed call ("" when none failed)

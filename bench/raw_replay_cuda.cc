@@ -41,9 +41,11 @@ constexpr size_t kZeroedBytes = offsetof(CheckState, picked);
 class Replayer {
  public:
   Replayer(const Plan& plan, const cuda::DriverApi& api, int ordinal)
-      : plan_(plan), api_(api), prop_(cuda::DeviceAllocationProp(ordinal)) {
+      : plan_(plan), api_(api), ordinal_(ordinal), prop_(cuda::DeviceAllocationProp(ordinal)) {
     va_.assign(plan.buffers.size(), 0);
     last_va_.assign(plan.buffers.size(), 0);
+    lost_buffer_.assign(plan.buffers.size(), false);
+    lost_alloc_.assign(plan.allocs.size(), false);
     handles_.assign(plan.allocs.size(), 0);
     graphs_.assign(plan.graphs.size(), nullptr);
     execs_.assign(plan.execs.size(), nullptr);
@@ -61,7 +63,7 @@ class Replayer {
     }
     chunks = std::max(chunks, kernels::WordChunkCount(words));
     int sms = 1;
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ordinal_);
     sm_count_ = static_cast<uint32_t>(sms);
     return Ok(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream", error) &&
            Ok(cudaMalloc(reinterpret_cast<void**>(&hash_), sizeof(uint64_t)), "hash scratch",
@@ -125,6 +127,10 @@ class Replayer {
         api_.cuMemUnmap(va_[i], plan_.buffers[i].reservation_size);  // may map nothing
         api_.cuMemAddressFree(va_[i], plan_.buffers[i].reservation_size);
       }
+    for (const auto& [va, size] : leftover_) {
+      api_.cuMemUnmap(va, size);
+      api_.cuMemAddressFree(va, size);
+    }
     for (CUmemGenericAllocationHandle h : handles_)
       if (h != 0) api_.cuMemRelease(h);
     cudaFree(hash_);
@@ -138,41 +144,54 @@ class Replayer {
   // The op's raw calls, or false with `error` set; *replayed false when the op has none here.
   bool Step(const PlanStep& s, bool* replayed, std::string* error) {
     *replayed = true;
-    const std::string what = std::string(OpName(s.op)) + " '" + s.label + "'";
+    const PlanStep& what = s;  // named in a message only when a call fails
     auto cu = [&](CUresult r) { return CuOk(r, what, error); };
-    auto rt = [&](cudaError_t r) { return Ok(r, what.c_str(), error); };
+    auto rt = [&](cudaError_t r) { return Ok(r, what, error); };
     switch (s.op) {
       case Op::kReserve: {
         CUdeviceptr hint = s.offset;
         if (s.other >= 0) hint += last_va_[s.other];
         CUdeviceptr va = 0;
         if (!cu(api_.cuMemAddressReserve(&va, s.size, s.alignment, hint, 0))) return false;
+        if (va_[s.buffer] != 0)  // a range whose free was skipped: freed at the end
+          leftover_.push_back({va_[s.buffer], plan_.buffers[s.buffer].reservation_size});
         va_[s.buffer] = last_va_[s.buffer] = va;
+        lost_buffer_[s.buffer] = false;
         return true;
       }
       case Op::kFree: {
+        if (lost_buffer_[s.buffer]) return Skip(replayed);  // may still hold a mapping
         const bool ok = cu(api_.cuMemAddressFree(va_[s.buffer], s.size));
         va_[s.buffer] = 0;
         return ok;
       }
       case Op::kCreate: {
         const AllocSpec& spec = plan_.alloc_specs[s.alloc];
-        if (spec.read_back || spec.props.location != MemLocation::kDevice || s.device != 0)
+        if (spec.read_back || spec.props.location != MemLocation::kDevice || s.device != 0) {
+          lost_alloc_[s.alloc] = true;  // its map, release and the mapped range's calls skip too
           return Skip(replayed);
+        }
+        lost_alloc_[s.alloc] = false;
         return cu(api_.cuMemCreate(&handles_[s.alloc], s.size, &prop_, 0));
       }
       case Op::kRelease: {
+        if (lost_alloc_[s.alloc]) return Skip(replayed);
         if (s.wait && !WaitIfBusy(what, error)) return false;
         const bool ok = cu(api_.cuMemRelease(handles_[s.alloc]));
         handles_[s.alloc] = 0;
         return ok;
       }
       case Op::kMap:
+        if (lost_alloc_[s.alloc]) {
+          lost_buffer_[s.buffer] = true;
+          return Skip(replayed);
+        }
         return cu(
             api_.cuMemMap(va_[s.buffer] + s.offset, s.size, s.alloc_offset, handles_[s.alloc], 0));
       case Op::kSetAccess: {
-        if (s.device_access != 0 && s.device_access != PackAccess(0, 0, s.access))
-          return Skip(replayed);  // several devices
+        if (lost_buffer_[s.buffer] ||
+            (s.device_access != 0 && s.device_access != PackAccess(0, 0, s.access)))
+          return Skip(replayed);  // memory it could not make, or several devices
         CUmemAccessDesc desc{};
         desc.location = prop_.location;
         desc.flags = s.access == Access::kReadWrite ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE
@@ -182,6 +201,7 @@ class Replayer {
         return cu(api_.cuMemSetAccess(va_[s.buffer] + s.offset, s.size, &desc, 1));
       }
       case Op::kUnmap:
+        if (lost_buffer_[s.buffer]) return Skip(replayed);
         if (s.wait && !WaitIfBusy(what, error)) return false;
         return cu(api_.cuMemUnmap(va_[s.buffer] + s.offset, s.size));
       case Op::kFill:
@@ -224,7 +244,10 @@ class Replayer {
         return true;  // the runner compares addresses it already holds: no call
       case Op::kCapture: {
         for (const PlanStep& inner : s.body)
-          if (inner.op != Op::kFill && inner.op != Op::kMatmul) return Skip(replayed);
+          if (inner.op != Op::kFill && inner.op != Op::kMatmul) {
+            DropGraph(s.graph);  // what uses this graph later skips too
+            return Skip(replayed);
+          }
         if (!rt(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal))) return false;
         for (const PlanStep& inner : s.body)
           if (!Launch(inner, what, error)) {
@@ -233,15 +256,14 @@ class Replayer {
             if (dropped != nullptr) cudaGraphDestroy(dropped);
             return false;
           }
-        if (graphs_[s.graph] != nullptr) cudaGraphDestroy(graphs_[s.graph]);
-        graphs_[s.graph] = nullptr;
+        DropGraph(s.graph);
         return rt(cudaStreamEndCapture(stream_, &graphs_[s.graph]));
       }
       case Op::kInstantiate: {
+        if (execs_[s.exec] != nullptr) cudaGraphExecDestroy(execs_[s.exec]);
+        execs_[s.exec] = nullptr;  // what uses this exec later skips when this one is skipped
         if (s.upload || s.auto_free_on_launch || s.device_launch || graphs_[s.graph] == nullptr)
           return Skip(replayed);  // an option the replay lacks, or a graph it could not capture
-        if (execs_[s.exec] != nullptr) cudaGraphExecDestroy(execs_[s.exec]);
-        execs_[s.exec] = nullptr;
         return rt(cudaGraphInstantiate(&execs_[s.exec], graphs_[s.graph], 0));
       }
       case Op::kReplay:  // `repeat` launches, each waited for (the run times each)
@@ -288,12 +310,23 @@ class Replayer {
     *error = std::string(what) + ": " + cudaGetErrorName(r);
     return false;
   }
-  bool CuOk(CUresult r, const std::string& what, std::string* error) const {
+  static std::string Name(const PlanStep& s) {
+    return std::string(OpName(s.op)) + " '" + s.label + "'";
+  }
+  static bool Ok(cudaError_t r, const PlanStep& what, std::string* error) {
+    return r == cudaSuccess || Ok(r, Name(what).c_str(), error);
+  }
+  bool CuOk(CUresult r, const PlanStep& what, std::string* error) const {
     if (r == CUDA_SUCCESS) return true;
     const char* name = nullptr;
     api_.cuGetErrorName(r, &name);
-    *error = what + ": " + (name != nullptr ? name : "CUresult " + std::to_string(r));
+    *error = Name(what) + ": " + (name != nullptr ? name : "CUresult " + std::to_string(r));
     return false;
+  }
+
+  void DropGraph(int slot) {
+    if (graphs_[slot] != nullptr) cudaGraphDestroy(graphs_[slot]);
+    graphs_[slot] = nullptr;
   }
 
   // The first element of buffer or view `slot` (runner/exec/run_state.h's DataVa).
@@ -308,40 +341,39 @@ class Replayer {
     return reinterpret_cast<float*>(static_cast<uintptr_t>(DataVa(slot)));
   }
 
-  bool WaitIfBusy(const std::string& what, std::string* error) {
+  bool WaitIfBusy(const PlanStep& what, std::string* error) {
     if (!busy_) return true;
     busy_ = false;
-    return Ok(cudaStreamSynchronize(stream_), what.c_str(), error);
+    return Ok(cudaStreamSynchronize(stream_), what, error);
   }
 
   // A fill or matmul launched on the stream (recorded, while it captures).
-  bool Launch(const PlanStep& s, const std::string& what, std::string* error) {
+  bool Launch(const PlanStep& s, const PlanStep& what, std::string* error) {
     int r = 0;
     if (s.op == Op::kFill) {
       r = kernels::LaunchFill(Floats(s.buffer), plan_.buffers[s.buffer].elements, s.seed, stream_);
     } else {
       r = kernels::LaunchMatmul(Floats(s.a), Floats(s.b), Floats(s.c), s.m, s.n, s.k, stream_);
     }
-    return Ok(static_cast<cudaError_t>(r), what.c_str(), error);
+    return Ok(static_cast<cudaError_t>(r), what, error);
   }
 
-  bool ReadHash(const std::string& what, std::string* error) {
+  bool ReadHash(const PlanStep& what, std::string* error) {
     return Ok(cudaMemcpyAsync(readback_, hash_, sizeof(uint64_t), cudaMemcpyDeviceToHost, stream_),
-              what.c_str(), error) &&
-           Ok(cudaStreamSynchronize(stream_), what.c_str(), error);
+              what, error) &&
+           Ok(cudaStreamSynchronize(stream_), what, error);
   }
 
-  bool Checksum(const uint32_t* words, uint64_t count, const std::string& what,
-                std::string* error) {
-    return Ok(static_cast<cudaError_t>(kernels::LaunchChecksum(words, count, hash_, stream_)),
-              what.c_str(), error) &&
+  bool Checksum(const uint32_t* words, uint64_t count, const PlanStep& what, std::string* error) {
+    return Ok(static_cast<cudaError_t>(kernels::LaunchChecksum(words, count, hash_, stream_)), what,
+              error) &&
            ReadHash(what, error);
   }
 
   // The engine's RunWordCheck: count, pick, collect, one copy back, a wait.
   bool WordCheck(const uint32_t* a, const uint32_t* b, uint32_t pattern, uint64_t count,
-                 bool hash_a, const std::string& what, std::string* error) {
-    const char* w = what.c_str();
+                 bool hash_a, const PlanStep& what, std::string* error) {
+    const PlanStep& w = what;
     const uint32_t blocks = sm_count_ * 2;
     const uint64_t chunks = kernels::WordChunkCount(count);
     constexpr uint32_t kMax = kernels::kMaxCheckReport;
@@ -364,8 +396,8 @@ class Replayer {
 
   // The engine's CheckMatmul (Freivalds' pass first when the product is large), then the
   // runner's three hashes of A, B and C.
-  bool MatmulCheck(const PlanStep& s, const std::string& what, std::string* error) {
-    const char* w = what.c_str();
+  bool MatmulCheck(const PlanStep& s, const PlanStep& what, std::string* error) {
+    const PlanStep& w = what;
     auto ok = [&](int r) { return Ok(static_cast<cudaError_t>(r), w, error); };
     const float *a = Floats(s.a), *b = Floats(s.b), *c = Floats(s.c);
     const double factor = matmul_bound::BoundFactor(s.k);
@@ -399,6 +431,7 @@ class Replayer {
 
   const Plan& plan_;
   const cuda::DriverApi& api_;
+  int ordinal_;
   CUmemAllocationProp prop_;
   uint32_t sm_count_ = 1;
   cudaStream_t stream_ = nullptr;
@@ -406,6 +439,10 @@ class Replayer {
   std::vector<CUdeviceptr> va_;       // buffer slot -> its reservation now (0: none)
   std::vector<CUdeviceptr> last_va_;  // buffer slot -> its last reservation (a reserve's hint)
   std::vector<CUmemGenericAllocationHandle> handles_;
+  // Allocations the replay could not make (a create it skipped), and the buffers they were mapped
+  // into: the calls on them are skipped too, until the buffer is reserved again.
+  std::vector<bool> lost_alloc_, lost_buffer_;
+  std::vector<std::pair<CUdeviceptr, uint64_t>> leftover_;  // reservations not freed in the plan
   std::vector<cudaGraph_t> graphs_;
   std::vector<cudaGraphExec_t> execs_;
   std::vector<void*> snapshots_;

@@ -6,7 +6,9 @@
 // whole replay; figures are medians over the rounds, ratios are run / raw. The run's time outside
 // its steps (duration_ms - the steps' wall_us) is what the runner does between calls: reading a
 // captured graph back, records, verdicts; the bench times that read-back raw, beside the table (the
-// walk over a graph's nodes, and its DOT text from cudaGraphDebugDotPrint). Asserts nothing.
+// walk over a graph's nodes, and the DOT text cudaGraphDebugDotPrint would add with
+// `run --driver-dot`), and lists the largest gaps around a step in one observed run. Asserts
+// nothing.
 //
 //   replay_bench SCENARIO.yaml [--rounds N]   (N >= 1, default 7)
 // Without a usable CUDA device it prints "skipped: ..." and exits 0. A step the replay has no raw
@@ -187,7 +189,9 @@ int main(int argc, char** argv) {
 
   std::printf("replay_bench: %s on %s, %d rounds (the run and the raw replay alternate first)\n",
               path.c_str(), device.c_str(), rounds);
-  std::printf("%-20s %6s %14s %14s %8s\n", "op", "steps", "run (µs)", "raw (µs)", "run/raw");
+  // "steps": the run's steps of the op, and of those the replay's (a step it could not replay is
+  // in the run's figure only: compare the two counts before the ratio).
+  std::printf("%-20s %11s %14s %14s %8s\n", "op", "steps", "run (µs)", "raw (µs)", "run/raw");
   std::set<std::string> ops;
   for (const auto& [op, n] : run_steps) ops.insert(op);
   auto median_of = [&](auto pick) {
@@ -202,36 +206,41 @@ int main(int argc, char** argv) {
     });
     const auto replayed = raw_steps.find(op);
     if (replayed == raw_steps.end()) {
-      std::printf("%-20s %6d %14.1f %14s %8s\n", op.c_str(), run_steps[op], run, "-", "-");
+      std::printf("%-20s %5d/%-5d %14.1f %14s %8s\n", op.c_str(), run_steps[op], 0, run, "-", "-");
       continue;
     }
     const double raw = median_of([&](const Figures& f) {
       auto it = f.raw_us.find(op);
       return it == f.raw_us.end() ? 0.0 : it->second;
     });
-    std::printf("%-20s %6d %14.1f %14.1f %8.2f\n", op.c_str(), run_steps[op], run, raw,
-                raw > 0 ? run / raw : 0.0);
+    std::printf("%-20s %5d/%-5d %14.1f %14.1f %8.2f\n", op.c_str(), run_steps[op], replayed->second,
+                run, raw, raw > 0 ? run / raw : 0.0);
   }
   const double run_total = median_of([](const Figures& f) { return f.run_total_us; });
   const double run_steps_total = median_of([](const Figures& f) { return f.run_steps_us; });
   const double raw_total = median_of([](const Figures& f) { return f.raw_total_us; });
+  if (raw_total <= 0) {
+    std::printf("the replay replayed nothing of this scenario: no ratio\n");
+    return 0;
+  }
   std::vector<double> ratios;
   for (const Figures& f : figures) ratios.push_back(f.run_total_us / f.raw_total_us);
   std::sort(ratios.begin(), ratios.end());
-  std::printf("%-20s %6s %14.1f %14.1f %8.2f   (per round: median %.2f, range %.2f-%.2f)\n",
+  std::printf("%-20s %11s %14.1f %14.1f %8.2f   (per round: median %.2f, range %.2f-%.2f)\n",
               "whole run", "", run_total, raw_total, run_total / raw_total, Median(ratios),
               ratios.front(), ratios.back());
-  std::printf("%-20s %6s %14.1f   (duration_ms less the steps' wall_us)\n", "outside the steps", "",
-              run_total - run_steps_total);
+  std::printf("%-20s %11s %14.1f   (duration_ms less the steps' wall_us)\n", "outside the steps",
+              "", run_total - run_steps_total);
   if (!figures.front().walk_us.empty()) {
     std::vector<double> walk, dot;
     for (const Figures& f : figures) {
       walk.insert(walk.end(), f.walk_us.begin(), f.walk_us.end());
       dot.insert(dot.end(), f.dot_us.begin(), f.dot_us.end());
     }
-    std::printf("%-20s %6zu   walk over the nodes %.1f µs, DOT text (%zu bytes) %.1f µs: medians\n",
-                "graph read-back", figures.front().walk_us.size(), Median(walk), dot_bytes,
-                Median(dot));
+    std::printf(
+        "%-20s %11zu   walk over the nodes %.1f µs, driver's DOT text (%zu bytes; "
+        "--driver-dot only) %.1f µs: medians\n",
+        "graph read-back", figures.front().walk_us.size(), Median(walk), dot_bytes, Median(dot));
   }
   {
     GapObserver gaps;

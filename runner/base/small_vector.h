@@ -15,6 +15,7 @@
 #include <initializer_list>
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 namespace vmm {
@@ -22,6 +23,8 @@ namespace vmm {
 template <typename T, size_t N>
 class SmallVector {
   static_assert(N > 0, "a SmallVector holds at least one element inline");
+  // Growth and the noexcept move move elements one by one and cannot undo a throwing move.
+  static_assert(std::is_nothrow_move_constructible_v<T>, "T must move without throwing");
 
  public:
   using value_type = T;
@@ -32,11 +35,13 @@ class SmallVector {
   using const_reference = const T&;
 
   SmallVector() = default;
-  SmallVector(std::initializer_list<T> items) {
+  // Delegating: a throwing element copy leaves a constructed (empty-or-partial) vector, whose
+  // destructor frees what was made.
+  SmallVector(std::initializer_list<T> items) : SmallVector() {
     reserve(items.size());
     for (const T& item : items) push_back(item);
   }
-  SmallVector(const SmallVector& other) {
+  SmallVector(const SmallVector& other) : SmallVector() {
     reserve(other.size_);
     for (const T& item : other) push_back(item);
   }
@@ -81,9 +86,13 @@ class SmallVector {
       // Built before growing: an argument may refer to an element of this vector.
       T item(std::forward<Args>(args)...);
       Grow(std::max<size_t>(2 * capacity(), N + 1));
-      return *::new (data() + size_++) T(std::move(item));
+      T* made = ::new (Slot(size_)) T(std::move(item));
+      ++size_;
+      return *made;
     }
-    return *::new (data() + size_++) T(std::forward<Args>(args)...);
+    T* made = ::new (Slot(size_)) T(std::forward<Args>(args)...);  // counted once it exists
+    ++size_;
+    return *made;
   }
   void push_back(const T& item) { emplace_back(item); }
   void push_back(T&& item) { emplace_back(std::move(item)); }
@@ -108,6 +117,11 @@ class SmallVector {
  private:
   T* Inline() { return std::launder(reinterpret_cast<T*>(inline_)); }
   const T* Inline() const { return std::launder(reinterpret_cast<const T*>(inline_)); }
+  // Raw storage for element i (no object there yet): where placement new builds it.
+  void* Slot(size_t i) {
+    return heap_ != nullptr ? static_cast<void*>(heap_ + i)
+                            : static_cast<void*>(inline_ + i * sizeof(T));
+  }
 
   // Moves the elements to a heap buffer of `n` (> size_) elements.
   void Grow(size_t n) {
@@ -138,7 +152,7 @@ class SmallVector {
       size_ = std::exchange(other.size_, 0);
       return;
     }
-    for (size_t i = 0; i < other.size_; ++i) ::new (Inline() + i) T(std::move(other.Inline()[i]));
+    for (size_t i = 0; i < other.size_; ++i) ::new (Slot(i)) T(std::move(other.Inline()[i]));
     size_ = other.size_;
     other.clear();
   }

@@ -1,6 +1,7 @@
 // The words every backend uses for a graph node's GraphNodeInfo::detail, so the structure a CUDA
 // run reads back from the driver and the one the host twin records compare equal, and the DOT text
-// the host backend writes for a GraphStructure (the CUDA backend takes cudaGraphDebugDotPrint's).
+// both backends write for a GraphStructure (the CUDA backend takes cudaGraphDebugDotPrint's
+// instead with `run --driver-dot`).
 #pragma once
 
 #include <cstdint>

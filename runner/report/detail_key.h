@@ -19,7 +19,8 @@ class DetailKey {
   template <size_t N>
   DetailKey(const char (&literal)[N])  // NOLINT(google-explicit-constructor): as a string
       : text_(literal) {}
-  // Text that may not outlive the key: interned.
+  // Text that may not outlive the key: interned. It ends at its first NUL (a report's strings
+  // hold none: the reader refuses control characters).
   DetailKey(const std::string& text);  // NOLINT(google-explicit-constructor): as a string
   explicit DetailKey(std::string_view text);
 

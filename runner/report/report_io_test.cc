@@ -404,6 +404,13 @@ TEST(ReportIoTest, NamesTheJsonPointerOfBadFields) {
             "report.json: /steps/0/check/mismatches/0: expected an object, got a number");
 }
 
+// A detail key is NUL-terminated text (DetailKey): a key that holds a NUL never reaches one,
+// because the reader refuses control characters in every string.
+TEST(ReportIoTest, AKeyWithANulIsRefused) {
+  const std::string error = ParseError(Tiny(R"("n": 3)", R"("a\u0000b": 3)"));
+  EXPECT_NE(error.find("control character U+0000 (NUL)"), std::string::npos) << error;
+}
+
 TEST(ReportIoTest, ReportsEveryTypeErrorInOnePass) {
   std::string json = Tiny(R"("named": true)", R"("named": 1)");
   json.replace(json.find(R"("steps": 1)"), 10, R"("steps": null)");
