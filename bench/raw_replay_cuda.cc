@@ -1,14 +1,11 @@
 // ReplayRaw (raw_replay.h): each op's raw calls, mirroring runner/engine/cuda's calls for it.
 #include <cuda.h>
 #include <cuda_runtime_api.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
-#include <fstream>
 #include <functional>
-#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,23 +16,15 @@
 #include "kernels/matmul_bound.h"
 #include "runner/base/stopwatch.h"
 #include "runner/engine/cuda/driver_api.h"
+#include "runner/engine/cuda/graph_ops.h"
 #include "runner/engine/cuda/vmm_handles.h"
 #include "runner/vocab/op.h"
 
 namespace vmm::bench {
 namespace {
 
-// The engine's check state (runner/engine/cuda/cuda_engine_data.cc), read back in one copy.
-struct CheckState {
-  kernels::ScanTotals totals;
-  unsigned long long bad_rows;
-  kernels::PickedChunks picked;
-  union {
-    kernels::WordReport words;
-    kernels::MatmulReport matmul;
-  } report;
-};
-constexpr size_t kZeroedBytes = offsetof(CheckState, picked);
+using kernels::CheckState;
+constexpr size_t kZeroedBytes = kernels::kCheckZeroedBytes;
 
 // One replay: the objects the plan's slots name, and scratch memory made before the clock starts.
 class Replayer {
@@ -101,18 +90,9 @@ class Replayer {
     }
     costs->walk_us.push_back(walk.ElapsedUs());
     Stopwatch dot;
-    char path[] = "/tmp/replay-bench-dot-XXXXXX";
-    const int fd = mkstemp(path);
-    if (fd < 0) return;
-    close(fd);
-    std::string text;
-    if (cudaGraphDebugDotPrint(graph, path, cudaGraphDebugDotFlagsVerbose) == cudaSuccess) {
-      std::ifstream in(path);
-      text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    }
-    unlink(path);
+    const StatusOr<std::string> text = cuda::DriverDotText(graph);  // what --driver-dot does
     costs->dot_us.push_back(dot.ElapsedUs());
-    costs->dot_bytes = text.size();
+    costs->dot_bytes = text.ok() ? text->size() : 0;
   }
 
   ~Replayer() {

@@ -21,14 +21,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "bench/raw_replay.h"
+#include "runner/base/input_file.h"
 #include "runner/pipeline/run_scenario.h"
 
 namespace {
@@ -38,6 +37,13 @@ double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t h = v.size() / 2;
   return v.size() % 2 == 1 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
+// The time of all of a record's calls: a repeated step's record holds its first call's time and
+// the median of all, so the sum is estimated as first + (count - 1) * median.
+double AllCallsUs(const vmm::report::StepRecord& record) {
+  if (!record.wall_stats) return record.wall_us;
+  return record.wall_us + (record.wall_stats->count - 1.0) * record.wall_stats->median_us;
 }
 
 // Where the time outside the steps goes: each step's gap since the previous step ended (the
@@ -53,10 +59,7 @@ class GapObserver final : public vmm::StepObserver {
     const auto now = std::chrono::steady_clock::now();
     if (started_) {
       const double since = std::chrono::duration<double, std::micro>(now - last_).count();
-      double wall = record.wall_us;
-      if (record.wall_stats)
-        wall += (record.wall_stats->count - 1.0) * record.wall_stats->median_us;
-      gaps_.push_back({since - wall, step.label + " (" + record.op + ")"});
+      gaps_.push_back({since - AllCallsUs(record), step.label + " (" + record.op + ")"});
     }
     started_ = true;
     last_ = now;
@@ -126,15 +129,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: replay_bench SCENARIO.yaml [--rounds N] (N >= 1)\n");
     return 2;
   }
-  std::ifstream in(path);
-  if (!in) {
-    std::fprintf(stderr, "error: cannot read %s\n", path.c_str());
+  vmm::StatusOr<std::string> text = vmm::ReadInputFile(path, vmm::Limit::kInputBytes);
+  if (!text.ok()) {
+    std::fprintf(stderr, "%s: error: %s\n", path.c_str(), text.status().message().c_str());
     return 2;
   }
-  std::stringstream text;
-  text << in.rdbuf();
   // The replay's plan: one prepared run that never executes (ExecuteRun consumes its plan).
-  vmm::PreparedRun for_replay = Prepare(path, text.str());
+  vmm::PreparedRun for_replay = Prepare(path, *text);
   std::vector<Figures> figures;
   std::map<std::string, int> run_steps, raw_steps, skipped;
   std::string device;
@@ -142,7 +143,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < rounds; ++r) {
     Figures f;
     auto run = [&] {
-      vmm::PreparedRun prepared = Prepare(path, text.str());
+      vmm::PreparedRun prepared = Prepare(path, *text);
       const vmm::report::Report report = vmm::ExecuteRun(prepared, nullptr);
       if (report.summary.exit_code != 0) {
         std::fprintf(stderr, "error: the run ended %s (exit %d)\n", report.summary.result.c_str(),
@@ -153,11 +154,7 @@ int main(int argc, char** argv) {
       f.run_total_us = report.summary.duration_ms * 1000.0;
       run_steps.clear();
       for (const vmm::report::StepRecord& s : report.steps) {
-        // A repeated step's record holds its first call's time and the median of all: the sum
-        // of its calls is estimated as first + (count - 1) * median.
-        const double us = s.wall_stats
-                              ? s.wall_us + (s.wall_stats->count - 1.0) * s.wall_stats->median_us
-                              : s.wall_us;
+        const double us = AllCallsUs(s);
         f.run_us[s.op] += us;
         f.run_steps_us += us;
         ++run_steps[s.op];
@@ -244,7 +241,7 @@ int main(int argc, char** argv) {
   }
   {
     GapObserver gaps;
-    vmm::PreparedRun observed = Prepare(path, text.str());
+    vmm::PreparedRun observed = Prepare(path, *text);
     (void)vmm::ExecuteRun(observed, &gaps);
     std::printf(
         "largest gaps around a step (one observed run: the time since the previous step "

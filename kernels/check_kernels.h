@@ -18,6 +18,7 @@
 // mismatch) exits at once.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 struct CUstream_st;  // = cudaStream_t
@@ -59,6 +60,19 @@ struct MatmulReport {
   double want[kMaxCheckReport];
   float got[kMaxCheckReport];
 };
+
+// What one check leaves in device memory and reads back in one copy (the CUDA engine's check
+// scratch): the totals and bad_rows are zeroed before the passes (kCheckZeroedBytes).
+struct CheckState {
+  ScanTotals totals;
+  unsigned long long bad_rows;  // check_matmul: rows Freivalds' check rejected
+  PickedChunks picked;
+  union {
+    WordReport words;
+    MatmulReport matmul;
+  } report;
+};
+inline constexpr size_t kCheckZeroedBytes = offsetof(CheckState, picked);
 
 // --- Word checks: a[i] against b[i] (compare) or against one pattern (value) ---
 // Chunks of kWordChunk words; reported indices and hashes use index_base + i, so a check may run

@@ -17,17 +17,8 @@
 namespace vmm::cuda {
 namespace {
 
-// What one check leaves in device memory and reads back in one copy.
-struct CheckState {
-  kernels::ScanTotals totals;
-  unsigned long long bad_rows;  // check_matmul: rows Freivalds' check rejected
-  kernels::PickedChunks picked;
-  union {
-    kernels::WordReport words;
-    kernels::MatmulReport matmul;
-  } report;
-};
-constexpr size_t kZeroedBytes = offsetof(CheckState, picked);  // totals and bad_rows
+using kernels::CheckState;
+constexpr size_t kZeroedBytes = kernels::kCheckZeroedBytes;  // totals and bad_rows
 
 // A compare against a host snapshot stages this many words per piece (64 MiB of device memory).
 constexpr uint64_t kStagingWords = 16ull << 20;

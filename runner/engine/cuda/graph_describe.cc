@@ -178,8 +178,10 @@ Status Describe(const KernelRegistry& registry, cudaGraph_t graph, const NodeNam
   return Status::Ok();
 }
 
-// cudaGraphDebugDotPrint writes a file: write it to a private temporary file and read it back.
-StatusOr<std::string> DotText(cudaGraph_t graph) {
+}  // namespace
+
+// cudaGraphDebugDotPrint writes a file: a private temporary file, read back and removed.
+StatusOr<std::string> DriverDotText(cudaGraph_t graph) {
   const char* tmp = std::getenv("TMPDIR");
   std::string path =
       std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/vmm-run-graph-XXXXXX";
@@ -197,8 +199,6 @@ StatusOr<std::string> DotText(cudaGraph_t graph) {
   return text.str();
 }
 
-}  // namespace
-
 Status DescribeCudaGraph(const KernelRegistry& registry, cudaGraph_t graph, const NodeNames& names,
                          const std::unordered_map<cudaEvent_t, int>& events,
                          const ConditionalBodies& bodies, bool driver_dot, GraphStructure* out) {
@@ -208,7 +208,7 @@ Status DescribeCudaGraph(const KernelRegistry& registry, cudaGraph_t graph, cons
     out->dot = StructureDot(*out);
     return Status::Ok();
   }
-  StatusOr<std::string> dot = DotText(graph);
+  StatusOr<std::string> dot = DriverDotText(graph);
   if (!dot.ok()) return dot.status().WithContext("cudaGraphDebugDotPrint");
   out->dot = std::move(dot).value();
   return Status::Ok();
