@@ -53,11 +53,12 @@
 // host and host-NUMA allocations do not count (they are not device memory), nor does an imported
 // handle (its memory is the exporter's).
 // Where the driver is more lenient than its documentation, the host keeps the documented rule:
-// the driver once accepted a map past the end of a reservation (where another reservation
-// followed; with nothing reserved after it, it refused, 2026-12-02); this class refuses it with
-// INVALID_VALUE, and a map of a released handle too. A map of a released handle segfaulted driver
-// 580 (2026-12-02); the plan sends one only from an isolate block's child, where HostEngine raises
-// SIGSEGV before this class sees the call (engine_calls.def, AllowReleasedHandle).
+// the driver accepts a map past the end of a reservation or refuses it depending on the addresses
+// after it (docs/backends.md; refused over a live mapping and in a fresh context); this class
+// refuses it with INVALID_VALUE, and a map of a released handle too. A map of a released handle
+// segfaulted driver 580 (2026-12-02); the plan sends one only from an isolate block's child, where
+// HostEngine raises SIGSEGV before this class sees the call (engine_calls.def,
+// AllowReleasedHandle).
 //
 // Devices: the twin emulates `device_count` devices (ordinals 0 ..). Physical memory is tagged with
 // the device it "lives on" (all of it is host memory, so every device can reach every other's:
