@@ -7,17 +7,21 @@
 //   - reserve, free, create, release, map, set_access, unmap: the cuMem* call itself (an unmap or
 //     release first waits for the stream when asynchronous work is in flight, as the engine does);
 //   - fill, matmul, memset: the launch, then a wait for it (the run times every launch);
-//   - snapshot: the destination's allocation, the copy with its hash, the hash read back;
+//   - snapshot: the destination's allocation (device memory, or pinned host memory), the copy
+//     with its hash (to the host: the copy, then the hash), the hash read back;
+//   - copy (not async): the cudaMemcpyAsync between buffers and device or pinned snapshots, a
+//     wait, and the source's hash when it fills a snapshot from a buffer;
 //   - check_equal, check_value, check_matmul: the engine's check kernels on scratch memory
 //     allocated before the replay, the state read back (and check_matmul's three buffer hashes);
 //   - capture (of fill, matmul and memset steps), instantiate, replay, update, destroy_graph,
 //     destroy_exec, synchronize: the graph calls themselves (a replay waits for its graph).
 // What the runner does around the calls (planning, records, verdicts, reading a captured graph
-// back to report it) is absent by design. A step of any other op is not replayed: it is counted
-// under `skipped`, and the caller says so beside its figures. Steps in isolate blocks, threads
-// groups, steps that expect an error and repeat > 1 of any op but replay and update (which are
-// replayed `repeat` times) are skipped the same way, and so is a step on a graph the replay could
-// not capture.
+// back to report it) is absent by design. A step of any other op, a pageable snapshot, an async
+// copy, and the copies and checks that use a snapshot not replayed, are not replayed: each is
+// counted under `skipped`, and the caller says so beside its figures. Steps in isolate blocks,
+// threads groups, steps that expect an error and repeat > 1 of any op but replay and update
+// (which are replayed `repeat` times) are skipped the same way, and so is a step on a graph the
+// replay could not capture.
 #pragma once
 
 #include <map>

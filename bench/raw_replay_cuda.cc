@@ -101,7 +101,7 @@ class Replayer {
       if (e != nullptr) cudaGraphExecDestroy(e);
     for (cudaGraph_t g : graphs_)
       if (g != nullptr) cudaGraphDestroy(g);
-    for (void* s : snapshots_) cudaFree(s);
+    for (size_t i = 0; i < snapshots_.size(); ++i) FreeSnapshot(static_cast<int>(i));
     for (size_t i = 0; i < va_.size(); ++i)
       if (va_[i] != 0 && plan_.buffers[i].base < 0) {
         api_.cuMemUnmap(va_[i], plan_.buffers[i].reservation_size);  // may map nothing
@@ -192,16 +192,50 @@ class Replayer {
           return true;
         }
         return rt(cudaStreamSynchronize(stream_));
+      case Op::kMemset: {  // the engine's late-bound cuMemsetD32Async, then the run's wait
+        const auto memset = VMM_DRIVER_FN(cuMemsetD32Async, v3020, cuda::kDriverAbiVersion);
+        if (memset == nullptr) return Skip(replayed);
+        return cu(memset(DataVa(s.buffer), s.pattern, plan_.buffers[s.buffer].elements, stream_)) &&
+               rt(cudaStreamSynchronize(stream_));
+      }
       case Op::kSnapshot: {
         const PlanBuffer& b = plan_.buffers[s.buffer];
-        if (s.place != DataPlace::kDevice) return Skip(replayed);
+        FreeSnapshot(s.snapshot);
         void*& dst = snapshots_[s.snapshot];
-        if (dst != nullptr) cudaFree(dst);
-        dst = nullptr;
+        if (s.place ==
+            DataPlace::kHostPinned) {  // the engine's CopyHashed to host: copy, then hash
+          return rt(cudaHostAlloc(&dst, b.bytes, 0)) &&
+                 rt(cudaMemcpyAsync(dst, Words(s.buffer), b.bytes, cudaMemcpyDeviceToHost,
+                                    stream_)) &&
+                 rt(cudaStreamSynchronize(stream_)) &&
+                 Checksum(Words(s.buffer), b.elements, what, error);
+        }
+        if (s.place != DataPlace::kDevice) return Skip(replayed);  // pageable: not replayed
         return rt(cudaMalloc(&dst, b.bytes)) &&
                rt(static_cast<cudaError_t>(kernels::LaunchCopyChecksum(
                    Words(s.buffer), static_cast<uint32_t*>(dst), b.elements, hash_, stream_))) &&
                ReadHash(what, error);
+      }
+      case Op::kCopy: {  // runner/exec/data_steps.cc: a buffer or a snapshot on either side
+        const bool from_snapshot = s.other < 0, to_snapshot = s.to_snapshot >= 0;
+        const void* src = from_snapshot ? snapshots_[s.snapshot] : Words(s.other);
+        void* dst =
+            to_snapshot ? snapshots_[s.to_snapshot] : const_cast<uint32_t*>(Words(s.buffer));
+        if (src == nullptr || dst == nullptr || s.async) return Skip(replayed);
+        const uint64_t bytes =
+            from_snapshot ? plan_.snapshot_bytes[s.snapshot] : plan_.buffers[s.other].bytes;
+        const bool from_host = from_snapshot && Pinned(s.snapshot);
+        const bool to_host = to_snapshot && Pinned(s.to_snapshot);
+        const cudaMemcpyKind kind = from_host && to_host ? cudaMemcpyHostToHost
+                                    : from_host          ? cudaMemcpyHostToDevice
+                                    : to_host            ? cudaMemcpyDeviceToHost
+                                                         : cudaMemcpyDeviceToDevice;
+        if (!rt(cudaMemcpyAsync(dst, src, bytes, kind, stream_)) ||
+            !rt(cudaStreamSynchronize(stream_)))
+          return false;
+        // A snapshot copied from a buffer takes the buffer's hash (computed on the device).
+        return !to_snapshot || from_snapshot ||
+               Checksum(static_cast<const uint32_t*>(src), bytes / 4, what, error);
       }
       case Op::kCheckEqual: {
         const PlanBuffer& b = plan_.buffers[s.buffer];
@@ -302,6 +336,15 @@ class Replayer {
     api_.cuGetErrorName(r, &name);
     *error = Name(what) + ": " + (name != nullptr ? name : "CUresult " + std::to_string(r));
     return false;
+  }
+
+  bool Pinned(int snapshot) const {
+    return plan_.snapshot_places[snapshot] == DataPlace::kHostPinned;
+  }
+  void FreeSnapshot(int slot) {
+    void*& p = snapshots_[slot];
+    if (p != nullptr) Pinned(slot) ? cudaFreeHost(p) : cudaFree(p);
+    p = nullptr;
   }
 
   void DropGraph(int slot) {

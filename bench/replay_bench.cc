@@ -7,8 +7,8 @@
 // its steps (duration_ms - the steps' wall_us) is what the runner does between calls: reading a
 // captured graph back, records, verdicts; the bench times that read-back raw, beside the table (the
 // walk over a graph's nodes, and the DOT text cudaGraphDebugDotPrint would add with
-// `run --driver-dot`), and lists the largest gaps around a step in one observed run. Asserts
-// nothing.
+// `run --driver-dot`), and lists the largest gaps around a step in one observed run. Beside each
+// op's ratio of medians, the range of its per-round ratios. Asserts nothing.
 //
 //   replay_bench SCENARIO.yaml [--rounds N]   (N >= 1, default 7)
 // Without a usable CUDA device it prints "skipped: ..." and exits 0. A step the replay has no raw
@@ -210,8 +210,18 @@ int main(int argc, char** argv) {
       auto it = f.raw_us.find(op);
       return it == f.raw_us.end() ? 0.0 : it->second;
     });
-    std::printf("%-20s %5d/%-5d %14.1f %14.1f %8.2f\n", op.c_str(), run_steps[op], replayed->second,
+    std::vector<double> per_round;  // the op's run / raw in each round: the spread behind the ratio
+    for (const Figures& f : figures) {
+      auto a = f.run_us.find(op), b = f.raw_us.find(op);
+      if (a != f.run_us.end() && b != f.raw_us.end() && b->second > 0)
+        per_round.push_back(a->second / b->second);
+    }
+    std::sort(per_round.begin(), per_round.end());
+    std::printf("%-20s %5d/%-5d %14.1f %14.1f %8.2f", op.c_str(), run_steps[op], replayed->second,
                 run, raw, raw > 0 ? run / raw : 0.0);
+    if (!per_round.empty())
+      std::printf("   (rounds %.2f-%.2f)", per_round.front(), per_round.back());
+    std::printf("\n");
   }
   const double run_total = median_of([](const Figures& f) { return f.run_total_us; });
   const double run_steps_total = median_of([](const Figures& f) { return f.run_steps_us; });
