@@ -78,9 +78,8 @@ fi
   done
   ./build-gpu/bench/runner_overhead_bench --backend null --cycles 1000 --rounds 200
   ./build-gpu/bench/peer_bench  # two GPUs only; prints "skipped" on one
-  # The 64 GiB sleep/wake cycle against its raw driver and copy calls, right after it ran.
-  ./build-gpu/vmm-run scenarios/sleep_wake_64g.yaml --report "$OUT/cycle_report.json" >/dev/null
-  ./build-gpu/bench/cycle_cost_bench "$OUT/cycle_report.json"
+  # The 64 GiB sleep/wake cycle per call kind against the raw replay of its calls, alternated.
+  ./build-gpu/bench/replay_bench scenarios/sleep_wake_64g.yaml --rounds 3
   ./build-gpu/bench/data_plane_bench --runs "${DATA_RUNS:-10}" --gib 4
   python3 bench/peer_torch.py --runs "${DATA_RUNS:-10}" --gib 4 || echo "peer_torch: exit $?"
 ' >"$OUT/bench.log" 2>&1
