@@ -2,6 +2,9 @@
 // the graph the exec was instantiated from (which must be live: CUDA names an exec's nodes by that
 // graph's); the fields its type takes; memset and memcpy nodes keep their size; only kernel, memset
 // and memcpy nodes can be disabled; and after the change no two unordered nodes race.
+#include <string_view>
+#include <utility>
+
 #include "runner/base/format.h"
 #include "runner/plan/plan_builder.h"
 
@@ -9,14 +12,76 @@ namespace vmm {
 
 namespace {
 
-// The buffers a node of `spec`'s op touches with its parameters.
-// (set_node changes only fill, matmul, memset and copy nodes.)
-std::vector<std::pair<int, Access>> UsesOf(const PlanStep& spec) {
-  if (spec.op == Op::kMatmul)
-    return {{spec.a, Access::kRead}, {spec.b, Access::kRead}, {spec.c, Access::kReadWrite}};
-  if (spec.op == Op::kCopy && spec.other >= 0)
-    return {{spec.other, Access::kRead}, {spec.buffer, Access::kReadWrite}};
-  return {{spec.buffer, Access::kReadWrite}};  // fill, memset, a copy from a snapshot
+// One key of a node's parameters and, for a buffer, the PlanStep slot it fills and how the node
+// uses that buffer.
+struct NodeKey {
+  const char* key = nullptr;
+  int PlanStep::*slot = nullptr;  // nullptr: a value (seed, value, byte), not a buffer
+  Access use = Access::kRead;
+};
+
+// What set_node may change on a node, one row per op whose nodes take new parameters. A node of any
+// other op takes only `enabled`. The rules a change must keep (sizes, shapes, overlaps, access)
+// follow the table in SetNode.
+struct SettableNode {
+  Op op;
+  NodeKey keys[3];       // the unused ones have no key
+  const char* accepted;  // the keys as a message lists them
+  bool keeps_size;       // memset and memcpy nodes keep their width: a new buffer must match it
+};
+constexpr SettableNode kSettableNodes[] = {
+    {Op::kFill,
+     {{"buffer", &PlanStep::buffer, Access::kReadWrite}, {"seed"}},
+     "buffer and seed",
+     false},
+    {Op::kMatmul,
+     {{"a", &PlanStep::a, Access::kRead},
+      {"b", &PlanStep::b, Access::kRead},
+      {"c", &PlanStep::c, Access::kReadWrite}},
+     "a, b and c",
+     false},
+    {Op::kMemset,
+     {{"buffer", &PlanStep::buffer, Access::kReadWrite}, {"value"}, {"byte"}},
+     "buffer and value or byte",
+     true},
+    {Op::kCopy,  // a copy from a host snapshot keeps its source: `to` only (Takes)
+     {{"from", &PlanStep::other, Access::kRead}, {"to", &PlanStep::buffer, Access::kReadWrite}},
+     "from and to",
+     true},
+};
+
+const SettableNode* SettableRow(Op op) {
+  for (const SettableNode& row : kSettableNodes)
+    if (row.op == op) return &row;
+  return nullptr;
+}
+
+// The row's key `key`, or nullptr when the node does not take it.
+const NodeKey* Takes(const SettableNode* row, std::string_view key, bool host_source) {
+  if (row == nullptr || (host_source && key == "from")) return nullptr;
+  for (const NodeKey& k : row->keys)
+    if (k.key != nullptr && key == k.key) return &k;
+  return nullptr;
+}
+
+// The buffers a node of `spec`'s op touches with its parameters, in the row's order (a buffer the
+// node does not name, -1, is left out by the caller).
+std::vector<std::pair<int, Access>> UsesOf(const SettableNode& row, const PlanStep& spec) {
+  std::vector<std::pair<int, Access>> uses;
+  for (const NodeKey& k : row.keys)
+    if (k.slot != nullptr) uses.emplace_back(spec.*k.slot, k.use);
+  return uses;
+}
+
+// The step keys that name a buffer, in the order their messages come.
+constexpr const char* kBufferKeys[] = {"buffer", "a", "b", "c", "from", "to"};
+const Located<std::string>& BufferKey(const Step& step, std::string_view key) {
+  return key == "buffer" ? step.buffer()
+         : key == "a"    ? step.a()
+         : key == "b"    ? step.b()
+         : key == "c"    ? step.c()
+         : key == "from" ? step.from()
+                         : step.to();
 }
 
 }  // namespace
@@ -66,23 +131,10 @@ void PlanBuilder::SetNode(const Step& step, PlanStep* p) {
   NodeModel& node = exec.nodes[index];
   p->node_name = node.name;
   const std::string what = "node '" + node.name + "' (" + NodeTypeName(node.type) + ")";
-  // Which keys the node takes: its step's parameters.
+  // Which keys the node takes: its op's row.
   const Op op = node.spec.op;
-  const std::pair<const char*, const Located<std::string>*> text_keys[] = {
-      {"buffer", &step.buffer()}, {"a", &step.a()},       {"b", &step.b()},
-      {"c", &step.c()},           {"from", &step.from()}, {"to", &step.to()}};
-  auto takes = [&](const std::string& key) {
-    if (op == Op::kFill) return key == "buffer" || key == "seed";
-    if (op == Op::kMatmul) return key == "a" || key == "b" || key == "c";
-    if (op == Op::kMemset) return key == "buffer" || key == "value" || key == "byte";
-    if (op == Op::kCopy) return key == "to" || (key == "from" && !node.host_source);
-    return false;
-  };
-  const char* accepted = op == Op::kFill     ? "buffer and seed"
-                         : op == Op::kMatmul ? "a, b and c"
-                         : op == Op::kMemset ? "buffer and value or byte"
-                         : op == Op::kCopy   ? (node.host_source ? "to" : "from and to")
-                                             : "";
+  const SettableNode* row = SettableRow(op);
+  const char* accepted = row == nullptr ? "" : node.host_source ? "to" : row->accepted;
   bool changes = false, ok = true, given = step.enabled().set;
   auto refuse_key = [&](const char* key, const SourceLoc& loc) {
     given = true;
@@ -92,40 +144,32 @@ void PlanBuilder::SetNode(const Step& step, PlanStep* p) {
     ok = false;
   };
   PlanStep spec = node.spec;
-  for (const auto& [key, field] : text_keys) {
-    if (!field->set) continue;
-    if (!takes(key)) {
-      refuse_key(key, field->loc);
+  for (const char* key : kBufferKeys) {
+    const Located<std::string>& field = BufferKey(step, key);
+    if (!field.set) continue;
+    const NodeKey* k = Takes(row, key, node.host_source);
+    if (k == nullptr) {
+      refuse_key(key, field.loc);
       continue;
     }
     changes = true;
-    const int slot = ResolveBuffer(*field, step);
+    const int slot = ResolveBuffer(field, step);
     if (slot < 0) {
       ok = false;
       continue;
     }
-    const std::string k = key;
-    int* target = k == "buffer" ? &spec.buffer
-                  : k == "a"    ? &spec.a
-                  : k == "b"    ? &spec.b
-                  : k == "c"    ? &spec.c
-                  : k == "from" ? &spec.other
-                                : &spec.buffer;
-    const int old = *target;
-    *target = slot;
+    const int old = std::exchange(spec.*k->slot, slot);
     // Memset and memcpy nodes keep their size: cudaGraphExecMemsetNodeSetParams and
     // cudaGraphExecMemcpyNodeSetParams1D may refuse a new width.
-    if ((op == Op::kMemset || op == Op::kCopy) && old >= 0 &&
-        plan_.buffers[old].bytes != plan_.buffers[slot].bytes) {
-      Error(field->loc, "set_node: " + what + " moves " + FormatBytes(plan_.buffers[old].bytes) +
-                            "; '" + field->value + "' has " +
-                            FormatBytes(plan_.buffers[slot].bytes) +
-                            " (a memset or memcpy node keeps its size)");
+    if (row->keeps_size && old >= 0 && plan_.buffers[old].bytes != plan_.buffers[slot].bytes) {
+      Error(field.loc, "set_node: " + what + " moves " + FormatBytes(plan_.buffers[old].bytes) +
+                           "; '" + field.value + "' has " + FormatBytes(plan_.buffers[slot].bytes) +
+                           " (a memset or memcpy node keeps its size)");
       ok = false;
     }
   }
   if (step.seed().set) {
-    if (takes("seed")) {
+    if (Takes(row, "seed", node.host_source) != nullptr) {
       spec.seed = step.seed().value;
       changes = true;
     } else {
@@ -133,7 +177,7 @@ void PlanBuilder::SetNode(const Step& step, PlanStep* p) {
     }
   }
   if (step.value().set || step.byte().set) {
-    if (takes("value")) {
+    if (Takes(row, "value", node.host_source) != nullptr) {
       Pattern(step, &spec);
       changes = true;
     } else {
@@ -184,7 +228,7 @@ void PlanBuilder::SetNode(const Step& step, PlanStep* p) {
   if (changes) {
     spec.body.clear();
     node.spec = spec;
-    node.uses = UsesOf(spec);
+    node.uses = UsesOf(*row, spec);  // changes: the op has a row
     std::erase_if(node.uses, [](const std::pair<int, Access>& u) { return u.first < 0; });
     // The new parameters hold the buffers' addresses now.
     node.reservation_ids = ReservationIds(node.uses, nullptr);
