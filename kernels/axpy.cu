@@ -19,11 +19,14 @@ extern "C" __global__ void __launch_bounds__(vmm::kernels::kFillThreads)
 
 namespace vmm::kernels {
 
+static_assert(detail::ParamCount(&vmm_axpy_f32) == kAxpyParamCount);
+
 int LaunchAxpy(const float* a, const float* b, float* c, uint64_t count, float alpha,
                CUstream_st* stream) {
   void* args[] = {&a, &b, &c, &count, &alpha};
-  return detail::Launch(reinterpret_cast<const void*>(&vmm_axpy_f32), FillLaunch(count), args,
-                        stream);
+  return detail::Launch(AxpyKernelSymbol(), FillLaunch(count), args, stream);
 }
+
+const void* AxpyKernelSymbol() { return reinterpret_cast<const void*>(&vmm_axpy_f32); }
 
 }  // namespace vmm::kernels

@@ -1,14 +1,29 @@
+#include <iterator>
+
 #include "kernels/kernels.h"
 #include "kernels/launch_config.h"
 
 namespace vmm::kernels {
+namespace {
+
+// One row per kernel a captured graph may hold (the graph's kernel nodes are recognised, named and
+// read back by this table).
+const GraphKernel kGraphKernels[] = {
+    {kMatmulKernelName, &MatmulKernelSymbol, kMatmulParamCount},
+    {kFillKernelName, &FillKernelSymbol, kFillParamCount},
+    {kAxpyKernelName, &AxpyKernelSymbol, kAxpyParamCount},
+    {kSetConditionKernelName, &SetConditionKernelSymbol, kSetConditionParamCount},
+    {kNextPassKernelName, &NextPassKernelSymbol, kNextPassParamCount},
+};
+
+}  // namespace
+
+GraphKernelRange GraphKernels() { return {std::begin(kGraphKernels), std::end(kGraphKernels)}; }
 
 const char* KernelNameForSymbol(const void* symbol) {
   if (symbol == nullptr) return nullptr;
-  if (symbol == MatmulKernelSymbol()) return kMatmulKernelName;
-  if (symbol == FillKernelSymbol()) return kFillKernelName;
-  if (symbol == SetConditionKernelSymbol()) return kSetConditionKernelName;
-  if (symbol == NextPassKernelSymbol()) return kNextPassKernelName;
+  for (const GraphKernel& k : kGraphKernels)
+    if (symbol == k.symbol()) return k.name;
   return nullptr;
 }
 

@@ -42,17 +42,8 @@ StatusOr<KernelEntry> Load(const DriverApi& api, const char* name, const void* s
 
 StatusOr<KernelRegistry> KernelRegistry::Create(const DriverApi& api) {
   KernelRegistry r;
-  struct Known {
-    const void* symbol;
-    uint32_t param_count;
-  };
-  for (const Known& k :
-       {Known{kernels::MatmulKernelSymbol(), kernels::kMatmulParamCount},
-        Known{kernels::FillKernelSymbol(), kernels::kFillParamCount},
-        Known{kernels::SetConditionKernelSymbol(), kernels::kSetConditionParamCount},
-        Known{kernels::NextPassKernelSymbol(), kernels::kNextPassParamCount}}) {
-    StatusOr<KernelEntry> e =
-        Load(api, kernels::KernelNameForSymbol(k.symbol), k.symbol, k.param_count);
+  for (const kernels::GraphKernel& k : kernels::GraphKernels()) {
+    StatusOr<KernelEntry> e = Load(api, k.name, k.symbol(), k.param_count);
     if (!e.ok()) return e.status();
     r.entries_.push_back(std::move(e).value());
   }

@@ -1,7 +1,7 @@
-// KernelRegistry: what the engine knows about the kernels that can appear in its graphs
-// (vmm_matmul_f32, vmm_fill_f32, and the conditional nodes' vmm_set_condition, vmm_next_pass): how
-// to recognise them in a kernel node and how their arguments are laid out, so KernelNodes can
-// report a name and the packed argument bytes.
+// KernelRegistry: what the engine knows about the kernels that can appear in its graphs (the rows
+// of kernels::GraphKernels: vmm_matmul_f32, vmm_fill_f32, vmm_axpy_f32, and the conditional nodes'
+// vmm_set_condition, vmm_next_pass): how to recognise them in a kernel node and how their
+// arguments are laid out, so KernelNodes can report a name and the packed argument bytes.
 //
 // Recognition: a kernel node's `func` (cudaGraphKernelNodeGetParams) is matched against the
 // kernel's host symbol (what the runtime reports for kernels it launched), its cudaFunction_t
