@@ -1,5 +1,6 @@
 #include "runner/engine/kernel_params.h"
 
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -42,6 +43,15 @@ KernelNodeParams MatmulKernelParams(const MatmulArgs& args) {
   return p;
 }
 
+KernelNodeParams AxpyKernelParams(const AxpyArgs& args) {
+  KernelNodeParams p = Geometry(kernels::kAxpyKernelName, kernels::FillLaunch(args.count));
+  for (uint64_t ptr : {args.a, args.b, args.c, args.count}) PackArg<uint64_t>(&p.arg_bytes, ptr);
+  uint32_t alpha = 0;
+  std::memcpy(&alpha, &args.alpha, sizeof alpha);
+  PackArg<uint32_t>(&p.arg_bytes, alpha);
+  return p;
+}
+
 KernelNodeParams SetConditionKernelParams(DevicePtr word, uint64_t handle) {
   KernelNodeParams p = Geometry(kernels::kSetConditionKernelName, kernels::ConditionLaunch());
   PackArg<uint64_t>(&p.arg_bytes, word);
@@ -53,6 +63,64 @@ KernelNodeParams NextPassKernelParams(DevicePtr counter, DevicePtr passes, uint6
   KernelNodeParams p = Geometry(kernels::kNextPassKernelName, kernels::ConditionLaunch());
   for (uint64_t v : {counter, passes, handle}) PackArg<uint64_t>(&p.arg_bytes, v);
   return p;
+}
+
+namespace {
+
+template <typename T>
+T ArgAt(const std::vector<uint8_t>& bytes, size_t offset) {
+  T value{};
+  if (offset + sizeof(T) <= bytes.size()) std::memcpy(&value, bytes.data() + offset, sizeof(T));
+  return value;
+}
+
+using Args = const std::vector<uint8_t>&;
+struct KernelMemory {
+  const char* function;
+  std::vector<NodeOperand> (*operands)(Args args);
+};
+// The offsets are those the packers above write (the CUDA ABI's natural alignment).
+const KernelMemory kKernelMemory[] = {
+    {kernels::kFillKernelName,  // (dst, count, seed)
+     [](Args a) -> std::vector<NodeOperand> {
+       return {{ArgAt<uint64_t>(a, 0), ArgAt<uint64_t>(a, 8) * 4, Access::kReadWrite}};
+     }},
+    {kernels::kMatmulKernelName,  // (a, b, c, m, n, k)
+     [](Args a) -> std::vector<NodeOperand> {
+       const uint64_t m = ArgAt<uint32_t>(a, 24), n = ArgAt<uint32_t>(a, 28),
+                      k = ArgAt<uint32_t>(a, 32);
+       return {{ArgAt<uint64_t>(a, 0), m * k * 4, Access::kRead},
+               {ArgAt<uint64_t>(a, 8), k * n * 4, Access::kRead},
+               {ArgAt<uint64_t>(a, 16), m * n * 4, Access::kReadWrite}};
+     }},
+    {kernels::kAxpyKernelName,  // (a, b, c, count, alpha); b 0: none
+     [](Args a) -> std::vector<NodeOperand> {
+       const uint64_t bytes = ArgAt<uint64_t>(a, 24) * 4;
+       std::vector<NodeOperand> out = {{ArgAt<uint64_t>(a, 0), bytes, Access::kRead}};
+       if (const uint64_t b = ArgAt<uint64_t>(a, 8); b != 0)
+         out.push_back({b, bytes, Access::kRead});
+       out.push_back({ArgAt<uint64_t>(a, 16), bytes, Access::kReadWrite});
+       return out;
+     }},
+    {kernels::kSetConditionKernelName,  // (word, handle)
+     [](Args a) -> std::vector<NodeOperand> {
+       return {{ArgAt<uint64_t>(a, 0), 4, Access::kRead}};
+     }},
+    {kernels::kNextPassKernelName,  // (counter, passes, handle); passes 0: none
+     [](Args a) -> std::vector<NodeOperand> {
+       std::vector<NodeOperand> out = {{ArgAt<uint64_t>(a, 0), 4, Access::kReadWrite}};
+       if (const uint64_t passes = ArgAt<uint64_t>(a, 8); passes != 0)
+         out.push_back({passes, 4, Access::kReadWrite});
+       return out;
+     }},
+};
+
+}  // namespace
+
+std::vector<NodeOperand> KernelOperands(const std::string& function, Args args) {
+  for (const KernelMemory& k : kKernelMemory)
+    if (function == k.function) return k.operands(args);
+  return {};
 }
 
 }  // namespace vmm

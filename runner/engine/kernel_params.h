@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "runner/engine/engine.h"
 
@@ -16,11 +18,21 @@ KernelNodeParams FillKernelParams(DevicePtr dst, uint64_t count, uint64_t seed);
 // vmm_matmul_f32(const float* a, const float* b, float* c, uint32_t m, n, k): 36 argument bytes.
 KernelNodeParams MatmulKernelParams(const MatmulArgs& args);
 
+// vmm_axpy_f32(const float* a, const float* b, float* c, uint64_t count, float alpha): 36
+// argument bytes (b 0: scale, c = alpha * a).
+KernelNodeParams AxpyKernelParams(const AxpyArgs& args);
+
 // vmm_set_condition(const uint32_t* word, cudaGraphConditionalHandle handle): 16 argument bytes.
 KernelNodeParams SetConditionKernelParams(DevicePtr word, uint64_t handle);
 
 // vmm_next_pass(uint32_t* counter, uint32_t* passes, cudaGraphConditionalHandle handle): 24
 // argument bytes (passes 0: none).
 KernelNodeParams NextPassKernelParams(DevicePtr counter, DevicePtr passes, uint64_t handle);
+
+// The memory a node of kernel `function` touches, read from its packed arguments, in argument
+// order: one row per kernel of kernels::GraphKernels (kernel_params.cc). Both backends describe a
+// kernel node with it. Empty for a kernel it does not know.
+std::vector<NodeOperand> KernelOperands(const std::string& function,
+                                        const std::vector<uint8_t>& args);
 
 }  // namespace vmm

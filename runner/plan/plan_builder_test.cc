@@ -254,7 +254,8 @@ TEST(BuildPlanTest, ProgrammaticScenarioChecksWhatTheSchemaWouldHave) {
   EXPECT_EQ(
       FormatDiagnostics(d),
       "p.yaml:2:3: error: buffer 'A' needs a shape of positive dimensions, got [0, 4]\n"
-      "p.yaml:4:7: error: 'reserve' cannot be recorded in a capture; only fill, matmul, memset, "
+      "p.yaml:4:7: error: 'reserve' cannot be recorded in a capture; only fill, matmul, add, "
+      "scale, axpy, memset, "
       "host_func, record_event, wait_event, parallel, mem_alloc, mem_free, child_graph, if, while "
       "and copy "
       "can\n"

@@ -24,12 +24,21 @@ namespace {
 // The node a captured step of `op` makes (kEmpty for ops that make none).
 NodeType NodeTypeOf(Op op) {
   constexpr std::pair<Op, NodeType> kNodes[] = {
-      {Op::kFill, NodeType::kKernel},         {Op::kMatmul, NodeType::kKernel},
-      {Op::kMemset, NodeType::kMemset},       {Op::kCopy, NodeType::kMemcpy},
-      {Op::kHostFunc, NodeType::kHost},       {Op::kRecordEvent, NodeType::kEventRecord},
-      {Op::kWaitEvent, NodeType::kEventWait}, {Op::kMemAlloc, NodeType::kMemAlloc},
-      {Op::kMemFree, NodeType::kMemFree},     {Op::kChildGraph, NodeType::kGraph},
-      {Op::kIf, NodeType::kConditional},      {Op::kWhile, NodeType::kConditional},
+      {Op::kFill, NodeType::kKernel},
+      {Op::kMatmul, NodeType::kKernel},
+      {Op::kAdd, NodeType::kKernel},
+      {Op::kScale, NodeType::kKernel},
+      {Op::kAxpy, NodeType::kKernel},
+      {Op::kMemset, NodeType::kMemset},
+      {Op::kCopy, NodeType::kMemcpy},
+      {Op::kHostFunc, NodeType::kHost},
+      {Op::kRecordEvent, NodeType::kEventRecord},
+      {Op::kWaitEvent, NodeType::kEventWait},
+      {Op::kMemAlloc, NodeType::kMemAlloc},
+      {Op::kMemFree, NodeType::kMemFree},
+      {Op::kChildGraph, NodeType::kGraph},
+      {Op::kIf, NodeType::kConditional},
+      {Op::kWhile, NodeType::kConditional},
   };
   for (const auto& [o, type] : kNodes)
     if (o == op) return type;

@@ -198,10 +198,6 @@ Status CudaEngine::Axpy(const AxpyArgs& args, OpTiming* timing) {
     return "Axpy(a=" + Hex(args.a) + ", b=" + Hex(args.b) + ", c=" + Hex(args.c) +
            ", count=" + std::to_string(args.count) + ", alpha=" + std::to_string(args.alpha) + ")";
   };
-  if (capturing_) {  // as the host twin: add / scale / axpy are not graph nodes in the language
-    return Status(Code::kRuntime, what() + ": vmm-run does not capture add, scale or axpy",
-                  "CUDA_ERROR_NOT_SUPPORTED");
-  }
   VMM_RETURN_IF_ERROR(Bind());
   const float* a = DevicePointer<const float>(args.a);
   const float* b = args.b != 0 ? DevicePointer<const float>(args.b) : nullptr;

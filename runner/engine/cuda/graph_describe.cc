@@ -12,22 +12,15 @@
 #include "runner/engine/cuda/cuda_call.h"
 #include "runner/engine/cuda/graph_ops.h"
 #include "runner/engine/graph_structure.h"
+#include "runner/engine/kernel_params.h"
 
 namespace vmm::cuda {
 namespace {
 
-template <typename T>
-T ArgAt(const std::vector<uint8_t>& bytes, size_t offset) {
-  T value{};
-  if (offset + sizeof(T) <= bytes.size()) std::memcpy(&value, bytes.data() + offset, sizeof(T));
-  return value;
-}
-
 DevicePtr Va(const void* p) { return static_cast<DevicePtr>(reinterpret_cast<uintptr_t>(p)); }
 
-// The kernel's name and the memory it touches, from its packed arguments (kernel_params.h):
-// vmm_fill_f32(dst, count, seed), vmm_matmul_f32(a, b, c, m, n, k), vmm_set_condition(word,
-// handle), vmm_next_pass(counter, passes, handle).
+// The kernel's name and the memory it touches, from its packed arguments (kernel_params.h's
+// KernelOperands).
 Status KernelNode(const KernelRegistry& registry, cudaGraphNode_t node, GraphNodeInfo* info) {
   cudaKernelNodeParams p = {};
   VMM_RETURN_IF_ERROR(CUDA_CALL(cudaGraphKernelNodeGetParams(node, &p)));
@@ -39,21 +32,7 @@ Status KernelNode(const KernelRegistry& registry, cudaGraphNode_t node, GraphNod
   info->detail = entry->name;
   std::vector<uint8_t> args;
   VMM_RETURN_IF_ERROR(KernelRegistry::PackArgs(*entry, p.kernelParams, &args));
-  if (std::strcmp(entry->name, kernels::kFillKernelName) == 0) {
-    info->operands = {{ArgAt<uint64_t>(args, 0), ArgAt<uint64_t>(args, 8) * 4, Access::kReadWrite}};
-  } else if (std::strcmp(entry->name, kernels::kSetConditionKernelName) == 0) {
-    info->operands = {{ArgAt<uint64_t>(args, 0), 4, Access::kRead}};  // (word, handle)
-  } else if (std::strcmp(entry->name, kernels::kNextPassKernelName) == 0) {
-    info->operands = {{ArgAt<uint64_t>(args, 0), 4, Access::kReadWrite}};  // (counter, passes,
-    if (const uint64_t passes = ArgAt<uint64_t>(args, 8); passes != 0)     //  handle)
-      info->operands.push_back({passes, 4, Access::kReadWrite});
-  } else {
-    const uint64_t m = ArgAt<uint32_t>(args, 24), n = ArgAt<uint32_t>(args, 28),
-                   k = ArgAt<uint32_t>(args, 32);
-    info->operands = {{ArgAt<uint64_t>(args, 0), m * k * 4, Access::kRead},
-                      {ArgAt<uint64_t>(args, 8), k * n * 4, Access::kRead},
-                      {ArgAt<uint64_t>(args, 16), m * n * 4, Access::kReadWrite}};
-  }
+  info->operands = KernelOperands(entry->name, args);
   return Status::Ok();
 }
 

@@ -171,21 +171,7 @@ Status HostEngine::Matmul(const MatmulArgs& args, OpTiming* timing) {
 }
 
 Status HostEngine::Axpy(const AxpyArgs& args, OpTiming* timing) {
-  if (capturing_) {
-    return CudaError("cuLaunchKernel", "CUDA_ERROR_NOT_SUPPORTED",
-                     "vmm-run does not capture add, scale or axpy");
-  }
-  const uint64_t bytes = args.count * 4;
-  auto axpy = [&] {
-    AxpyF32(Ptr<const float>(args.a), args.b != 0 ? Ptr<const float>(args.b) : nullptr,
-            Ptr<float>(args.c), args.count, args.alpha);
-  };
-  return RunNow(timing, [&] {
-    const Operand a{"a", args.a, bytes, Access::kRead}, c{"c", args.c, bytes, Access::kReadWrite};
-    if (args.b == 0) return kernels_.Guarded("cuLaunchKernel", current_, {a, c}, axpy);
-    return kernels_.Guarded("cuLaunchKernel", current_, {a, {"b", args.b, bytes, Access::kRead}, c},
-                            axpy);
-  });
+  return Launch(MakeAxpyNode(args), timing);
 }
 
 Status HostEngine::Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) {
@@ -376,6 +362,17 @@ Status HostEngine::Run(const GraphNode& node, const Exec* exec) {
         auto kernel = [&] { FillF32(Ptr<float>(f.dst), f.count, f.seed); };
         return kernels_.Guarded(fn, device, {{"dst", f.dst, Bytes4(f.count), Access::kReadWrite}},
                                 kernel);
+      }
+      if (node.kind == KernelKind::kAxpy) {
+        const AxpyArgs& x = node.axpy;
+        const uint64_t bytes = Bytes4(x.count);
+        auto kernel = [&] {
+          AxpyF32(Ptr<const float>(x.a), x.b != 0 ? Ptr<const float>(x.b) : nullptr,
+                  Ptr<float>(x.c), x.count, x.alpha);
+        };
+        const Operand a{"a", x.a, bytes, Access::kRead}, c{"c", x.c, bytes, Access::kReadWrite};
+        if (x.b == 0) return kernels_.Guarded(fn, device, {a, c}, kernel);
+        return kernels_.Guarded(fn, device, {a, {"b", x.b, bytes, Access::kRead}, c}, kernel);
       }
       const MatmulArgs& m = node.matmul;
       const uint64_t mk = uint64_t{m.m} * m.k, kn = uint64_t{m.k} * m.n, mn = uint64_t{m.m} * m.n;

@@ -25,6 +25,14 @@ GraphNode MakeMatmulNode(const MatmulArgs& args) {
   return node;
 }
 
+GraphNode MakeAxpyNode(const AxpyArgs& args) {
+  GraphNode node;
+  node.kind = KernelKind::kAxpy;
+  node.axpy = args;
+  node.params = AxpyKernelParams(args);
+  return node;
+}
+
 GraphNode MakeMemsetNode(DevicePtr dst, uint64_t count, uint32_t pattern) {
   GraphNode node = MakeNode(NodeType::kMemset);
   node.dst = dst;
@@ -115,20 +123,7 @@ GraphStructure HostGraph::Describe() const {
     switch (node.type) {
       case NodeType::kKernel:
         info.detail = node.params.function;
-        if (node.kind == KernelKind::kFill) {
-          info.operands = {{node.fill.dst, node.fill.count * 4, Access::kReadWrite}};
-        } else if (node.kind == KernelKind::kSetCondition) {
-          info.operands = {{node.condition.word, 4, Access::kRead}};
-        } else if (node.kind == KernelKind::kNextPass) {
-          info.operands = {{node.condition.word, 4, Access::kReadWrite}};
-          if (node.condition.passes != 0)
-            info.operands.push_back({node.condition.passes, 4, Access::kReadWrite});
-        } else {
-          const MatmulArgs& m = node.matmul;
-          info.operands = {{m.a, uint64_t{m.m} * m.k * 4, Access::kRead},
-                           {m.b, uint64_t{m.k} * m.n * 4, Access::kRead},
-                           {m.c, uint64_t{m.m} * m.n * 4, Access::kReadWrite}};
-        }
+        info.operands = KernelOperands(node.params.function, node.params.arg_bytes);
         break;
       case NodeType::kMemset:
         info.detail = MemsetDetail(node.pattern);

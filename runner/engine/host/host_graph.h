@@ -27,7 +27,7 @@
 namespace vmm::host {
 
 // kSetCondition / kNextPass: the kernels of conditional nodes (kernels/condition.cu).
-enum class KernelKind { kFill, kMatmul, kSetCondition, kNextPass };
+enum class KernelKind { kFill, kMatmul, kAxpy, kSetCondition, kNextPass };
 
 // A conditional node's handle and words; also the arguments of its kernels. `handle` is unique in
 // the engine (a cudaGraphConditionalHandle is opaque).
@@ -56,6 +56,7 @@ struct GraphNode {
   KernelKind kind = KernelKind::kFill;
   FillArgs fill;      // kind == kFill
   MatmulArgs matmul;  // kind == kMatmul
+  AxpyArgs axpy;      // kind == kAxpy (add, scale, axpy)
   KernelNodeParams params;
   // kMemset: `count` words at dst set to `pattern`. kMemcpy: `count` bytes from src to dst; a side
   // whose place is a host one is a host snapshot's memory, read or written when the node runs (as
@@ -76,6 +77,7 @@ struct GraphNode {
 
 GraphNode MakeFillNode(DevicePtr dst, uint64_t count, uint64_t seed);
 GraphNode MakeMatmulNode(const MatmulArgs& args);
+GraphNode MakeAxpyNode(const AxpyArgs& args);
 GraphNode MakeMemsetNode(DevicePtr dst, uint64_t count, uint32_t pattern);
 GraphNode MakeCopyNode(DevicePtr dst, DevicePtr src, uint64_t bytes);
 // A memcpy node between any two places (a host side is a host snapshot's memory).

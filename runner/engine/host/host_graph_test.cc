@@ -8,6 +8,7 @@
 #include "kernels/datagen.h"
 #include "runner/base/format.h"
 #include "runner/engine/host/host_engine.h"
+#include "runner/engine/kernel_params.h"
 
 namespace vmm {
 namespace {
@@ -34,6 +35,26 @@ TEST(HostGraph, KernelArgumentsArePackedLikeTheCudaAbi) {
   EXPECT_EQ(fill.params.arg_bytes,
             (std::vector<uint8_t>{0x30, 0, 0, 0, 0,    0,    0,    0, 0x70, 0x11, 0x01, 0,
                                   0,    0, 0, 0, 0xef, 0xcd, 0xab, 0, 0,    0,    0,    0}));
+}
+
+TEST(HostGraph, AxpyArgumentsAndOperandsComeFromOneLayout) {
+  // vmm_axpy_f32(a, b, c, count, alpha): three pointers, a uint64 and a float = 36 bytes.
+  GraphNode axpy = host::MakeAxpyNode({0x100, 0x200, 0x300, 10, 2.0f});
+  EXPECT_EQ(axpy.params.function, "vmm_axpy_f32");
+  EXPECT_EQ(axpy.params.arg_bytes,
+            (std::vector<uint8_t>{
+                0, 1, 0, 0, 0, 0,  0, 0, 0, 2, 0, 0, 0, 0, 0, 0,    0,   3, 0,
+                0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x40}));  // 2.0f = 0x40000000
+  HostGraph g;
+  g.nodes = {axpy, host::MakeAxpyNode({0x100, 0, 0x300, 10, 0.5f})};  // the second: scale
+  const GraphStructure s = g.Describe();
+  ASSERT_EQ(s.nodes.size(), 2u);
+  EXPECT_EQ(s.nodes[0].operands, (std::vector<NodeOperand>{{0x100, 40, Access::kRead},
+                                                           {0x200, 40, Access::kRead},
+                                                           {0x300, 40, Access::kReadWrite}}));
+  EXPECT_EQ(s.nodes[1].operands, (std::vector<NodeOperand>{{0x100, 40, Access::kRead},
+                                                           {0x300, 40, Access::kReadWrite}}));
+  EXPECT_TRUE(KernelOperands("no_such_kernel", axpy.params.arg_bytes).empty());
 }
 
 // The nodes captured on one lane, named n0, n1, ...
