@@ -10,6 +10,7 @@
 #include "runner/base/format.h"
 #include "runner/engine/host/cpu_kernels.h"
 #include "runner/engine/host/host_engine.h"
+#include "runner/engine/kernel_params.h"
 
 namespace vmm {
 namespace {
@@ -127,7 +128,8 @@ TEST_F(HostDataTest, WriteValueWritesOneWord) {
 }
 
 // add / scale / axpy compute alpha * a (+ b) in place or not, prove every operand's access first
-// (a read-only output is refused, and nothing is written), and are not captured.
+// (a read-only output is refused, and nothing is written), and a captured one runs only when its
+// exec does.
 TEST_F(HostDataTest, ElementwiseKernelsComputeAlphaAPlusB) {
   const uint64_t n = 1024;
   const DevicePtr a = va_, b = va_ + 4 * n, c = va_ + 8 * n;
@@ -154,12 +156,22 @@ TEST_F(HostDataTest, ElementwiseKernelsComputeAlphaAPlusB) {
   ASSERT_TRUE(engine_->CopyToHost(c, 4 * n, want.data()).ok());
   for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(want[i], -2.0f * fa[i]) << i;
   ASSERT_TRUE(engine_->SetAccess(va_, 2 * kMiB, Access::kReadWrite).ok());
+  // Captured: one kernel node, which computes only when the exec runs.
   ASSERT_TRUE(engine_->BeginCapture().ok());
-  Status captured = engine_->Axpy(AxpyArgs{a, 0, c, n, 1.0f}, nullptr);
+  ASSERT_TRUE(engine_->Axpy(AxpyArgs{a, 0, c, n, 0.25f}, nullptr).ok());
   GraphHandle g;
   ASSERT_TRUE(engine_->EndCapture(&g).ok());
-  ASSERT_NE(captured.cuda_error(), nullptr);
-  EXPECT_STREQ(captured.cuda_error(), "CUDA_ERROR_NOT_SUPPORTED");
+  std::vector<KernelNodeParams> nodes;
+  ASSERT_TRUE(engine_->KernelNodes(g, &nodes).ok());
+  ASSERT_EQ(nodes.size(), 1u);
+  EXPECT_EQ(nodes[0], AxpyKernelParams(AxpyArgs{a, 0, c, n, 0.25f}));
+  ASSERT_TRUE(engine_->CopyToHost(c, 4 * n, got.data()).ok());
+  for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], -2.0f * fa[i]) << i;  // not yet run
+  ExecHandle x;
+  ASSERT_TRUE(engine_->Instantiate(g, &x).ok());
+  ASSERT_TRUE(engine_->Replay(x, nullptr).ok());
+  ASSERT_TRUE(engine_->CopyToHost(c, 4 * n, got.data()).ok());
+  for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], 0.25f * fa[i]) << i;
 }
 
 TEST_F(HostDataTest, MatmulCheckRunsInPlace) {
