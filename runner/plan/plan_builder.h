@@ -160,8 +160,9 @@ class PlanBuilder {
   void Kernel(const Step& step, PlanStep* p, BufferUses* capture_uses);
   bool MatmulShapes(const Step& step, PlanStep* p);
   // add / scale / axpy / check_elementwise: c = alpha * a (+ b) over buffers or views of one
-  // element count; the output may be an input itself (in place) but not part of one.
-  void Elementwise(const Step& step, PlanStep* p);
+  // element count; the output may be an input itself (in place) but not part of one. In a capture
+  // (capture_uses set) the node's buffers are recorded for replay instead of checked now.
+  void Elementwise(const Step& step, PlanStep* p, BufferUses* capture_uses = nullptr);
   // Whether the bytes of buffers/views `x` and `y` share any byte of one reservation.
   bool Overlap(int x, int y) const;
   // Whether buffers/views `x` and `y` are the same bytes of one reservation.

@@ -104,7 +104,7 @@ bool PlanBuilder::SameBytes(int x, int y) const {
   return owner_a == owner_b && a.offset == b.offset && a.bytes == b.bytes;
 }
 
-void PlanBuilder::Elementwise(const Step& step, PlanStep* p) {
+void PlanBuilder::Elementwise(const Step& step, PlanStep* p, BufferUses* capture_uses) {
   const std::string op = OpName(step.op);
   const bool has_b = step.op == Op::kAdd || step.op == Op::kAxpy || step.b().set;
   p->a = ResolveBuffer(step.a(), step);
@@ -142,6 +142,12 @@ void PlanBuilder::Elementwise(const Step& step, PlanStep* p) {
     }
   }
   if (!ok) return;
+  if (capture_uses != nullptr) {  // a kernel node: its memory is checked when a replay runs it
+    AddUse(capture_uses, p->a, Access::kRead);
+    if (p->b >= 0) AddUse(capture_uses, p->b, Access::kRead);
+    AddUse(capture_uses, p->c, Access::kReadWrite);
+    return;
+  }
   Use(p->a, Access::kRead, op + " reads", At(step.a(), step), p->device);
   if (p->b >= 0 && p->b != p->a)
     Use(p->b, Access::kRead, op + " reads", At(step.b(), step), p->device);
@@ -150,18 +156,18 @@ void PlanBuilder::Elementwise(const Step& step, PlanStep* p) {
 }
 
 template <>
-void PlanBuilder::PlanOp<Op::kAdd>(const Step& step, PlanStep* p, BufferUses*) {
-  Elementwise(step, p);
+void PlanBuilder::PlanOp<Op::kAdd>(const Step& step, PlanStep* p, BufferUses* capture_uses) {
+  Elementwise(step, p, capture_uses);
 }
 
 template <>
-void PlanBuilder::PlanOp<Op::kScale>(const Step& step, PlanStep* p, BufferUses*) {
-  Elementwise(step, p);
+void PlanBuilder::PlanOp<Op::kScale>(const Step& step, PlanStep* p, BufferUses* capture_uses) {
+  Elementwise(step, p, capture_uses);
 }
 
 template <>
-void PlanBuilder::PlanOp<Op::kAxpy>(const Step& step, PlanStep* p, BufferUses*) {
-  Elementwise(step, p);
+void PlanBuilder::PlanOp<Op::kAxpy>(const Step& step, PlanStep* p, BufferUses* capture_uses) {
+  Elementwise(step, p, capture_uses);
 }
 
 template <>
