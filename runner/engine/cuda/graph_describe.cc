@@ -4,11 +4,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 
-#include "kernels/launch_config.h"
 #include "runner/engine/cuda/cuda_call.h"
 #include "runner/engine/cuda/graph_ops.h"
 #include "runner/engine/graph_structure.h"
