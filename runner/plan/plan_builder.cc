@@ -197,7 +197,7 @@ void PlanBuilder::IndexStepName(const Step& s, int index) {
     }
   }
   for (const Step& inner : s.steps) IndexStepName(inner, -1);
-  for (const std::vector<Step>& branch : s.branches)
+  for (const std::vector<Step>& branch : s.branches())
     for (const Step& inner : branch) IndexStepName(inner, -1);
 }
 
@@ -234,8 +234,8 @@ PlanStep PlanBuilder::Common(const Step& step, int index) const {
   p.named = step.name.set;
   p.label = (step.name.set && !step.name.value.empty()) ? step.name.value : DefaultLabel(step);
   p.repeat =
-      step.repeat.value == 0 ? 1 : static_cast<uint32_t>(step.repeat.value);  // schema: <= 1e6
-  p.fatal = step.fatal.value;
+      step.repeat().value == 0 ? 1 : static_cast<uint32_t>(step.repeat().value);  // schema: <= 1e6
+  p.fatal = step.fatal().value;
   p.async = step.async().value;
   p.wait = step.wait().set ? step.wait().value : true;
   return p;

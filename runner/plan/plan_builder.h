@@ -412,7 +412,8 @@ class PlanBuilder {
     int line = 0;
   };
   void IndexStepName(const Step& step, int index);
-  std::unordered_map<std::string, NamedStep> step_names_;  // explicit names, first occurrence
+  // Explicit names, first occurrence; the keys are the names in steps_ (which outlive the builder).
+  std::unordered_map<std::string_view, NamedStep> step_names_;
 
   // The step being planned (Visit), for Refusal.
   const Step* current_ = nullptr;

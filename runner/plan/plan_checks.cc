@@ -290,7 +290,7 @@ void PlanBuilder::PlanOp<Op::kCheckRecord>(const Step& step, PlanStep* p, Buffer
   if (it == step_names_.end()) {
     std::vector<std::string> names;
     for (const auto& [name, named] : step_names_)
-      if (named.line < step.loc.line) names.push_back(name);
+      if (named.line < step.loc.line) names.emplace_back(name);
     const std::string close = SuggestName(target.value, names);
     Error(At(target, step), "'step' names '" + target.value + "', which is not the name of a step" +
                                 (close.empty() ? " (check_record reads a step given a name:)"

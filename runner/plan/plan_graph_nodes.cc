@@ -205,16 +205,16 @@ void PlanBuilder::PlanOp<Op::kParallel>(const Step& step, PlanStep* p, BufferUse
   const int lane = c.lane;
   // Fork: every branch but the first gets a lane that starts from this lane's dependencies.
   p->branch_lanes.push_back(lane);
-  for (size_t b = 1; b < step.branches.size(); ++b) {
+  for (size_t b = 1; b < step.branches().size(); ++b) {
     p->branch_lanes.push_back(static_cast<int>(c.lane_deps.size()));
     c.lane_deps.push_back(c.lane_deps[lane]);
   }
   // The branches' steps are numbered on, across branches, so each has its own index in the
   // parallel step's record.
   int index = 0;
-  for (size_t b = 0; b < step.branches.size(); ++b) {
+  for (size_t b = 0; b < step.branches().size(); ++b) {
     std::vector<PlanStep> planned;
-    CaptureSteps(step.branches[b], p->branch_lanes[b], &planned);
+    CaptureSteps(step.branches()[b], p->branch_lanes[b], &planned);
     for (PlanStep& s : planned) s.index = index++;
     p->branches.push_back(std::move(planned));
   }

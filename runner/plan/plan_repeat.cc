@@ -33,7 +33,7 @@ bool PlanBuilder::UndoesRepetitions(const Step& step, const PlanStep& p) {
   if (p.repeat <= 1) return false;
   if (p.expect_error == kObserveError) {
     // Observed, the call may or may not have changed anything: nothing to undo for certain.
-    Error(step.repeat.loc,
+    Error(step.repeat().loc,
           "'repeat' and expect_error: observe do not go together on a VMM call: whether a call "
           "must be undone before the next depends on what it returned; observe it once, pin it "
           "(vmm-run pin), then repeat it");
@@ -67,7 +67,7 @@ void PlanBuilder::UndoUnmap(const Step& step, const ReservationState& r, const B
     if (m.alloc_slot < 0 || allocs_.LiveSlot(plan_.allocs[m.alloc_slot]) != m.alloc_slot) {
       const std::string alloc =
           m.alloc_slot < 0 ? "its allocation" : "alloc '" + plan_.allocs[m.alloc_slot] + "'";
-      return Error(step.repeat.loc,
+      return Error(step.repeat().loc,
                    "'repeat' on unmap maps the range again between its calls, but " + alloc +
                        " (mapped by step '" + m.step_label + "' at line " + std::to_string(m.line) +
                        ") has no live handle any more: it was released while mapped. Repeat "
@@ -97,7 +97,7 @@ void PlanBuilder::UndoUnmap(const Step& step, const ReservationState& r, const B
 
 void PlanBuilder::UndoRelease(const Step& step, PlanStep* p) {
   if (!UndoesRepetitions(step, *p) || p->alloc < 0) return;
-  const SourceLoc& at = step.repeat.loc;
+  const SourceLoc& at = step.repeat().loc;
   const int memory = alloc_memory_[p->alloc];
   if (memory != p->alloc) {
     return Error(at, "'repeat' on release needs an allocation this scenario created: alloc '" +

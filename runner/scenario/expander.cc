@@ -34,11 +34,12 @@ std::string Describe(const ExprValue& v) { return v.is_text ? "'" + v.text + "'"
 class Expander {
  public:
   Expander(const std::string& file, const ExpandOptions& options, Expansion* out,
-           std::vector<Diagnostic>* diagnostics)
+           std::vector<Diagnostic>* diagnostics, ExpandedStepSink* sink)
       : file_(file),
         options_(options),
         out_(out),
         diagnostics_(diagnostics),
+        sink_(sink),
         loader_(options.read_file, options.include_roots, diagnostics) {}
 
   bool Run(const YamlValue& doc) {
@@ -134,7 +135,12 @@ class Expander {
         Use(item, f, out);
       } else if (out != nullptr) {
         Count(1);
-        if (!exceeded_) out->push_back(Copy(item, f, /*top=*/false));
+        if (exceeded_) {
+        } else if (out == streamed_) {
+          sink_->Take(Copy(item, f, /*top=*/false));
+        } else {
+          out->push_back(Copy(item, f, /*top=*/false));
+        }
       } else {
         Count(1);
         if (list_depth_ == 0) ++top_level_steps_;
@@ -400,8 +406,13 @@ class Expander {
             cm.value.column = m.value.column;
             cm.value.origin = c.origin;
             // The top-level list's size is known from the count (a loop of 80,000 steps: one
-            // allocation, not a doubling vector's 131,072 slots).
-            if (top) cm.value.items.reserve(top_level_steps_);
+            // allocation, not a doubling vector's 131,072 slots). The first one may stream.
+            if (top && sink_ != nullptr && streamed_ == nullptr && m.key == "steps") {
+              streamed_ = &cm.value.items;
+              sink_->Expect(top_level_steps_);
+            } else if (top) {
+              cm.value.items.reserve(top_level_steps_);
+            }
             Steps(m.value, f, &cm.value.items);
           } else {
             cm.value = Copy(m.value, f, false);
@@ -471,6 +482,8 @@ class Expander {
       options_.max_steps != 0 ? options_.max_steps : LimitValue(Limit::kExpandedSteps);
   Expansion* out_;
   std::vector<Diagnostic>* diagnostics_;
+  ExpandedStepSink* sink_;                            // null: every step list stays in the document
+  const std::vector<YamlValue>* streamed_ = nullptr;  // the list whose steps go to sink_ instead
   FragmentLoader loader_;
   FragmentTable fragments_;
   size_t work_ = 0;
@@ -486,13 +499,14 @@ class Expander {
 
 std::optional<Expansion> ExpandScenario(const YamlValue& document, const std::string& file,
                                         const ExpandOptions& options,
-                                        std::vector<Diagnostic>* diagnostics) {
+                                        std::vector<Diagnostic>* diagnostics,
+                                        ExpandedStepSink* sink) {
   Expansion expansion;
   if (!document.IsMap()) {
     expansion.document = document;
     return expansion;
   }
-  if (!Expander(file, options, &expansion, diagnostics).Run(document)) return std::nullopt;
+  if (!Expander(file, options, &expansion, diagnostics, sink).Run(document)) return std::nullopt;
   return expansion;
 }
 

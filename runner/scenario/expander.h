@@ -106,10 +106,22 @@ std::string SweepPointText(const SweepPoint& point);
 bool NeedsExpansion(const std::string& text, const YamlValue& document,
                     const ExpandOptions& options);
 
+// Takes the expanded top-level steps one at a time, in order, instead of the document's `steps`
+// list, so that a long loop is never whole in memory as YAML (its consumer validates and builds
+// each step and drops it). Expect comes first, with the number of steps the count found.
+class ExpandedStepSink {
+ public:
+  virtual ~ExpandedStepSink() = default;
+  virtual void Expect(size_t steps) = 0;
+  virtual void Take(YamlValue&& step) = 0;
+};
+
 // Expands `document`, the contents of `file`. Returns nullopt after appending every problem to
-// *diagnostics.
+// *diagnostics. With a `sink`, the first top-level `steps` list's expanded items go to it and the
+// document keeps that list empty; the sink may have taken steps when the expansion fails.
 std::optional<Expansion> ExpandScenario(const YamlValue& document, const std::string& file,
                                         const ExpandOptions& options,
-                                        std::vector<Diagnostic>* diagnostics);
+                                        std::vector<Diagnostic>* diagnostics,
+                                        ExpandedStepSink* sink = nullptr);
 
 }  // namespace vmm

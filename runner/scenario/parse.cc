@@ -42,6 +42,41 @@ std::string SuggestForTitle(const std::string& title, const std::string& value) 
   return title == "size" ? SuggestSize(value) : std::string();
 }
 
+// The expanded top-level steps, validated and built as they come and then dropped: a loop of
+// 80,000 steps is never whole in memory as YAML. Validation goes on past a bad step (every
+// mistake is reported); building stops at the first.
+class ValidateAndBuildSteps final : public ExpandedStepSink {
+ public:
+  ValidateAndBuildSteps(const SchemaValidator& validator, const std::string& file)
+      : validator_(validator), file_(file), builder_(validator.schema(), file, &built_) {}
+
+  void Expect(size_t steps) override { builder_.Reserve(steps); }
+  void Take(YamlValue&& step) override {
+    const bool valid = validator_.ValidateListItem(step, "steps", index_++, file_, &found_);
+    clean_ = clean_ && valid;
+    if (clean_) builder_.Add(step);
+  }
+
+  // The validator's diagnostics for the steps taken.
+  std::vector<Diagnostic>& found() { return found_; }
+  // The scenario: `document` (the expansion, its streamed list empty) built after the steps.
+  // Its diagnostics go to *diagnostics.
+  std::optional<Scenario> Finish(const YamlValue& document, std::vector<Diagnostic>* diagnostics) {
+    std::optional<Scenario> scenario = builder_.Finish(document);
+    diagnostics->insert(diagnostics->end(), built_.begin(), built_.end());
+    return scenario;
+  }
+
+ private:
+  const SchemaValidator& validator_;
+  const std::string& file_;
+  std::vector<Diagnostic> found_;
+  std::vector<Diagnostic> built_;
+  StepwiseScenarioBuilder builder_;
+  size_t index_ = 0;
+  bool clean_ = true;
+};
+
 }  // namespace
 
 const char* ScenarioSchemaText() { return embedded::kScenarioSchema; }
@@ -81,14 +116,21 @@ std::optional<Scenario> ScenarioParser::Parse(const std::string& text, const std
   std::vector<Diagnostic> found;
   std::optional<YamlValue> document = LoadYaml(text, file, &found);
   // The source form is expanded only when it uses vars, loops, includes or ${...}: a plain
-  // scenario is validated as loaded, with no copy.
+  // scenario is validated as loaded, with no copy. Unless the caller keeps the expanded document,
+  // its top-level steps stream (ValidateAndBuildSteps).
   const YamlValue* doc = document ? &*document : nullptr;
   std::optional<Expansion> expansion;
+  std::optional<ValidateAndBuildSteps> streamed;
   if (doc != nullptr && NeedsExpansion(text, *doc, options)) {
-    expansion = ExpandScenario(*doc, file, options, &found);
+    if (expanded == nullptr) streamed.emplace(*validator_, file);
+    expansion = ExpandScenario(*doc, file, options, &found, streamed ? &*streamed : nullptr);
     doc = expansion ? &expansion->document : nullptr;
   }
-  if (doc != nullptr) validator_->Validate(*doc, file, &found);
+  if (doc != nullptr) {
+    validator_->Validate(*doc, file, &found);
+    if (streamed)  // a failed expansion's steps are not validated, as without streaming
+      found.insert(found.end(), streamed->found().begin(), streamed->found().end());
+  }
   CollapseRepeats(&found);
   SortByPosition(&found);
   const bool clean = doc != nullptr && found.empty();
@@ -101,8 +143,9 @@ std::optional<Scenario> ScenarioParser::Parse(const std::string& text, const std
   // Unless the caller keeps the expanded document, the builder consumes it step by step.
   YamlValue* own = expanded != nullptr ? nullptr : expansion ? &expansion->document : &*document;
   std::optional<Scenario> scenario =
-      own != nullptr ? BuildScenario(std::move(*own), validator_->schema(), file, diagnostics)
-                     : BuildScenario(*doc, validator_->schema(), file, diagnostics);
+      streamed         ? streamed->Finish(*doc, diagnostics)
+      : own != nullptr ? BuildScenario(std::move(*own), validator_->schema(), file, diagnostics)
+                       : BuildScenario(*doc, validator_->schema(), file, diagnostics);
   if (scenario && expansion)
     for (const auto& [name, value] : expansion->vars)
       scenario->vars.emplace_back(name, value.ToString());

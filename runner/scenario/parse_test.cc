@@ -62,8 +62,8 @@ TEST(ParseScenarioTest, BuildsTypedTreeWithLocationsAndDefaults) {
   const Step& update = s.steps[2];
   EXPECT_EQ(update.name.value, "up · date");
   EXPECT_EQ(update.expect().value, "success");
-  EXPECT_EQ(update.repeat.value, 3u);
-  EXPECT_FALSE(update.fatal.value);
+  EXPECT_EQ(update.repeat().value, 3u);
+  EXPECT_FALSE(update.fatal().value);
 }
 
 TEST(ParseScenarioTest, CaptureBodyAndLists) {

@@ -56,7 +56,7 @@ struct IsolateSpec {
   Located<std::string> at;       // the step (name or label) that must be the one that fails
 };
 
-// The fields a step may carry besides op, loc, name, repeat, fatal and its bodies, by kind; each
+// The fields a step may carry besides op, loc, name and its body, by kind; each
 // is named as its key in the file. One row per field: a field is an accessor of Step, a row of
 // the builder's key tables (kStepTextFields, ...) and a slot of Step's sparse storage.
 // clang-format off
@@ -65,11 +65,12 @@ struct IsolateSpec {
   X(event) X(node) X(expect_error_node) X(handle) X(passes) X(access) X(expect) X(location) \
   X(granularity) X(expect_error)
 #define VMM_STEP_SIZE_FIELDS(X) X(size) X(offset) X(alloc_offset) X(alignment)  // units -> bytes
-#define VMM_STEP_INTEGER_FIELDS(X) X(seed) X(value) X(byte) X(index) X(device) X(numa_node) X(address)
+#define VMM_STEP_INTEGER_FIELDS(X) \
+  X(seed) X(value) X(byte) X(index) X(device) X(numa_node) X(address) X(repeat)
 #define VMM_STEP_DURATION_FIELDS(X) X(duration)  // units -> nanoseconds
 #define VMM_STEP_FLAG_FIELDS(X) \
   X(async) X(enabled) X(upload) X(auto_free_on_launch) X(device_launch) X(pinned) X(compression) \
-  X(gpudirect_rdma) X(wait)
+  X(gpudirect_rdma) X(wait) X(fatal)
 #define VMM_STEP_LIST_FIELDS(X) X(of) X(graphs) X(handle_types)  // lists of names
 // clang-format on
 // Maps of scalars: (field, key). `expect` and `address` take a scalar or a map; the value's form
@@ -89,11 +90,12 @@ struct DeviceAccessEntry {
 // One step. Which fields are meaningful depends on `op` (see the enum and the schema).
 //
 // Steps are made by the hundred thousand (loops), and a step sets three of its fifty fields on
-// average, so a Step holds its op, location, name, repeat and fatal directly and every other field
-// sparsely: an accessor (`step.buffer()`) returns the field, or a shared unset one (value {},
-// `set` false, no location) when the step lacks it. A key the schema gives a default is stored
-// with that default, `set` false and the step's location, as before. The mutable_ accessors add
-// the field (the builder and tests write through them). What each field means:
+// average, so a Step holds its op, location, name and body directly and every other field
+// sparsely (216 bytes a step, from 320 with repeat, fatal and branches direct): an accessor
+// (`step.buffer()`) returns the field, or a shared unset one (value {}, `set` false, no location)
+// when the step lacks it. A key the schema gives a default is stored with that default, `set` false
+// and the step's location, as before. The mutable_ accessors add the field (the builder and tests
+// write through them). What each field means:
 //   buffer alloc graph exec snapshot other: names of the things the step acts on. from, to: copy's
 //   source and destination (buffer, view or snapshot); snapshot: `to` is where it lives ("device" |
 //   "host"). a b c: matmul and elementwise operands. of: check_address's step names. graphs:
@@ -118,17 +120,15 @@ struct DeviceAccessEntry {
 //   wait: unmap/release wait for in-flight work first (false: isolate blocks only). keys: scalar
 //   keys one op alone reads, as written (PlanBuilder::Key parses them); the builder puts here every
 //   scalar key the schema accepts and the tables lack, so a new op's new key is a schema entry and
-//   a planner line. isolate: isolate blocks only.
+//   a planner line. isolate: isolate blocks only. repeat: run the step this many times and report
+//   min/median/p99. fatal: a failed check stops the run. branches: parallel's branches' steps.
 class Step {
  public:
   Op op = Op::kSynchronize;
   SourceLoc loc;              // where the step's map starts
   Located<std::string> name;  // label in logs and reports; referenced by check_address
-  Located<uint64_t> repeat;   // run the step this many times and report min/median/p99
-  Located<bool> fatal;        // a failed check stops the run
 
-  std::vector<Step> steps;                  // capture body; isolate block body; if / while body
-  std::vector<std::vector<Step>> branches;  // parallel: each branch's steps
+  std::vector<Step> steps;  // capture body; isolate block body; if / while body
 
 #define VMM_STEP_TEXT_ACCESSORS(f)                                     \
   const Located<std::string>& f() const { return Text(Field::k_##f); } \
@@ -152,6 +152,8 @@ class Step {
   VMM_STEP_LIST_FIELDS(VMM_STEP_LIST_ACCESSORS)
   VMM_STEP_MAP_FIELDS(VMM_STEP_MAP_ACCESSORS)
   VMM_STEP_RARE_ACCESSORS(std::vector<DeviceAccessEntry>, device_access)
+  VMM_STEP_RARE_ACCESSORS(std::vector<std::vector<Step>>,
+                          branches)  // parallel: each branch's steps
   const StepMap& keys() const { return keys_ ? *keys_ : kNoKeys; }
   StepMap& mutable_keys() { return keys_ ? *keys_ : *(keys_ = StepMap{}); }
   const IsolateSpec& isolate() const { return isolate_ ? *isolate_ : kNoIsolate; }
@@ -185,6 +187,7 @@ class Step {
 #undef VMM_STEP_LIST_MEMBER
 #undef VMM_STEP_MAP_MEMBER
     std::vector<DeviceAccessEntry> device_access;
+    std::vector<std::vector<Step>> branches;
   };
   static const RareFields kNoRare;
   static const StepMap kNoKeys;

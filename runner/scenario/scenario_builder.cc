@@ -1,6 +1,7 @@
 #include "runner/scenario/scenario_builder.h"
 
 #include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <memory>
 
@@ -9,15 +10,14 @@
 #include "runner/vocab/access.h"
 
 namespace vmm {
-namespace {
 
-class Builder {
+class ScenarioTreeBuilder {
  public:
   // `release_steps`: the document is the builder's own (BuildScenario(YamlValue&&)), and each
   // step's tree is freed once the step is built, so that an expanded document and its steps are
   // never both whole in memory (a loop of 80,000 steps: about 60 MB of YAML).
-  Builder(const JsonSchema& schema, const std::string& file, std::vector<Diagnostic>* diagnostics,
-          bool release_steps)
+  ScenarioTreeBuilder(const JsonSchema& schema, const std::string& file,
+                      std::vector<Diagnostic>* diagnostics, bool release_steps)
       : schema_(schema),
         document_(std::make_shared<const SourceOrigin>(SourceOrigin{file, ""})),
         diagnostics_(diagnostics),
@@ -69,6 +69,13 @@ class Builder {
     if (failed_) return std::nullopt;
     return s;
   }
+
+  // One top-level step (StepwiseScenarioBuilder).
+  void AddTopLevelStep(const YamlValue& item, std::vector<Step>* steps) {
+    const SchemaNode* step_schema = schema_.Find("#/definitions/step");
+    if (step_schema != nullptr) Item(item, step_schema, step_schema->Resolved(), steps);
+  }
+  void set_diagnostics(std::vector<Diagnostic>* diagnostics) { diagnostics_ = diagnostics; }
 
  private:
   SourceLoc Loc(const YamlValue& v) const { return LocationOf(document_, v); }
@@ -201,7 +208,7 @@ class Builder {
   // Frees a step's tree when the step is built (see release_steps_). The document is not const:
   // BuildScenario(YamlValue&&) owns it, and nothing reads a step's tree after its step is built.
   struct ReleaseWhenBuilt {
-    Builder* builder;
+    ScenarioTreeBuilder* builder;
     const YamlValue& item;
     ~ReleaseWhenBuilt() {
       if (builder->release_steps_) const_cast<YamlValue&>(item) = YamlValue{};
@@ -214,38 +221,38 @@ class Builder {
     const SchemaNode* dispatch = item_schema->Resolved();
     for (const YamlValue& item : list.items) {
       const ReleaseWhenBuilt release{this, item};
-      if (item.Find("isolate") != nullptr) {
-        steps.push_back(Block(item, item_schema));
-        continue;
-      }
-      if (item.Find("together") != nullptr) {
-        steps.push_back(Group(item, item_schema));
-        continue;
-      }
-      if (item.Find("threads") != nullptr) {
-        steps.push_back(Threads(item, item_schema));
-        continue;
-      }
-      Step& step = steps.emplace_back();
-      step.loc = Loc(item);
-      const YamlValue* op = item.Find(dispatch->discriminator);
-      const SchemaNode* fields = op != nullptr ? dispatch->Case(op->scalar) : nullptr;
-      if (op == nullptr || fields == nullptr || !ParseOpName(op->scalar, &step.op)) {
-        Error(item, "internal error: step without a known op passed the schema");
-        steps.pop_back();
-        continue;
-      }
-      for (const auto& [key, prop] : fields->Resolved()->properties) {
-        if (key == dispatch->discriminator) continue;
-        const YamlValue* v = item.Find(key);
-        const bool set = v != nullptr;
-        if (!set) v = prop->Resolved()->default_value;
-        if (v == nullptr) v = prop->default_value;
-        if (v == nullptr) continue;
-        Assign(&step, key, *v, set ? Loc(*v) : step.loc, set, prop);
-      }
+      Item(item, item_schema, dispatch, &steps);
     }
     return steps;
+  }
+
+  // Appends the step `item` (an op, an isolate block, a group or threads) to *steps.
+  void Item(const YamlValue& item, const SchemaNode* item_schema, const SchemaNode* dispatch,
+            std::vector<Step>* steps) {
+    if (item.Find("isolate") != nullptr) return steps->push_back(Block(item, item_schema));
+    if (item.Find("together") != nullptr) return steps->push_back(Group(item, item_schema));
+    if (item.Find("threads") != nullptr) return steps->push_back(Threads(item, item_schema));
+    Step& step = steps->emplace_back();
+    step.loc = Loc(item);
+    const YamlValue* op = item.Find(dispatch->discriminator);
+    const SchemaNode* fields = op != nullptr ? dispatch->Case(op->scalar) : nullptr;
+    if (op == nullptr || fields == nullptr || !ParseOpName(op->scalar, &step.op)) {
+      Error(item, "internal error: step without a known op passed the schema");
+      steps->pop_back();
+      return;
+    }
+    for (const auto& [key, prop] : fields->Resolved()->properties) {
+      if (key == dispatch->discriminator) continue;
+      const YamlValue* v = item.Find(key);
+      const bool set = v != nullptr;
+      // Most ops take repeat and fatal; their defaults (once, not fatal) are what an absent field
+      // reads, so they take no room in the step (Step).
+      if (!set && (key == "repeat" || key == "fatal")) continue;
+      if (!set) v = prop->Resolved()->default_value;
+      if (v == nullptr) v = prop->default_value;
+      if (v == nullptr) continue;
+      Assign(&step, key, *v, set ? Loc(*v) : step.loc, set, prop);
+    }
   }
 
   template <typename T>
@@ -297,11 +304,7 @@ class Builder {
         return;
       }
     }
-    // The fields every step has.
     if (key == "name") return Put(&step->name, v.scalar, std::move(loc), set);
-    if (key == "repeat")
-      return Put(&step->repeat, static_cast<uint64_t>(Integer(v)), std::move(loc), set);
-    if (key == "fatal") return Put(&step->fatal, v.scalar == "true", std::move(loc), set);
     for (const auto& f : kStepTextFields)
       if (key == f.key) return Put(&(step->*f.field)(), v.scalar, std::move(loc), set);
     for (const auto& f : kStepSizeFields)
@@ -331,7 +334,8 @@ class Builder {
       if (items == nullptr) return Error(v, "internal error: 'branches' has no step schema");
       for (const YamlValue& b : v.items) {
         const YamlValue* steps = b.Find("steps");
-        step->branches.push_back(steps != nullptr ? Steps(*steps, items) : std::vector<Step>{});
+        step->mutable_branches().push_back(steps != nullptr ? Steps(*steps, items)
+                                                            : std::vector<Step>{});
       }
       return;
     }
@@ -350,18 +354,39 @@ class Builder {
   bool failed_ = false;
 };
 
-}  // namespace
-
 std::optional<Scenario> BuildScenario(const YamlValue& document, const JsonSchema& schema,
                                       const std::string& file,
                                       std::vector<Diagnostic>* diagnostics) {
-  return Builder(schema, file, diagnostics, false).Build(document);
+  return ScenarioTreeBuilder(schema, file, diagnostics, false).Build(document);
 }
 
 std::optional<Scenario> BuildScenario(YamlValue&& document, const JsonSchema& schema,
                                       const std::string& file,
                                       std::vector<Diagnostic>* diagnostics) {
-  return Builder(schema, file, diagnostics, true).Build(document);
+  return ScenarioTreeBuilder(schema, file, diagnostics, true).Build(document);
+}
+
+StepwiseScenarioBuilder::StepwiseScenarioBuilder(const JsonSchema& schema, const std::string& file,
+                                                 std::vector<Diagnostic>* diagnostics)
+    : diagnostics_(diagnostics),
+      builder_(std::make_unique<ScenarioTreeBuilder>(schema, file, &step_diagnostics_, false)) {}
+
+StepwiseScenarioBuilder::~StepwiseScenarioBuilder() = default;
+
+void StepwiseScenarioBuilder::Add(const YamlValue& step) {
+  builder_->AddTopLevelStep(step, &steps_);
+}
+
+std::optional<Scenario> StepwiseScenarioBuilder::Finish(const YamlValue& document) {
+  builder_->set_diagnostics(diagnostics_);
+  std::optional<Scenario> s = builder_->Build(document);
+  diagnostics_->insert(diagnostics_->end(), std::make_move_iterator(step_diagnostics_.begin()),
+                       std::make_move_iterator(step_diagnostics_.end()));
+  if (!s) return std::nullopt;
+  steps_.insert(steps_.end(), std::make_move_iterator(s->steps.begin()),
+                std::make_move_iterator(s->steps.end()));
+  s->steps = std::move(steps_);
+  return s;
 }
 
 }  // namespace vmm

@@ -7,6 +7,7 @@
 // runner/plan to compute.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,5 +29,31 @@ std::optional<Scenario> BuildScenario(const YamlValue& document, const JsonSchem
 std::optional<Scenario> BuildScenario(YamlValue&& document, const JsonSchema& schema,
                                       const std::string& file,
                                       std::vector<Diagnostic>* diagnostics);
+
+class ScenarioTreeBuilder;
+
+// Builds a scenario whose top-level steps arrive one at a time (a streamed expansion,
+// expander.h's ExpandedStepSink): Reserve, Add each step in order (its tree may be freed as soon
+// as Add returns), then Finish with the document that holds the rest. The steps come before the
+// document's own `steps` (normally none), and the diagnostics are those BuildScenario would give,
+// in its order.
+class StepwiseScenarioBuilder {
+ public:
+  StepwiseScenarioBuilder(const JsonSchema& schema, const std::string& file,
+                          std::vector<Diagnostic>* diagnostics);
+  ~StepwiseScenarioBuilder();
+  StepwiseScenarioBuilder(const StepwiseScenarioBuilder&) = delete;
+  StepwiseScenarioBuilder& operator=(const StepwiseScenarioBuilder&) = delete;
+
+  void Reserve(size_t steps) { steps_.reserve(steps); }
+  void Add(const YamlValue& step);
+  std::optional<Scenario> Finish(const YamlValue& document);
+
+ private:
+  std::vector<Diagnostic>* diagnostics_;
+  std::vector<Diagnostic> step_diagnostics_;  // appended after the document's own, as BuildScenario
+  std::unique_ptr<ScenarioTreeBuilder> builder_;
+  std::vector<Step> steps_;
+};
 
 }  // namespace vmm

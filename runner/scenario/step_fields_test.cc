@@ -83,7 +83,33 @@ steps:
   EXPECT_TRUE(unmap.wait().value);  // the schema's default, written where the step is
   EXPECT_FALSE(unmap.wait().set);
   EXPECT_EQ(unmap.wait().loc.line, unmap.loc.line);
-  EXPECT_FALSE(unmap.repeat.set);  // unmap takes no repeat
+  EXPECT_FALSE(unmap.repeat().set);  // unmap takes no repeat
+}
+
+TEST(StepFields, RepeatAndFatalTakeNoRoomWhenAbsent) {
+  // Most ops take repeat and fatal; absent, they read as their defaults' meaning (0: once; not
+  // fatal) and are not stored, where other defaults are.
+  std::vector<Diagnostic> d;
+  std::optional<Scenario> s = ParseScenario(R"(version: 1
+name: fields
+buffers: {A: {shape: [4]}}
+steps:
+  - {op: reserve, buffer: A, size: 2MiB}
+  - {op: fill, buffer: A, seed: 1}
+  - {op: fill, buffer: A, seed: 1, repeat: 3}
+  - {op: check_value, buffer: A, value: 0, fatal: true}
+)",
+                                            "fields.yaml", &d);
+  ASSERT_TRUE(s.has_value()) << FormatDiagnostics(d);
+  const Step& once = s->steps[1];
+  EXPECT_FALSE(once.repeat().set);
+  EXPECT_EQ(once.repeat().value, 0u);
+  EXPECT_FALSE(once.fatal().value);
+  EXPECT_EQ(s->steps[2].repeat().value, 3u);
+  EXPECT_TRUE(s->steps[2].repeat().set);
+  EXPECT_EQ(s->steps[2].repeat().loc.line, 7);
+  EXPECT_TRUE(s->steps[3].fatal().value);
+  EXPECT_TRUE(s->steps[3].fatal().set);
 }
 
 }  // namespace

@@ -397,6 +397,18 @@ class Checker {
   const SchemaValidatorOptions& options_;
 };
 
+// Appends `issues` to *diagnostics as Validate reports them; true when there were none.
+bool ReportIssues(Issues& issues, const std::string& file, std::vector<Diagnostic>* diagnostics) {
+  std::vector<Diagnostic> found;
+  found.reserve(issues.size());
+  for (Issue& i : issues)
+    found.push_back(Diagnostic{LocationOf(file, i.origin, i.line, i.column), std::move(i.message)});
+  SortByPosition(&found);
+  diagnostics->insert(diagnostics->end(), std::make_move_iterator(found.begin()),
+                      std::make_move_iterator(found.end()));
+  return issues.empty();
+}
+
 }  // namespace
 
 StatusOr<SchemaValidator> SchemaValidator::Create(const std::string& schema_json,
@@ -413,14 +425,24 @@ bool SchemaValidator::Validate(const YamlValue& document, const std::string& fil
   root.root = true;
   Checker checker(options_);
   const bool ok = checker.Evaluate(document, &schema_.root(), root, &issues);
-  std::vector<Diagnostic> found;
-  found.reserve(issues.size());
-  for (Issue& i : issues)
-    found.push_back(Diagnostic{LocationOf(file, i.origin, i.line, i.column), std::move(i.message)});
-  SortByPosition(&found);
-  diagnostics->insert(diagnostics->end(), std::make_move_iterator(found.begin()),
-                      std::make_move_iterator(found.end()));
-  return ok && issues.empty();
+  return ReportIssues(issues, file, diagnostics) && ok;
+}
+
+bool SchemaValidator::ValidateListItem(const YamlValue& item, std::string_view list_key,
+                                       size_t index, const std::string& file,
+                                       std::vector<Diagnostic>* diagnostics) const {
+  const SchemaNode* list = schema_.root().Resolved()->Property(list_key);
+  const SchemaNode* items = list != nullptr ? list->Resolved()->items : nullptr;
+  if (items == nullptr) return false;
+  Ctx root;
+  root.root = true;
+  const Ctx member = Member(root, list_key);
+  Ctx at;
+  at.parent = &member;
+  at.index = static_cast<int>(index);
+  Issues issues;
+  const bool ok = Checker(options_).Evaluate(item, items, at, &issues);
+  return ReportIssues(issues, file, diagnostics) && ok;
 }
 
 }  // namespace vmm

@@ -24,6 +24,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runner/base/diagnostic.h"
@@ -48,6 +49,13 @@ class SchemaValidator {
   // per mistake to *diagnostics, in file order, and returns true when there was none.
   bool Validate(const YamlValue& document, const std::string& file,
                 std::vector<Diagnostic>* diagnostics) const;
+
+  // Validates `item` as element `index` of the root's list `list_key` (a document whose list is
+  // given an item at a time, a streamed expansion): the same diagnostics, named and located as
+  // Validate gives them for that element of the whole document. False when the root has no such
+  // list of items in its schema (then nothing is checked).
+  bool ValidateListItem(const YamlValue& item, std::string_view list_key, size_t index,
+                        const std::string& file, std::vector<Diagnostic>* diagnostics) const;
 
   const JsonSchema& schema() const { return schema_; }
 
