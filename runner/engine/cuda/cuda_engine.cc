@@ -228,7 +228,8 @@ CudaEngine::~CudaEngine() {
   live_graph_allocs_.clear();
   ClearNewestFirst(execs_);
   ClearNewestFirst(graphs_);
-  while (!mappings_.empty()) mappings_.pop_back();  // newest first
+  for (MappingShard& shard : mapping_shards_)
+    while (!shard.list.empty()) shard.list.pop_back();  // newest first
   allocs_.ClearNewestFirst();
   ClearNewestFirst(reservations_);
   ClearNewestFirst(snapshots_);  // cudaFree / cudaFreeHost: no device needs to be current

@@ -314,19 +314,50 @@ class CudaEngine final : public Engine {
   };
   std::map<uint64_t, ExecMemory> exec_memory_;
   std::map<DevicePtr, int> live_graph_allocs_;
-  // Guards reservations_, allocs_ and mappings_ in the VMM calls, which several threads may make
-  // at once (ConcurrentVmm). Never held across a driver call: its sections are a table lookup or
-  // update, a scan of the few live reservations or mappings, and the allocation of a table node,
-  // short enough that a spin lock keeps them off the kernel's sleep and wake. Error messages are
-  // built after it is released.
+  // Guards reservations_ and allocs_ in the VMM calls, which several threads may make at once
+  // (ConcurrentVmm). Never held across a driver call: its sections are a table lookup or update,
+  // a scan of the few live reservations, and the allocation of a table node, short enough that a
+  // spin lock keeps them off the kernel's sleep and wake. Error messages are built after it is
+  // released.
   SpinLock vmm_mu_;
   std::atomic<uint64_t> next_id_{1};
   std::map<uint64_t, Reservation> reservations_;
   // The VMM hot path (create/map/unmap/release) allocates nothing in steady state: allocations
-  // live in a generation-checked slot map (a released handle finds nothing) and mappings in a
-  // vector in creation order (Unmap scans it; scenarios keep few mappings live).
+  // live in a generation-checked slot map (a released handle finds nothing).
   SlotMap<PhysicalAlloc> allocs_;
-  std::vector<Mapping> mappings_;
+  // Counts the releases (under vmm_mu_): a thread's memo of the allocation it mapped last
+  // (MemoFor) holds while no allocation was released since it was made.
+  std::atomic<uint64_t> releases_{0};
+  const uint64_t instance_ = NextInstance();  // this engine among the process's, for the memo
+  static uint64_t NextInstance();
+  // The driver's handle of `handle` from this thread's memo of its last map, when still valid
+  // (no release since, no released handle allowed now); 0 otherwise.
+  CUmemGenericAllocationHandle MemoFor(AllocHandle handle) const;
+  void Memoize(AllocHandle handle, CUmemGenericAllocationHandle driver, uint64_t releases) const;
+  // Mappings, kept by the thread that made them: a shard per thread (threads share one past
+  // kMappingShards), each on cache lines of its own, so that threads mapping and unmapping their
+  // own pages write no line another thread uses. Map and unmap then touch no shared line of the
+  // engine's at all (the memo above stands for the table lookup under vmm_mu_). A mapping may be
+  // unmapped from another thread: Unmap looks in the other shards only when its own did not cover
+  // the range (mappings never overlap: the driver refuses to map over a mapping).
+  static constexpr size_t kMappingShards = 16;
+  struct alignas(64) MappingShard {
+    SpinLock mu;
+    std::vector<Mapping> list;  // in creation order
+  };
+  std::array<MappingShard, kMappingShards> mapping_shards_;
+  MappingShard& ThreadShard();
+  // Forgets (the driver unmapped them) the mappings of `shard` that [va, va + size) touches;
+  // returns how many bytes of the range they covered.
+  static uint64_t ForgetMappings(MappingShard& shard, DevicePtr va, uint64_t size);
+  // Calls `each` with every live mapping, each shard under its own guard.
+  template <typename Each>
+  void ForEachMapping(Each&& each) {
+    for (MappingShard& shard : mapping_shards_) {
+      std::lock_guard<SpinLock> lock(shard.mu);
+      for (const Mapping& m : shard.list) each(m);
+    }
+  }
   std::vector<PhysicalAlloc> held_;  // HoldMemory's allocations (never mapped), in creation order
   // cuda_engine_checkpoint.cc: the helper that checkpoints this process (started by the first
   // CheckpointProcess), whether the process is checkpointed now, and whether the hold in place is
@@ -342,7 +373,7 @@ class CudaEngine final : public Engine {
   };
   std::array<ReleasedHandle, kReleasedHandlesKept> released_{};
   size_t released_next_ = 0;
-  bool allow_released_ = false;
+  std::atomic<bool> allow_released_{false};  // written under vmm_mu_; MemoFor reads it without
   // The driver's freed handle of `id` when AllowReleasedHandle allows it now (and clears the
   // allowance), else nullopt. Call with vmm_mu_ held.
   std::optional<CUmemGenericAllocationHandle> TakeReleased(uint64_t id);

@@ -107,11 +107,9 @@ Status CudaEngine::Retain(DevicePtr va, AllocHandle* out) {
   VMM_RETURN_IF_ERROR(Bind());
   // A mapping covers a whole allocation, so the mapping that contains va has its size.
   uint64_t size = 0;
-  {
-    std::lock_guard<SpinLock> lock(vmm_mu_);
-    for (const Mapping& m : mappings_)
-      if (m->Overlaps(va, 1)) size = m->size;
-  }
+  ForEachMapping([&](const Mapping& m) {
+    if (m->Overlaps(va, 1)) size = m->size;
+  });
   if (size == 0) return RuntimeError(what() + ": no mapping made by this engine contains it");
   StatusOr<PhysicalAlloc> a = RetainPhysicalAlloc(api_, va, size);
   if (!a.ok()) return Annotate(a.status(), what);

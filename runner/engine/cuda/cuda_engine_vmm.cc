@@ -21,7 +21,56 @@ Status UnknownHandle(const std::string& what) {
                       "released)");
 }
 
+// This thread's memo of the allocation it mapped last (CudaEngine::MemoFor).
+struct AllocMemo {
+  uint64_t engine = 0;  // CudaEngine::instance_; 0: none
+  uint64_t handle = 0;
+  uint64_t releases = 0;
+  CUmemGenericAllocationHandle driver = 0;
+};
+thread_local AllocMemo t_alloc_memo;
+
+// The mapping shard of this thread (CudaEngine::ThreadShard), given out in turn.
+std::atomic<size_t> g_next_shard{0};
+thread_local size_t t_shard = SIZE_MAX;
+
+std::atomic<uint64_t> g_next_instance{1};
+
 }  // namespace
+
+uint64_t CudaEngine::NextInstance() { return g_next_instance.fetch_add(1); }
+
+CUmemGenericAllocationHandle CudaEngine::MemoFor(AllocHandle handle) const {
+  const AllocMemo& memo = t_alloc_memo;
+  if (memo.engine != instance_ || memo.handle != handle.value || handle.value == 0) return 0;
+  if (memo.releases != releases_.load(std::memory_order_acquire)) return 0;
+  if (allow_released_.load(std::memory_order_relaxed)) return 0;  // the slow path clears it
+  return memo.driver;
+}
+
+void CudaEngine::Memoize(AllocHandle handle, CUmemGenericAllocationHandle driver,
+                         uint64_t releases) const {
+  t_alloc_memo = AllocMemo{instance_, handle.value, releases, driver};
+}
+
+CudaEngine::MappingShard& CudaEngine::ThreadShard() {
+  if (t_shard == SIZE_MAX) t_shard = g_next_shard.fetch_add(1) % kMappingShards;
+  return mapping_shards_[t_shard];
+}
+
+uint64_t CudaEngine::ForgetMappings(MappingShard& shard, DevicePtr va, uint64_t size) {
+  uint64_t covered = 0;
+  std::lock_guard<SpinLock> lock(shard.mu);
+  std::erase_if(shard.list, [&](Mapping& m) {
+    if (!m->Overlaps(va, size)) return false;
+    const DevicePtr from = std::max<DevicePtr>(m->va, va);
+    const DevicePtr to = std::min<DevicePtr>(m->va + m->size, va + size);
+    covered += to - from;
+    m.release();  // unmapped by the driver's call
+    return true;
+  });
+  return covered;
+}
 
 Status CudaEngine::Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) {
   auto what = [&] {
@@ -91,7 +140,7 @@ std::optional<PhysicalMemory> CudaEngine::FindMemory(AllocHandle handle) {
 }
 
 std::optional<CUmemGenericAllocationHandle> CudaEngine::TakeReleased(uint64_t id) {
-  if (!std::exchange(allow_released_, false)) return std::nullopt;
+  if (!allow_released_.exchange(false, std::memory_order_relaxed)) return std::nullopt;
   for (const ReleasedHandle& r : released_)
     if (r.id == id && id != 0) return r.driver;
   return std::nullopt;
@@ -99,7 +148,7 @@ std::optional<CUmemGenericAllocationHandle> CudaEngine::TakeReleased(uint64_t id
 
 Status CudaEngine::AllowReleasedHandle() {
   std::lock_guard<SpinLock> lock(vmm_mu_);
-  allow_released_ = true;
+  allow_released_.store(true, std::memory_order_relaxed);
   return Status::Ok();
 }
 
@@ -112,7 +161,7 @@ Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
     std::lock_guard<SpinLock> lock(vmm_mu_);
     // The allowance covers this call only, whichever handle it names.
     if (allocs_.Find(handle.value) != nullptr) {
-      allow_released_ = false;
+      allow_released_.store(false, std::memory_order_relaxed);
     } else if (!(freed = TakeReleased(handle.value))) {
       known = false;
     }
@@ -130,6 +179,7 @@ Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
   std::lock_guard<SpinLock> lock(vmm_mu_);
   if (PhysicalAlloc* alloc = allocs_.Find(handle.value)) alloc->release();  // released above
   allocs_.Erase(handle.value);
+  releases_.fetch_add(1, std::memory_order_release);  // every thread's memo is stale now
   released_[released_next_] = ReleasedHandle{handle.value, memory->handle};
   released_next_ = (released_next_ + 1) % released_.size();
   return Status::Ok();
@@ -141,14 +191,15 @@ Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
            ", handle=" + std::to_string(handle.value) + ")";
   };
   VMM_RETURN_IF_ERROR(Bind());
-  CUmemGenericAllocationHandle memory = 0;
+  CUmemGenericAllocationHandle memory = MemoFor(handle);
   bool known = true;
-  {
+  if (memory == 0) {
     std::lock_guard<SpinLock> lock(vmm_mu_);
     const PhysicalAlloc* alloc = allocs_.Find(handle.value);
     if (alloc != nullptr) {
       memory = alloc->get().handle;
-      allow_released_ = false;  // the allowance covers this call only
+      allow_released_.store(false, std::memory_order_relaxed);  // it covers this call only
+      Memoize(handle, memory, releases_.load(std::memory_order_relaxed));
     } else if (const std::optional<CUmemGenericAllocationHandle> freed =
                    TakeReleased(handle.value)) {
       memory = *freed;  // an isolate block's map of a released handle: driver 580 segfaults
@@ -159,8 +210,9 @@ Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
   if (!known) return UnknownHandle(what());
   StatusOr<Mapping> m = CreateMapping(api_, va, size, offset, memory, handle.value);
   if (!m.ok()) return Annotate(m.status(), what);
-  std::lock_guard<SpinLock> lock(vmm_mu_);
-  mappings_.push_back(std::move(m).value());
+  MappingShard& shard = ThreadShard();
+  std::lock_guard<SpinLock> lock(shard.mu);
+  shard.list.push_back(std::move(m).value());
   return Status::Ok();
 }
 
@@ -257,12 +309,14 @@ Status CudaEngine::Inventory(EngineInventory* out) {
   allocs_.ForEach([&](uint64_t key, const PhysicalAlloc& a) {
     out->allocations.push_back({key, a->size});
   });
+  lock.unlock();
   // Each mapping's access is the driver's own answer (cuMemGetAccess through GetAccess, for every
   // device), not the engine's memory of what it asked for; where it gives none the access is
   // recorded as unknown: the comparison before and after a refused call still holds, and no data
   // is read there.
-  for (const Mapping& m : mappings_) out->mappings.push_back({m->va, m->size, m->owner, {}, true});
-  lock.unlock();
+  ForEachMapping([&](const Mapping& m) {
+    out->mappings.push_back({m->va, m->size, m->owner, {}, true});
+  });
   auto by_va = [](const auto& x, const auto& y) { return x.va < y.va; };
   std::sort(out->reservations.begin(), out->reservations.end(), by_va);
   std::sort(out->mappings.begin(), out->mappings.end(), by_va);
@@ -280,13 +334,12 @@ Status CudaEngine::Unmap(DevicePtr va, uint64_t size, SyncNote* note) {
   VMM_RETURN_IF_ERROR(
       Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
   VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemUnmap(va, size)), what));
-  // The driver unmapped the whole range: forget every mapping it touched.
-  std::lock_guard<SpinLock> lock(vmm_mu_);
-  std::erase_if(mappings_, [&](Mapping& m) {
-    if (!m->Overlaps(va, size)) return false;
-    m.release();  // unmapped by the call above
-    return true;
-  });
+  // The driver unmapped the whole range: forget every mapping it touched, in this thread's shard
+  // first; the others only when those did not cover the range.
+  MappingShard& own = ThreadShard();
+  uint64_t covered = ForgetMappings(own, va, size);
+  for (MappingShard& shard : mapping_shards_)
+    if (covered < size && &shard != &own) covered += ForgetMappings(shard, va, size);
   return Status::Ok();
 }
 
