@@ -1,5 +1,7 @@
 #include "runner/generate/content.h"
 
+#include <utility>
+
 namespace vmm::gen {
 namespace {
 
@@ -78,6 +80,24 @@ uint64_t TokenOf(const std::vector<const Content*>& inputs, uint64_t salt) {
     }
   }
   return h;
+}
+
+bool ElementwiseInput(const Content& content) {
+  if (content.empty()) return false;
+  for (const Piece& p : content)
+    if (p.kind == PieceKind::kUnset || p.kind == PieceKind::kConst) return false;
+  return true;
+}
+
+Content ElementwiseResult(const std::string& op, const std::string& alpha, const Content& a,
+                          const Content& b) {
+  uint64_t salt = 0xcbf29ce484222325ull;  // FNV-1a of "op alpha": the same on every machine
+  for (const char ch : op + " " + alpha)
+    salt = (salt ^ static_cast<unsigned char>(ch)) * 0x100000001b3ull;
+  std::vector<const Content*> inputs = {&a};
+  if (op != "scale") inputs.push_back(&b);
+  if (op == "add" && TokenOf({&b}, 0) < TokenOf({&a}, 0)) std::swap(inputs[0], inputs[1]);
+  return Uniform(Bytes(a), PieceKind::kOpaque, TokenOf(inputs, salt));
 }
 
 PhysContent::PhysContent(uint64_t size) : size_(size) {

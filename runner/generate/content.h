@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 namespace vmm::gen {
@@ -43,6 +44,16 @@ bool HasUnset(const Content& content);
 bool IsConst(const Content& content, uint32_t word);
 // A token for a computed result from its inputs' descriptions (order matters).
 uint64_t TokenOf(const std::vector<const Content*>& inputs, uint64_t salt);
+
+// Whether add, scale or axpy may read `content` with the model still naming the result: every
+// word written, and no piece of one repeated word (a constant input can make a constant result,
+// which the model would take for a computed one).
+bool ElementwiseInput(const Content& content);
+// What `op` ("add", "scale", "axpy") with factor `alpha` (as written) leaves: a computed result
+// named by the op, alpha and its inputs (`b` is not read by scale). fp32 addition commutes, so
+// add's inputs in either order name one result.
+Content ElementwiseResult(const std::string& op, const std::string& alpha, const Content& a,
+                          const Content& b);
 
 // The contents of one physical allocation, as pieces keyed by their first byte. Starts kUnset.
 class PhysContent {

@@ -42,5 +42,27 @@ TEST(Content, ConstAndTokens) {
   EXPECT_NE(TokenOf({&a, &b}, 1), TokenOf({&a, &b}, 2));
 }
 
+TEST(Content, ElementwiseResultsAreNamedByOpFactorAndInputs) {
+  const Content a = Uniform(8, PieceKind::kSeed, 1), b = Uniform(8, PieceKind::kSeed, 2);
+  // fp32 addition commutes: one result either way; axpy does not.
+  EXPECT_EQ(ElementwiseResult("add", "", a, b), ElementwiseResult("add", "", b, a));
+  EXPECT_NE(ElementwiseResult("axpy", "0.5", a, b), ElementwiseResult("axpy", "0.5", b, a));
+  EXPECT_NE(ElementwiseResult("axpy", "0.5", a, b), ElementwiseResult("axpy", "-2", a, b));
+  EXPECT_NE(ElementwiseResult("add", "", a, b), ElementwiseResult("axpy", "0.5", a, b));
+  // scale reads a alone.
+  EXPECT_EQ(ElementwiseResult("scale", "3", a, b), ElementwiseResult("scale", "3", a, a));
+  EXPECT_NE(ElementwiseResult("scale", "3", a, b), ElementwiseResult("scale", "0.75", a, b));
+  const Content r = ElementwiseResult("add", "", a, b);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].kind, PieceKind::kOpaque);
+  EXPECT_EQ(r[0].bytes, 8u);
+  // The model follows computed and filled inputs, not constant or unwritten ones.
+  EXPECT_TRUE(ElementwiseInput(a));
+  EXPECT_TRUE(ElementwiseInput(r));
+  EXPECT_FALSE(ElementwiseInput(Uniform(8, PieceKind::kConst, 0)));
+  EXPECT_FALSE(ElementwiseInput({Piece{4, PieceKind::kSeed, 1, 0}, Piece{4, PieceKind::kUnset}}));
+  EXPECT_FALSE(ElementwiseInput({}));
+}
+
 }  // namespace
 }  // namespace vmm::gen

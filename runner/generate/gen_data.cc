@@ -173,6 +173,84 @@ bool Generator::Matmul() {
   return true;
 }
 
+namespace {
+
+// The factors the generator writes. None is 1, and no scale factor is an axpy factor plus one or
+// is 2, so that two results the model names apart also differ in their data: axpy(alpha, x, x) is
+// scale(x, alpha + 1), add(x, x) is scale(x, 2), each rounded once.
+constexpr const char* kScaleFactors[] = {"0.75", "-1.25", "3"};
+constexpr const char* kAxpyFactors[] = {"0.5", "-2", "1.75"};
+
+}  // namespace
+
+std::string Generator::PickFactor(const std::string& op) {
+  if (op == "scale") return kScaleFactors[rng.Below(std::size(kScaleFactors))];
+  if (op == "axpy") return kAxpyFactors[rng.Below(std::size(kAxpyFactors))];
+  return "";
+}
+
+bool Generator::PickElementwise(const std::vector<std::string>& tensors,
+                                const std::vector<std::string>& c_pool, bool check_contents,
+                                Node* out) {
+  auto follows = [&](const std::string& name) {
+    return !check_contents || ElementwiseInput(model.Read(model.tensors.at(name)));
+  };
+  std::vector<std::string> inputs;
+  for (const std::string& name : tensors)
+    if (follows(name)) inputs.push_back(name);
+  if (inputs.empty()) return false;
+  const int kind = static_cast<int>(rng.Below(3));
+  out->type = Node::Type::kElementwise;
+  out->op = kind == 0 ? "add" : kind == 1 ? "scale" : "axpy";
+  out->alpha = PickFactor(out->op);
+  out->a = rng.Pick(inputs);
+  const Tensor& a = model.tensors.at(out->a);
+  auto apart = [&](const std::string& x, const std::string& y) {
+    return x == y || !model.PhysOverlap(model.tensors.at(x), model.tensors.at(y));
+  };
+  out->b = "";
+  if (out->op != "scale") {
+    std::vector<std::string> bs;
+    for (const std::string& name : inputs)
+      if (model.tensors.at(name).Bytes() == a.Bytes() && apart(name, out->a)) bs.push_back(name);
+    if (bs.empty()) return false;
+    out->b = rng.Pick(bs);
+  }
+  std::vector<std::string> cs;
+  for (const std::string& name : c_pool) {
+    if (model.tensors.at(name).Bytes() != a.Bytes()) continue;
+    // In place (c is a or b), the other input is apart from it already.
+    const bool in_place = name == out->a || name == out->b;
+    if (in_place || (apart(name, out->a) && (out->b.empty() || apart(name, out->b))))
+      cs.push_back(name);
+  }
+  if (cs.empty()) return false;
+  out->c = rng.Pick(cs);
+  return true;
+}
+
+bool Generator::Elementwise() {
+  const int device = Device();
+  std::vector<std::string> readable, writable;
+  for (const Tensor* t : TensorsWhere([&](const Tensor& t) { return Readable(t, device); }))
+    readable.push_back(t->name);
+  for (const Tensor* t : TensorsWhere([&](const Tensor& t) { return Writable(t, device); }))
+    writable.push_back(t->name);
+  Node n;
+  if (!PickElementwise(readable, writable, true, &n)) return false;
+  const Content b = n.b.empty() ? Content{} : model.Read(model.tensors.at(n.b));
+  const Content result = ElementwiseResult(n.op, n.alpha, model.Read(model.tensors.at(n.a)), b);
+  MapBuilder step = Op(n.op);
+  step.Add("a", n.a);
+  if (!n.b.empty()) step.Add("b", n.b);
+  step.Add("c", n.c);
+  if (!n.alpha.empty()) step.Add("alpha", n.alpha);
+  if (device != 0) step.Num("device", static_cast<uint64_t>(device));
+  model.Write(model.tensors.at(n.c), result);
+  Emit(step.Build());
+  return true;
+}
+
 bool Generator::TakeSnapshot() {
   auto sources = TensorsWhere([&](const Tensor& t) { return Readable(t, 0); });
   if (sources.empty()) return false;

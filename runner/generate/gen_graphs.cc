@@ -56,9 +56,13 @@ std::vector<Node> Generator::MakeBody(int depth, bool conditional_body, int devi
       }
       if (pairs.empty()) continue;
       std::tie(n.from, n.to) = rng.Pick(pairs);
-    } else if (roll < 63 && model.tensors.count("MA") > 0) {
+    } else if (roll < 60 && model.tensors.count("MA") > 0) {
       n.type = Type::kMatmul;
       n.a = "MA", n.b = "MB", n.c = "MC";
+    } else if (roll < 66) {  // add, scale or axpy: a kernel node; its inputs are judged at replay
+      const std::vector<std::string>& c_pool =
+          !writable.empty() && rng.Percent(80) ? writable : tensors;
+      if (!PickElementwise(tensors, c_pool, false, &n)) continue;
     } else if (roll < 70 && !conditional_body) {
       n.type = Type::kHostFunc;
     } else if (roll < 80 && depth == 0) {
@@ -191,6 +195,15 @@ YamlValue Generator::NodeStep(const Node& n, int device) const {
       return Op("mem_free").Add("name", n.name).Add("buffer", n.tensor).Build();
     case Type::kChild:
       return Op("child_graph").Add("name", n.name).Add("graph", n.from).Build();
+    case Type::kElementwise: {
+      MapBuilder b = Op(n.op);
+      b.Add("name", n.name).Add("a", n.a);
+      if (!n.b.empty()) b.Add("b", n.b);
+      b.Add("c", n.c);
+      if (!n.alpha.empty()) b.Add("alpha", n.alpha);
+      with_device(b);
+      return b.Build();
+    }
   }
   return YamlValue{};
 }
@@ -214,6 +227,9 @@ void Generator::NameNodes(const std::string& graph, std::vector<Node>* nodes) {
       case Type::kMatmul:
         what = "matmul ";
         break;
+      case Type::kElementwise:
+        what = n.op == "add" ? "add " : n.op == "scale" ? "scale " : "axpy ";
+        break;
       case Type::kHostFunc:
         what = "host function";
         break;
@@ -235,10 +251,11 @@ void Generator::NameNodes(const std::string& graph, std::vector<Node>* nodes) {
       case Type::kFree:
         break;
     }
-    const std::string subject = n.type == Type::kCopy     ? n.to
-                                : n.type == Type::kChild  ? n.from
-                                : n.type == Type::kMatmul ? n.c
-                                                          : n.tensor;
+    const std::string subject = n.type == Type::kCopy    ? n.to
+                                : n.type == Type::kChild ? n.from
+                                : n.type == Type::kMatmul || n.type == Type::kElementwise
+                                    ? n.c
+                                    : n.tensor;
     n.name = Name(graph + ": " + what + subject);
     if (n.type != Type::kChild) NameNodes(graph, &n.body);
     for (auto& b : n.branches) NameNodes(graph, &b);
@@ -340,6 +357,8 @@ bool Generator::Update() {
       n.enabled = true;  // a fresh capture: every node runs
       if (n.type == Type::kFill && rng.Percent(60)) n.seed = rng.Below(1000);
       if (n.type == Type::kMemset && rng.Percent(60)) n.word = static_cast<uint32_t>(rng.Next());
+      if (n.type == Type::kElementwise && n.op != "add" && rng.Percent(50))
+        n.alpha = PickFactor(n.op);  // a kernel node's new argument: the update takes it
       if (n.type != Type::kChild) mutate(n.body);
       for (auto& b : n.branches) mutate(b);
       if (n.type == Type::kRecord || n.type == Type::kWait) n.name = "";
@@ -421,6 +440,7 @@ bool Generator::Update() {
 bool Generator::SetNode() {
   struct Target {
     std::string exec, node;
+    bool params = true;  // false: set_node may only enable or disable it (add, scale, axpy)
   };
   std::vector<Target> targets;
   for (const auto& [name, e] : execs) {
@@ -431,6 +451,7 @@ bool Generator::SetNode() {
             n.type == Type::kMemset &&
             model.Accessible(model.tensors.at(n.tensor), e.device, Perm::kReadWrite);
         if (n.type == Type::kFill || writable) targets.push_back({name, n.name});
+        if (n.type == Type::kElementwise) targets.push_back({name, n.name, false});
         for (const auto& b : n.branches) walk(b);
       }
     };
@@ -450,7 +471,7 @@ bool Generator::SetNode() {
   Node* n = find(e.nodes);
   MapBuilder step = Op("set_node");
   step.Add("exec", t.exec).Add("node", t.node);
-  if (rng.Percent(30)) {
+  if (!t.params || rng.Percent(30)) {
     n->enabled = !n->enabled;
     step.Flag("enabled", n->enabled);
     Emit(step.Build());

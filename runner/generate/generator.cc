@@ -33,6 +33,7 @@ constexpr ActionRow kActions[] = {
     {"busy", 1, &Generator::Busy, false},
     {"copy", 5, &Generator::Copy, false},
     {"matmul", 3, &Generator::Matmul, false},
+    {"add/scale/axpy", 3, &Generator::Elementwise, false},
     {"snapshot", 5, &Generator::TakeSnapshot, false},
     {"check data", 8, &Generator::CheckData, false},
     {"check_address", 2, &Generator::CheckAddress, false},

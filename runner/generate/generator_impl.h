@@ -33,13 +33,15 @@ struct Node {
     kParallel,
     kAlloc,
     kFree,
-    kChild
+    kChild,
+    kElementwise  // add, scale or axpy (`op`): a kernel node
   };
   Type type = Type::kFill;
   std::string name;        // the step's name: the node's name in the graph
   std::string tensor;      // fill, memset, alloc/free: the buffer; if/while: the word's
   std::string from, to;    // copy: source tensor or snapshot, destination tensor
-  std::string a, b, c;     // matmul
+  std::string a, b, c;     // matmul, elementwise (b unused by scale)
+  std::string op, alpha;   // elementwise: "add" | "scale" | "axpy", and the factor as written
   uint64_t seed = 0;       // fill
   uint32_t word = 0;       // memset
   std::string event;       // record/wait
@@ -113,6 +115,14 @@ class Generator {
     return Uniform(t.Bytes(), PieceKind::kSeed, seed);
   }
   Content MatmulContent(const Tensor& a, const Tensor& b, const Tensor& c) const;
+  // An elementwise op and its operands among `tensors` (names) on `device`: a, b (the same
+  // element count) whose contents the model can follow (ElementwiseInput), and c, written, either
+  // a or b itself or apart from both; a and b are one tensor or apart (a step in place must not
+  // read what it already wrote). `c_pool` narrows c's choice. False when none fits.
+  // A factor for `op` from the generator's table ("" for add).
+  std::string PickFactor(const std::string& op);
+  bool PickElementwise(const std::vector<std::string>& tensors,
+                       const std::vector<std::string>& c_pool, bool check_contents, Node* out);
 
   // A set_access or unmap over a run of whole mappings of a reserved buffer: its step with the
   // buffer, offset and size written, or nullopt when nothing is mapped anywhere.
@@ -145,6 +155,7 @@ class Generator {
   bool Busy();
   bool Copy();
   bool Matmul();
+  bool Elementwise();  // add, scale or axpy
   bool TakeSnapshot();
   bool CheckData();
   bool CheckAddress();

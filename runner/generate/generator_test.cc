@@ -58,6 +58,23 @@ TEST(Generator, ChoicesVaryAcrossSeeds) {
   EXPECT_GE(writers, busy / 10) << writers << " writers in " << busy << " busy steps";
 }
 
+// add, scale and axpy appear on the stream and as graph nodes (their replay simulated by the
+// model), within 60 scenarios.
+TEST(Generator, ElementwiseStepsAreMadeBothWays) {
+  int top = 0, captured = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    const std::string text = Generate(GenOptions{.seed = seed}).text;
+    for (const char* op : {"op: add", "op: scale", "op: axpy"}) {
+      for (size_t at = text.find(op); at != std::string::npos; at = text.find(op, at + 1)) {
+        const size_t line = text.rfind('\n', at) + 1;
+        (text.compare(line, 15, "  - {op: captur") == 0 ? captured : top) += 1;
+      }
+    }
+  }
+  EXPECT_GE(top, 10);
+  EXPECT_GE(captured, 10);
+}
+
 TEST(Generator, EveryScenarioValidates) {
   int failed = 0;
   std::string first;  // the first failing scenario, whole

@@ -30,7 +30,9 @@ void Touches(const Model& m, const Node& n, std::set<std::string>* touched,
       written->insert(buf(n.to));
       break;
     case Type::kMatmul:
-      for (const std::string* t : {&n.a, &n.b, &n.c}) touched->insert(buf(*t));
+    case Type::kElementwise:
+      for (const std::string* t : {&n.a, &n.b, &n.c})
+        if (!t->empty()) touched->insert(buf(*t));
       written->insert(buf(n.c));
       break;
     case Type::kIf:
@@ -146,6 +148,20 @@ bool RunNodes(const Generator& g, const std::vector<Node>& nodes, int device, Mo
           out = Uniform(c.Bytes(), PieceKind::kOpaque, TokenOf({&ca, &cb}, salt));
         }
         m.Write(c, out);
+        break;
+      }
+      case Type::kElementwise: {
+        if (!readable(n.a) || (!n.b.empty() && !readable(n.b)) || !rw(n.c)) return false;
+        if (!run) break;
+        const Content ca = content(n.a), cb = n.b.empty() ? Content{} : content(n.b);
+        if (!ElementwiseInput(ca) || (!n.b.empty() && !ElementwiseInput(cb))) return false;
+        // The capture's choice holds only while the memory does: a, b and c one tensor or apart.
+        auto apart = [&](const std::string& x, const std::string& y) {
+          return x.empty() || y.empty() || x == y || !m.PhysOverlap(*tensor(x), *tensor(y));
+        };
+        const bool in_place = n.c == n.a || n.c == n.b;
+        if (!apart(n.a, n.b) || (!in_place && (!apart(n.c, n.a) || !apart(n.c, n.b)))) return false;
+        m.Write(*tensor(n.c), ElementwiseResult(n.op, n.alpha, ca, cb));
         break;
       }
       case Type::kIf:
