@@ -3,6 +3,9 @@
 // as it was, since a refused call changes nothing. An isolate block runs in a child with an empty
 // state: a short life of its own, some ending in a write through a read-only mapping that must
 // fault with CUDA_ERROR_ILLEGAL_ADDRESS.
+#include <algorithm>
+#include <utility>
+
 #include "runner/generate/generator_impl.h"
 #include "runner/vocab/vmm_rules.h"
 
@@ -15,6 +18,77 @@ std::string ErrorOf(const char* rule) {
 }
 
 }  // namespace
+
+bool Generator::ThreadsGroup() {
+  if (in_block) return false;
+  // Each thread works in a reservation of its own, on an allocation of its own, so that every
+  // order of the threads' calls leaves the same state: the model applies them one thread after
+  // another.
+  std::vector<std::pair<std::string, uint64_t>> places;  // buffer, a free granule there
+  for (const auto& [buffer, r] : model.reservations) {
+    if (!r.reserved) continue;
+    const std::vector<uint64_t> free = model.FreeOffsets(buffer, G());
+    if (!free.empty()) places.emplace_back(buffer, rng.Pick(free));
+  }
+  if (places.size() < 2) return false;
+  const size_t count = std::min<size_t>(places.size(), static_cast<size_t>(rng.Between(2, 3)));
+  std::vector<YamlValue> threads;
+  for (size_t t = 0; t < count; ++t) {
+    const size_t at = t + rng.Below(places.size() - t);  // a partial shuffle: distinct buffers
+    std::swap(places[t], places[at]);
+    const auto [buffer, offset] = places[t];
+    const std::string alloc = Fresh("tp");
+    std::vector<YamlValue> steps;
+    steps.push_back(Op("create").Add("alloc", alloc).Size("size", G()).Build());
+    Phys p;
+    p.size = G();
+    p.content = PhysContent(G());
+    p.handles = 1;
+    model.phys.push_back(std::move(p));
+    model.allocs[alloc] =
+        Alloc{static_cast<int>(model.phys.size()) - 1, true, false, model.handles++};
+    Reservation& r = model.reservations[buffer];
+    Mapping m;
+    m.size = G();
+    m.phys = model.allocs[alloc].phys;
+    m.handle = model.allocs[alloc].handle;
+    m.alloc = alloc;
+    r.maps[offset] = m;
+    ++model.phys[m.phys].mappings;
+    steps.push_back(
+        Op("map").Add("buffer", buffer).Add("alloc", alloc).Size("offset", offset).Build());
+    r.maps[offset].access[0] = Perm::kReadWrite;
+    steps.push_back(
+        Op("set_access").Add("buffer", buffer).Size("offset", offset).Size("size", G()).Build());
+    // A tensor inside the new page (its memory this thread's alone): fill it from this thread's
+    // stream.
+    std::vector<const Tensor*> fillable = TensorsWhere([&](const Tensor& x) {
+      return x.buffer == buffer && x.offset >= offset && x.offset + x.Bytes() <= offset + G() &&
+             Writable(x, 0);
+    });
+    if (!fillable.empty()) {
+      const Tensor& x = *rng.Pick(fillable);
+      const uint64_t seed = rng.Below(1000);
+      steps.push_back(Op("fill").Add("buffer", x.name).Num("seed", seed).Build());
+      model.Write(x, FillContent(x, seed));
+    }
+    if (rng.Percent(40)) {  // and give the page back
+      steps.push_back(
+          Op("unmap").Add("buffer", buffer).Size("offset", offset).Size("size", G()).Build());
+      --model.phys[r.maps[offset].phys].mappings;
+      r.maps.erase(offset);
+      steps.push_back(Op("release").Add("alloc", alloc).Build());
+      model.allocs[alloc].live = false;
+      --model.phys[model.allocs[alloc].phys].handles;
+    }
+    threads.push_back(MapBuilder()
+                          .Add("thread", "t" + std::to_string(t))
+                          .Add("steps", List(std::move(steps)))
+                          .Build());
+  }
+  Emit(MapBuilder().Add("name", Name("threads")).Add("threads", List(std::move(threads))).Build());
+  return true;
+}
 
 bool Generator::Refusal() {
   std::vector<std::string> live;

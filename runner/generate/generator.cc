@@ -45,6 +45,7 @@ constexpr ActionRow kActions[] = {
     {"set_node", 2, &Generator::SetNode, true},
     {"destroy", 1, &Generator::DestroyGraphOrExec, true},
     {"refusal", 3, &Generator::Refusal, false},
+    {"threads", 1, &Generator::ThreadsGroup, false},
 };
 
 YamlValue ShapeList(const std::vector<uint64_t>& shape) {

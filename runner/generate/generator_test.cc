@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "runner/base/diagnostic.h"
 #include "runner/generate/rng.h"
 #include "runner/plan/plan.h"
@@ -73,6 +76,31 @@ TEST(Generator, ElementwiseStepsAreMadeBothWays) {
   }
   EXPECT_GE(top, 10);
   EXPECT_GE(captured, 10);
+}
+
+// Threads groups appear, each thread on a buffer of its own (no two threads of a group name the
+// same buffer), within 60 scenarios.
+TEST(Generator, ThreadsGroupsGiveEachThreadABufferOfItsOwn) {
+  int groups = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    const std::string text = Generate(GenOptions{.seed = seed}).text;
+    for (size_t at = text.find("threads: ["); at != std::string::npos;
+         at = text.find("threads: [", at + 1)) {
+      ++groups;
+      const std::string line = text.substr(at, text.find('\n', at) - at);
+      std::set<std::string> buffers;
+      int maps = 0;
+      for (size_t m = line.find("op: map, buffer: "); m != std::string::npos;
+           m = line.find("op: map, buffer: ", m + 1)) {
+        const size_t from = m + 17;
+        buffers.insert(line.substr(from, line.find(',', from) - from));
+        ++maps;
+      }
+      EXPECT_GE(maps, 2) << line;
+      EXPECT_EQ(buffers.size(), static_cast<size_t>(maps)) << line;
+    }
+  }
+  EXPECT_GE(groups, 5);
 }
 
 TEST(Generator, EveryScenarioValidates) {
