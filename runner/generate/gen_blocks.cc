@@ -66,7 +66,11 @@ bool Generator::ThreadsGroup() {
       return x.buffer == buffer && x.offset >= offset && x.offset + x.Bytes() <= offset + G() &&
              Writable(x, 0);
     });
-    if (!fillable.empty()) {
+    const bool fill = !fillable.empty() && rng.Percent(70);
+    // Without a fill, sometimes no context at all: a pool worker that never touched CUDA, whose VMM
+    // calls work with none current (a kernel would make one current behind the scenario's back).
+    const bool no_context = !fill && rng.Percent(50);
+    if (fill) {
       const Tensor& x = *rng.Pick(fillable);
       const uint64_t seed = rng.Below(1000);
       steps.push_back(Op("fill").Add("buffer", x.name).Num("seed", seed).Build());
@@ -81,10 +85,10 @@ bool Generator::ThreadsGroup() {
       model.allocs[alloc].live = false;
       --model.phys[model.allocs[alloc].phys].handles;
     }
-    threads.push_back(MapBuilder()
-                          .Add("thread", "t" + std::to_string(t))
-                          .Add("steps", List(std::move(steps)))
-                          .Build());
+    MapBuilder thread;
+    thread.Add("thread", "t" + std::to_string(t));
+    if (no_context) thread.Add("context", "none");
+    threads.push_back(thread.Add("steps", List(std::move(steps))).Build());
   }
   Emit(MapBuilder().Add("name", Name("threads")).Add("threads", List(std::move(threads))).Build());
   return true;

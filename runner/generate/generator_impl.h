@@ -169,8 +169,8 @@ class Generator {
   bool Refusal();  // a call the rule table marks safe to send, under expect_error
   bool IsolateBlock();
   // A threads group (top level): 2 or 3 threads, each on a reservation and a new allocation of
-  // its own: create, map, set_access, a fill where the page completes a tensor, sometimes unmap
-  // and release.
+  // its own: create, map, set_access, a fill of a tensor inside the page or else sometimes no
+  // context current, sometimes unmap and release.
   bool ThreadsGroup();
   // In an isolate block: checkpoint and restore the child (its memory leaves the device and comes
   // back; later checks prove the data intact).
