@@ -61,6 +61,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/launch_config.h"
@@ -198,7 +199,11 @@ struct NodeOperand {
   DevicePtr va = 0;
   uint64_t bytes = 0;
   Access access = Access::kRead;
-  bool operator==(const NodeOperand&) const = default;
+  std::string_view name = {};  // the kernel's parameter ("dst", "a", ...): errors name it
+  // The memory alone (a name is how one backend's messages say it).
+  bool operator==(const NodeOperand& o) const {
+    return va == o.va && bytes == o.bytes && access == o.access;
+  }
 };
 // One node of a graph as the backend holds it (DescribeGraph).
 struct GraphNodeInfo {

@@ -69,10 +69,11 @@ namespace {
 
 template <typename T>
 T ArgAt(const std::vector<uint8_t>& bytes, size_t offset) {
-  T value{};
-  if (offset + sizeof(T) <= bytes.size()) std::memcpy(&value, bytes.data() + offset, sizeof(T));
-  return value;
+  return KernelArg<T>(bytes, offset);
 }
+
+// `count` elements of 4 bytes, saturating: an impossible size then fails an access check.
+uint64_t Bytes4(uint64_t count) { return count > UINT64_MAX / 4 ? UINT64_MAX : count * 4; }
 
 using Args = const std::vector<uint8_t>&;
 struct KernelMemory {
@@ -83,34 +84,34 @@ struct KernelMemory {
 const KernelMemory kKernelMemory[] = {
     {kernels::kFillKernelName,  // (dst, count, seed)
      [](Args a) -> std::vector<NodeOperand> {
-       return {{ArgAt<uint64_t>(a, 0), ArgAt<uint64_t>(a, 8) * 4, Access::kReadWrite}};
+       return {{ArgAt<uint64_t>(a, 0), Bytes4(ArgAt<uint64_t>(a, 8)), Access::kReadWrite, "dst"}};
      }},
     {kernels::kMatmulKernelName,  // (a, b, c, m, n, k)
      [](Args a) -> std::vector<NodeOperand> {
        const uint64_t m = ArgAt<uint32_t>(a, 24), n = ArgAt<uint32_t>(a, 28),
                       k = ArgAt<uint32_t>(a, 32);
-       return {{ArgAt<uint64_t>(a, 0), m * k * 4, Access::kRead},
-               {ArgAt<uint64_t>(a, 8), k * n * 4, Access::kRead},
-               {ArgAt<uint64_t>(a, 16), m * n * 4, Access::kReadWrite}};
+       return {{ArgAt<uint64_t>(a, 0), Bytes4(m * k), Access::kRead, "a"},
+               {ArgAt<uint64_t>(a, 8), Bytes4(k * n), Access::kRead, "b"},
+               {ArgAt<uint64_t>(a, 16), Bytes4(m * n), Access::kReadWrite, "c"}};
      }},
     {kernels::kAxpyKernelName,  // (a, b, c, count, alpha); b 0: none
      [](Args a) -> std::vector<NodeOperand> {
-       const uint64_t bytes = ArgAt<uint64_t>(a, 24) * 4;
-       std::vector<NodeOperand> out = {{ArgAt<uint64_t>(a, 0), bytes, Access::kRead}};
+       const uint64_t bytes = Bytes4(ArgAt<uint64_t>(a, 24));
+       std::vector<NodeOperand> out = {{ArgAt<uint64_t>(a, 0), bytes, Access::kRead, "a"}};
        if (const uint64_t b = ArgAt<uint64_t>(a, 8); b != 0)
-         out.push_back({b, bytes, Access::kRead});
-       out.push_back({ArgAt<uint64_t>(a, 16), bytes, Access::kReadWrite});
+         out.push_back({b, bytes, Access::kRead, "b"});
+       out.push_back({ArgAt<uint64_t>(a, 16), bytes, Access::kReadWrite, "c"});
        return out;
      }},
     {kernels::kSetConditionKernelName,  // (word, handle)
      [](Args a) -> std::vector<NodeOperand> {
-       return {{ArgAt<uint64_t>(a, 0), 4, Access::kRead}};
+       return {{ArgAt<uint64_t>(a, 0), 4, Access::kRead, "word"}};
      }},
     {kernels::kNextPassKernelName,  // (counter, passes, handle); passes 0: none
      [](Args a) -> std::vector<NodeOperand> {
-       std::vector<NodeOperand> out = {{ArgAt<uint64_t>(a, 0), 4, Access::kReadWrite}};
+       std::vector<NodeOperand> out = {{ArgAt<uint64_t>(a, 0), 4, Access::kReadWrite, "counter"}};
        if (const uint64_t passes = ArgAt<uint64_t>(a, 8); passes != 0)
-         out.push_back({passes, 4, Access::kReadWrite});
+         out.push_back({passes, 4, Access::kReadWrite, "passes"});
        return out;
      }},
 };

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -30,9 +31,19 @@ KernelNodeParams SetConditionKernelParams(DevicePtr word, uint64_t handle);
 KernelNodeParams NextPassKernelParams(DevicePtr counter, DevicePtr passes, uint64_t handle);
 
 // The memory a node of kernel `function` touches, read from its packed arguments, in argument
-// order: one row per kernel of kernels::GraphKernels (kernel_params.cc). Both backends describe a
-// kernel node with it. Empty for a kernel it does not know.
+// order, each named as the kernel's parameter: one row per kernel of kernels::GraphKernels
+// (kernel_params.cc). Both backends describe a kernel node with it, and the host twin proves a
+// kernel's access with it before running the kernel. Empty for a kernel it does not know.
 std::vector<NodeOperand> KernelOperands(const std::string& function,
                                         const std::vector<uint8_t>& args);
+
+// The argument of type T at byte `offset` of packed arguments (as the packers above lay them
+// out), or T{} past their end.
+template <typename T>
+T KernelArg(const std::vector<uint8_t>& args, size_t offset) {
+  T value{};
+  if (offset + sizeof(T) <= args.size()) std::memcpy(&value, args.data() + offset, sizeof(T));
+  return value;
+}
 
 }  // namespace vmm

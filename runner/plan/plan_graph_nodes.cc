@@ -21,28 +21,22 @@
 namespace vmm {
 namespace {
 
-// The node a captured step of `op` makes (kEmpty for ops that make none).
+// The node a captured step of `op` makes (kEmpty for ops that make none): a kernel node for a
+// capturable op of the kernel family (fill, matmul, add, ...: a new kernel op needs no row), else
+// its row here.
 NodeType NodeTypeOf(Op op) {
   constexpr std::pair<Op, NodeType> kNodes[] = {
-      {Op::kFill, NodeType::kKernel},
-      {Op::kMatmul, NodeType::kKernel},
-      {Op::kAdd, NodeType::kKernel},
-      {Op::kScale, NodeType::kKernel},
-      {Op::kAxpy, NodeType::kKernel},
-      {Op::kMemset, NodeType::kMemset},
-      {Op::kCopy, NodeType::kMemcpy},
-      {Op::kHostFunc, NodeType::kHost},
-      {Op::kRecordEvent, NodeType::kEventRecord},
-      {Op::kWaitEvent, NodeType::kEventWait},
-      {Op::kMemAlloc, NodeType::kMemAlloc},
-      {Op::kMemFree, NodeType::kMemFree},
-      {Op::kChildGraph, NodeType::kGraph},
-      {Op::kIf, NodeType::kConditional},
-      {Op::kWhile, NodeType::kConditional},
+      {Op::kMemset, NodeType::kMemset},       {Op::kCopy, NodeType::kMemcpy},
+      {Op::kHostFunc, NodeType::kHost},       {Op::kRecordEvent, NodeType::kEventRecord},
+      {Op::kWaitEvent, NodeType::kEventWait}, {Op::kMemAlloc, NodeType::kMemAlloc},
+      {Op::kMemFree, NodeType::kMemFree},     {Op::kChildGraph, NodeType::kGraph},
+      {Op::kIf, NodeType::kConditional},      {Op::kWhile, NodeType::kConditional},
   };
   for (const auto& [o, type] : kNodes)
     if (o == op) return type;
-  return NodeType::kEmpty;
+  const OpInfo& row = Describe(op);
+  return row.family == OpFamily::kKernel && row.has(kCapturable) ? NodeType::kKernel
+                                                                 : NodeType::kEmpty;
 }
 
 }  // namespace

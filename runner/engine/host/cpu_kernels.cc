@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "kernels/datagen.h"
+#include "kernels/launch_config.h"
+#include "runner/engine/kernel_params.h"
 
 namespace vmm::host {
 namespace {
@@ -74,6 +76,40 @@ VMM_FMA_CLONES void AxpyF32(const float* a, const float* b, float* c, uint64_t c
     return;
   }
   for (uint64_t i = 0; i < count; ++i) c[i] = std::fma(alpha, a[i], b[i]);
+}
+
+namespace {
+
+template <typename T>
+T* At(const std::vector<uint8_t>& args, size_t offset) {  // a pointer argument (0: nullptr)
+  return reinterpret_cast<T*>(KernelArg<uint64_t>(args, offset));
+}
+
+// The offsets are those kernel_params.cc's packers write.
+constexpr CpuKernel kCpuKernels[] = {
+    {kernels::kFillKernelName,  // (dst, count, seed)
+     [](const std::vector<uint8_t>& a) {
+       FillF32(At<float>(a, 0), KernelArg<uint64_t>(a, 8), KernelArg<uint64_t>(a, 16));
+     }},
+    {kernels::kMatmulKernelName,  // (a, b, c, m, n, k)
+     [](const std::vector<uint8_t>& a) {
+       MatmulF32(At<const float>(a, 0), At<const float>(a, 8), At<float>(a, 16),
+                 KernelArg<uint32_t>(a, 24), KernelArg<uint32_t>(a, 28),
+                 KernelArg<uint32_t>(a, 32));
+     }},
+    {kernels::kAxpyKernelName,  // (a, b, c, count, alpha); b 0: scale
+     [](const std::vector<uint8_t>& a) {
+       AxpyF32(At<const float>(a, 0), At<const float>(a, 8), At<float>(a, 16),
+               KernelArg<uint64_t>(a, 24), KernelArg<float>(a, 32));
+     }},
+};
+
+}  // namespace
+
+const CpuKernel* FindCpuKernel(const std::string& function) {
+  for (const CpuKernel& k : kCpuKernels)
+    if (function == k.function) return &k;
+  return nullptr;
 }
 
 uint64_t ChecksumWords(const void* words, uint64_t count) {

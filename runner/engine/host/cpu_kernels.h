@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "runner/engine/engine.h"
 
@@ -23,6 +25,16 @@ void MatmulF32(const float* a, const float* b, float* c, uint32_t m, uint32_t n,
 // add / scale / axpy: c[i] = std::fma(alpha, a[i], b[i]) (one rounding, bit-identical to
 // vmm_axpy_f32), or c[i] = alpha * a[i] when b is nullptr, for i in [0, count). c may be a or b.
 void AxpyF32(const float* a, const float* b, float* c, uint64_t count, float alpha);
+
+// The CPU twin of a graph kernel, run on the kernel's packed arguments (kernel_params.h lays them
+// out): one row per kernel of kernels::GraphKernels but the conditional nodes' two (whose state is
+// the engine's). A kernel node of the host twin runs through its row.
+struct CpuKernel {
+  const char* function;
+  void (*run)(const std::vector<uint8_t>& args);
+};
+// The row of `function`, or nullptr.
+const CpuKernel* FindCpuKernel(const std::string& function);
 
 // The datagen buffer hash: wrapping sum of datagen::HashWord(word[i], i) over `count` 32-bit words.
 uint64_t ChecksumWords(const void* words, uint64_t count);

@@ -21,6 +21,7 @@
 #include "runner/engine/host/host_data.h"
 #include "runner/engine/host/host_engine_impl.h"
 #include "runner/engine/host/host_vmm.h"
+#include "runner/engine/kernel_params.h"
 
 namespace vmm {
 namespace host {
@@ -158,7 +159,7 @@ Status HostEngine::Inventory(EngineInventory* out) {
 }
 
 Status HostEngine::Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) {
-  return Launch(MakeFillNode(dst, count, seed), timing);
+  return Launch(MakeKernelNode(FillKernelParams(dst, count, seed)), timing);
 }
 
 Status HostEngine::Matmul(const MatmulArgs& args, OpTiming* timing) {
@@ -167,11 +168,11 @@ Status HostEngine::Matmul(const MatmulArgs& args, OpTiming* timing) {
                      std::string(kernels::kMatmulKernelName) + " needs m > 0 and n > 0, got m=" +
                          std::to_string(args.m) + ", n=" + std::to_string(args.n));
   }
-  return Launch(MakeMatmulNode(args), timing);
+  return Launch(MakeKernelNode(MatmulKernelParams(args)), timing);
 }
 
 Status HostEngine::Axpy(const AxpyArgs& args, OpTiming* timing) {
-  return Launch(MakeAxpyNode(args), timing);
+  return Launch(MakeKernelNode(AxpyKernelParams(args)), timing);
 }
 
 Status HostEngine::Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) {
@@ -354,36 +355,17 @@ Status HostEngine::Run(const GraphNode& node, const Exec* exec) {
   switch (node.type) {
     case NodeType::kKernel: {
       const std::string& fn = node.params.function;
-      if (node.kind == KernelKind::kSetCondition || node.kind == KernelKind::kNextPass)
+      if (fn == kernels::kSetConditionKernelName || fn == kernels::kNextPassKernelName)
         return RunConditionKernel(node, device);
-      // Guarded: proven accessible to `device` first, or (an isolate child) run under the trap.
-      if (node.kind == KernelKind::kFill) {
-        const FillArgs& f = node.fill;
-        auto kernel = [&] { FillF32(Ptr<float>(f.dst), f.count, f.seed); };
-        return kernels_.Guarded(fn, device, {{"dst", f.dst, Bytes4(f.count), Access::kReadWrite}},
-                                kernel);
-      }
-      if (node.kind == KernelKind::kAxpy) {
-        const AxpyArgs& x = node.axpy;
-        const uint64_t bytes = Bytes4(x.count);
-        auto kernel = [&] {
-          AxpyF32(Ptr<const float>(x.a), x.b != 0 ? Ptr<const float>(x.b) : nullptr,
-                  Ptr<float>(x.c), x.count, x.alpha);
-        };
-        const Operand a{"a", x.a, bytes, Access::kRead}, c{"c", x.c, bytes, Access::kReadWrite};
-        if (x.b == 0) return kernels_.Guarded(fn, device, {a, c}, kernel);
-        return kernels_.Guarded(fn, device, {a, {"b", x.b, bytes, Access::kRead}, c}, kernel);
-      }
-      const MatmulArgs& m = node.matmul;
-      const uint64_t mk = uint64_t{m.m} * m.k, kn = uint64_t{m.k} * m.n, mn = uint64_t{m.m} * m.n;
-      auto kernel = [&] {
-        MatmulF32(Ptr<const float>(m.a), Ptr<const float>(m.b), Ptr<float>(m.c), m.m, m.n, m.k);
-      };
-      return kernels_.Guarded(fn, device,
-                              {{"a", m.a, Bytes4(mk), Access::kRead},
-                               {"b", m.b, Bytes4(kn), Access::kRead},
-                               {"c", m.c, Bytes4(mn), Access::kReadWrite}},
-                              kernel);
+      const CpuKernel* cpu = FindCpuKernel(fn);
+      if (cpu == nullptr) return InternalError("the host twin has no CPU kernel '" + fn + "'");
+      // Guarded: every operand proven accessible to `device` first, or (an isolate child) run
+      // under the trap.
+      std::vector<Operand> operands;
+      for (const NodeOperand& o : KernelOperands(fn, node.params.arg_bytes))
+        operands.push_back({o.name.empty() ? "arg" : o.name.data(), o.va, o.bytes, o.access});
+      auto kernel = [&] { cpu->run(node.params.arg_bytes); };
+      return kernels_.Guarded(fn, device, operands, kernel);
     }
     case NodeType::kMemset: {
       auto kernel = [&] { std::fill_n(Ptr<uint32_t>(node.dst), node.count, node.pattern); };

@@ -9,6 +9,7 @@
 // passes. The language bounds every loop by its counter (the validator refuses a body that
 // writes the counter's buffer), so only a counter above the bound meets it; on a GPU such a loop
 // would run its 2^32 - 1 passes.
+#include "kernels/launch_config.h"
 #include "runner/engine/host/host_engine_impl.h"
 
 namespace vmm::host {
@@ -50,7 +51,7 @@ Status HostEngine::EndConditional() {
 Status HostEngine::RunConditionKernel(const GraphNode& node, int device) {
   const ConditionArgs& c = node.condition;
   const std::string& fn = node.params.function;
-  if (node.kind == KernelKind::kSetCondition) {
+  if (fn == kernels::kSetConditionKernelName) {
     auto kernel = [&] { conditions_[c.handle] = *Ptr<const uint32_t>(c.word) != 0 ? 1 : 0; };
     return kernels_.Guarded(fn, device, {{"word", c.word, 4, Access::kRead}}, kernel);
   }

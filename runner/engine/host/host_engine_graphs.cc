@@ -5,6 +5,7 @@
 #include "runner/base/format.h"
 #include "runner/base/stopwatch.h"
 #include "runner/engine/host/host_engine_impl.h"
+#include "runner/engine/kernel_params.h"
 
 namespace vmm::host {
 namespace {
@@ -284,10 +285,10 @@ Status HostEngine::SetNodeParams(ExecHandle exec, const std::string& name,
   GraphNode next;
   switch (params.kind) {
     case NodeParams::Kind::kFill:
-      next = MakeFillNode(params.dst, params.count, params.seed);
+      next = MakeKernelNode(FillKernelParams(params.dst, params.count, params.seed));
       break;
     case NodeParams::Kind::kMatmul:
-      next = MakeMatmulNode(params.matmul);
+      next = MakeKernelNode(MatmulKernelParams(params.matmul));
       break;
     case NodeParams::Kind::kMemset:
       // As at instantiate: the H200 refused a destination without read_write access.

@@ -9,27 +9,9 @@
 
 namespace vmm::host {
 
-GraphNode MakeFillNode(DevicePtr dst, uint64_t count, uint64_t seed) {
+GraphNode MakeKernelNode(KernelNodeParams params) {
   GraphNode node;
-  node.kind = KernelKind::kFill;
-  node.fill = {dst, count, seed};
-  node.params = FillKernelParams(dst, count, seed);
-  return node;
-}
-
-GraphNode MakeMatmulNode(const MatmulArgs& args) {
-  GraphNode node;
-  node.kind = KernelKind::kMatmul;
-  node.matmul = args;
-  node.params = MatmulKernelParams(args);
-  return node;
-}
-
-GraphNode MakeAxpyNode(const AxpyArgs& args) {
-  GraphNode node;
-  node.kind = KernelKind::kAxpy;
-  node.axpy = args;
-  node.params = AxpyKernelParams(args);
+  node.params = std::move(params);
   return node;
 }
 
@@ -64,7 +46,6 @@ GraphNode MakeNode(NodeType type) {
 
 GraphNode MakeSetConditionNode(const ConditionArgs& condition) {
   GraphNode node;
-  node.kind = KernelKind::kSetCondition;
   node.condition = condition;
   node.params = SetConditionKernelParams(condition.word, condition.handle);
   return node;
@@ -72,7 +53,6 @@ GraphNode MakeSetConditionNode(const ConditionArgs& condition) {
 
 GraphNode MakeNextPassNode(const ConditionArgs& condition) {
   GraphNode node;
-  node.kind = KernelKind::kNextPass;
   node.condition = condition;
   node.params = NextPassKernelParams(condition.word, condition.passes, condition.handle);
   return node;

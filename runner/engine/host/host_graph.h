@@ -26,9 +26,6 @@
 
 namespace vmm::host {
 
-// kSetCondition / kNextPass: the kernels of conditional nodes (kernels/condition.cu).
-enum class KernelKind { kFill, kMatmul, kAxpy, kSetCondition, kNextPass };
-
 // A conditional node's handle and words; also the arguments of its kernels. `handle` is unique in
 // the engine (a cudaGraphConditionalHandle is opaque).
 struct ConditionArgs {
@@ -36,12 +33,6 @@ struct ConditionArgs {
   uint64_t handle = 0;
   DevicePtr word = 0;    // the condition (if) or the counter (while)
   DevicePtr passes = 0;  // while: the pass count word (0: none)
-};
-
-struct FillArgs {
-  DevicePtr dst = 0;
-  uint64_t count = 0;
-  uint64_t seed = 0;
 };
 
 struct HostGraph;
@@ -52,11 +43,9 @@ struct GraphNode {
   std::string name;                    // the step that made it
   std::vector<uint32_t> dependencies;  // indices of the nodes this one waits for, in edge order
   bool enabled = true;                 // an exec's node after SetNodeEnabled(false): false
-  // kKernel
-  KernelKind kind = KernelKind::kFill;
-  FillArgs fill;      // kind == kFill
-  MatmulArgs matmul;  // kind == kMatmul
-  AxpyArgs axpy;      // kind == kAxpy (add, scale, axpy)
+  // kKernel: the kernel and its packed arguments, all a kernel node holds; it runs the kernel's
+  // CPU twin on them (cpu_kernels.h, FindCpuKernel), or, for a conditional node's two kernels,
+  // the engine's own code (with `condition`).
   KernelNodeParams params;
   // kMemset: `count` words at dst set to `pattern`. kMemcpy: `count` bytes from src to dst; a side
   // whose place is a host one is a host snapshot's memory, read or written when the node runs (as
@@ -75,9 +64,8 @@ struct GraphNode {
   ConditionArgs condition;
 };
 
-GraphNode MakeFillNode(DevicePtr dst, uint64_t count, uint64_t seed);
-GraphNode MakeMatmulNode(const MatmulArgs& args);
-GraphNode MakeAxpyNode(const AxpyArgs& args);
+// A kernel node of vmm-run's kernels: `params` from kernel_params.h's packers.
+GraphNode MakeKernelNode(KernelNodeParams params);
 GraphNode MakeMemsetNode(DevicePtr dst, uint64_t count, uint32_t pattern);
 GraphNode MakeCopyNode(DevicePtr dst, DevicePtr src, uint64_t bytes);
 // A memcpy node between any two places (a host side is a host snapshot's memory).

@@ -15,8 +15,16 @@ namespace {
 
 using host::GraphNode;
 using host::HostGraph;
-using host::MakeFillNode;
-using host::MakeMatmulNode;
+
+GraphNode MakeFillNode(DevicePtr dst, uint64_t count, uint64_t seed) {
+  return host::MakeKernelNode(FillKernelParams(dst, count, seed));
+}
+GraphNode MakeMatmulNode(const MatmulArgs& args) {
+  return host::MakeKernelNode(MatmulKernelParams(args));
+}
+GraphNode MakeAxpyNode(const AxpyArgs& args) {
+  return host::MakeKernelNode(AxpyKernelParams(args));
+}
 
 TEST(HostGraph, KernelArgumentsArePackedLikeTheCudaAbi) {
   GraphNode mm = MakeMatmulNode({0x1122334455667788, 0x10, 0x20, 0x01020304, 5, 6});
@@ -39,14 +47,14 @@ TEST(HostGraph, KernelArgumentsArePackedLikeTheCudaAbi) {
 
 TEST(HostGraph, AxpyArgumentsAndOperandsComeFromOneLayout) {
   // vmm_axpy_f32(a, b, c, count, alpha): three pointers, a uint64 and a float = 36 bytes.
-  GraphNode axpy = host::MakeAxpyNode({0x100, 0x200, 0x300, 10, 2.0f});
+  GraphNode axpy = MakeAxpyNode({0x100, 0x200, 0x300, 10, 2.0f});
   EXPECT_EQ(axpy.params.function, "vmm_axpy_f32");
   EXPECT_EQ(axpy.params.arg_bytes,
             (std::vector<uint8_t>{
                 0, 1, 0, 0, 0, 0,  0, 0, 0, 2, 0, 0, 0, 0, 0, 0,    0,   3, 0,
                 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x40}));  // 2.0f = 0x40000000
   HostGraph g;
-  g.nodes = {axpy, host::MakeAxpyNode({0x100, 0, 0x300, 10, 0.5f})};  // the second: scale
+  g.nodes = {axpy, MakeAxpyNode({0x100, 0, 0x300, 10, 0.5f})};  // the second: scale
   const GraphStructure s = g.Describe();
   ASSERT_EQ(s.nodes.size(), 2u);
   EXPECT_EQ(s.nodes[0].operands, (std::vector<NodeOperand>{{0x100, 40, Access::kRead},

@@ -10,6 +10,7 @@
 
 #include "runner/engine/host/host_engine.h"
 #include "runner/engine/host/host_graph.h"
+#include "runner/engine/kernel_params.h"
 
 namespace vmm {
 namespace {
@@ -219,7 +220,7 @@ TEST(HostGraphUpdateRules, ChildGraphsAreComparedNodeByNode) {
   host::HostGraph inner_a, inner_b;
   inner_a.nodes.push_back(host::MakeMemsetNode(0x1000, 4, 1));
   inner_a.nodes[0].name = "inner";
-  inner_b.nodes.push_back(host::MakeFillNode(0x1000, 4, 1));
+  inner_b.nodes.push_back(host::MakeKernelNode(FillKernelParams(0x1000, 4, 1)));
   inner_b.nodes[0].name = "inner kernel";
   host::HostGraph exec, graph;
   exec.nodes.push_back(host::MakeNode(NodeType::kGraph));

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "runner/base/status.h"
@@ -54,6 +55,11 @@ class KernelRunner {
   // operands are proven against; see the file comment).
   template <typename Kernel>
   Status Guarded(const std::string& fn, int device, std::initializer_list<Operand> operands,
+                 Kernel& kernel) {
+    return Guarded(fn, device, std::span<const Operand>(operands.begin(), operands.size()), kernel);
+  }
+  template <typename Kernel>
+  Status Guarded(const std::string& fn, int device, std::span<const Operand> operands,
                  Kernel& kernel) {
     VMM_RETURN_IF_ERROR(poisoned_);
     if (!trap_) {
