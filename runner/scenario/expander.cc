@@ -135,11 +135,13 @@ class Expander {
         Use(item, f, out);
       } else if (out != nullptr) {
         Count(1);
-        if (exceeded_) {
-        } else if (out == streamed_) {
-          sink_->Take(Copy(item, f, /*top=*/false));
-        } else {
-          out->push_back(Copy(item, f, /*top=*/false));
+        if (!exceeded_) {
+          YamlValue copy = Copy(item, f, /*top=*/false);
+          if (out == streamed_) {
+            sink_->Take(std::move(copy));
+          } else {
+            out->push_back(std::move(copy));
+          }
         }
       } else {
         Count(1);
