@@ -84,8 +84,10 @@ uint64_t TokenOf(const std::vector<const Content*>& inputs, uint64_t salt) {
 
 bool ElementwiseInput(const Content& content) {
   if (content.empty()) return false;
-  for (const Piece& p : content)
+  for (const Piece& p : content) {
     if (p.kind == PieceKind::kUnset || p.kind == PieceKind::kConst) return false;
+    if (p.kind == PieceKind::kOpaque && (p.a & kElementwiseToken) != 0) return false;
+  }
   return true;
 }
 
@@ -97,7 +99,7 @@ Content ElementwiseResult(const std::string& op, const std::string& alpha, const
   std::vector<const Content*> inputs = {&a};
   if (op != "scale") inputs.push_back(&b);
   if (op == "add" && TokenOf({&b}, 0) < TokenOf({&a}, 0)) std::swap(inputs[0], inputs[1]);
-  return Uniform(Bytes(a), PieceKind::kOpaque, TokenOf(inputs, salt));
+  return Uniform(Bytes(a), PieceKind::kOpaque, TokenOf(inputs, salt) | kElementwiseToken);
 }
 
 PhysContent::PhysContent(uint64_t size) : size_(size) {

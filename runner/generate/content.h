@@ -44,14 +44,19 @@ bool HasUnset(const Content& content);
 bool IsConst(const Content& content, uint32_t word);
 // A token for a computed result from its inputs' descriptions (order matters).
 uint64_t TokenOf(const std::vector<const Content*>& inputs, uint64_t salt);
+// The bit of a kOpaque token that marks an elementwise op's result (ElementwiseResult).
+inline constexpr uint64_t kElementwiseToken = uint64_t{1} << 63;
 
 // Whether add, scale or axpy may read `content` with the model still naming the result: every
-// word written, and no piece of one repeated word (a constant input can make a constant result,
-// which the model would take for a computed one).
+// word written, no piece of one repeated word (a constant input can make a constant result, which
+// the model would take for a computed one), and no piece an elementwise op computed (chains of
+// them give equal data under different names: axpy(-2, x, x) twice is x again, add(x, x) then
+// scale by 0.75 is axpy(0.5, x, x), each rounded once alike).
 bool ElementwiseInput(const Content& content);
 // What `op` ("add", "scale", "axpy") with factor `alpha` (as written) leaves: a computed result
-// named by the op, alpha and its inputs (`b` is not read by scale). fp32 addition commutes, so
-// add's inputs in either order name one result.
+// named by the op, alpha and its inputs (`b` is not read by scale), marked as an elementwise
+// result (kElementwiseToken). fp32 addition commutes, so add's inputs in either order name one
+// result.
 Content ElementwiseResult(const std::string& op, const std::string& alpha, const Content& a,
                           const Content& b);
 

@@ -58,7 +58,9 @@ TEST(Content, ElementwiseResultsAreNamedByOpFactorAndInputs) {
   EXPECT_EQ(r[0].bytes, 8u);
   // The model follows computed and filled inputs, not constant or unwritten ones.
   EXPECT_TRUE(ElementwiseInput(a));
-  EXPECT_TRUE(ElementwiseInput(r));
+  EXPECT_TRUE(ElementwiseInput(Uniform(8, PieceKind::kOpaque, 12345)));  // a matmul's result
+  EXPECT_FALSE(ElementwiseInput(r));  // no chains: they can give equal data under two names
+  EXPECT_FALSE(ElementwiseInput({Piece{4, PieceKind::kSeed, 1, 0}, r[0]}));
   EXPECT_FALSE(ElementwiseInput(Uniform(8, PieceKind::kConst, 0)));
   EXPECT_FALSE(ElementwiseInput({Piece{4, PieceKind::kSeed, 1, 0}, Piece{4, PieceKind::kUnset}}));
   EXPECT_FALSE(ElementwiseInput({}));

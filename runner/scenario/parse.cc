@@ -123,7 +123,16 @@ std::optional<Scenario> ScenarioParser::Parse(const std::string& text, const std
   std::optional<ValidateAndBuildSteps> streamed;
   if (doc != nullptr && NeedsExpansion(text, *doc, options)) {
     if (expanded == nullptr) streamed.emplace(*validator_, file);
+    const size_t loaded = found.size();
     expansion = ExpandScenario(*doc, file, options, &found, streamed ? &*streamed : nullptr);
+    if (!expansion && streamed && !streamed->found().empty()) {
+      // The steps streamed before the expansion failed spent the suggestion budget on their own
+      // mistakes, which are not reported: expand again, as without streaming, for the messages.
+      found.resize(loaded);
+      streamed.reset();
+      ResetSuggestionBudget();
+      expansion = ExpandScenario(*doc, file, options, &found);
+    }
     doc = expansion ? &expansion->document : nullptr;
   }
   if (doc != nullptr) {

@@ -310,10 +310,12 @@ Status CudaEngine::Inventory(EngineInventory* out) {
     out->allocations.push_back({key, a->size});
   });
   lock.unlock();
-  // Each mapping's access is the driver's own answer (cuMemGetAccess through GetAccess, for every
-  // device), not the engine's memory of what it asked for; where it gives none the access is
-  // recorded as unknown: the comparison before and after a refused call still holds, and no data
-  // is read there.
+  // The mappings are read shard by shard after the tables: with threads running VMM calls the
+  // inventory is not one instant's (expect_error compares it around a refused call, which a
+  // threads group never makes). Each mapping's access is the driver's own answer (cuMemGetAccess
+  // through GetAccess, for every device), not the engine's memory of what it asked for; where it
+  // gives none the access is recorded as unknown: the comparison before and after a refused call
+  // still holds, and no data is read there.
   ForEachMapping([&](const Mapping& m) {
     out->mappings.push_back({m->va, m->size, m->owner, {}, true});
   });
