@@ -305,32 +305,15 @@ class Expander {
     }
     const YamlValue& name = *use.Find("use");
     const Fragment* fragment = name.IsScalar() ? FindFragment(*f.fragments, name.scalar) : nullptr;
-    if (fragment == nullptr) {
-      std::vector<std::string> names;
-      for (const Fragment* g : *f.fragments) names.push_back(g->name);
-      const std::string close = name.IsScalar() ? SuggestName(name.scalar, names) : "";
-      Error(f, name,
-            "unknown fragment " + DescribeYamlValue(name) +
-                (!close.empty() ? ", did you mean '" + close + "'?"
-                                : "; name a fragment of a file listed under 'include:'"));
-      return;
-    }
+    if (fragment == nullptr) return Error(f, name, UnknownFragmentMessage(*f.fragments, name));
     const YamlValue* with = use.Find("with");
     if (with != nullptr && !with->IsMap() && !with->IsNull()) {
       Error(f, *with, "'with' must be a map of parameter: value, got " + DescribeYamlValue(*with));
       return;
     }
-    std::vector<std::string> param_names;
-    for (const FragmentParam& p : fragment->params) param_names.push_back(p.name);
     if (with != nullptr) {
-      for (const YamlMember& m : with->members) {
-        bool known = false;
-        for (const std::string& p : param_names) known = known || p == m.key;
-        if (known) continue;
-        const std::string close = SuggestName(m.key, param_names);
-        Error(f, m.line, m.column,
-              "fragment '" + fragment->name + "' has no parameter '" + m.key + "'" +
-                  (close.empty() ? std::string() : ", did you mean '" + close + "'?"));
+      for (auto& [member, message] : UnknownParameters(*fragment, *with)) {
+        Error(f, member->line, member->column, std::move(message));
         ok = false;
       }
     }

@@ -31,6 +31,29 @@ const Fragment* FindFragment(const FragmentTable& table, const std::string& name
   return nullptr;
 }
 
+std::string UnknownFragmentMessage(const FragmentTable& table, const YamlValue& name) {
+  std::vector<std::string> names;
+  for (const Fragment* g : table) names.push_back(g->name);
+  const std::string close = name.IsScalar() ? SuggestName(name.scalar, names) : "";
+  return "unknown fragment " + DescribeYamlValue(name) +
+         (!close.empty() ? ", did you mean '" + close + "'?"
+                         : "; name a fragment of a file listed under 'include:'");
+}
+
+std::vector<std::pair<const YamlMember*, std::string>> UnknownParameters(const Fragment& fragment,
+                                                                         const YamlValue& with) {
+  std::vector<std::string> names;
+  for (const FragmentParam& p : fragment.params) names.push_back(p.name);
+  std::vector<std::pair<const YamlMember*, std::string>> out;
+  for (const YamlMember& m : with.members) {
+    if (std::find(names.begin(), names.end(), m.key) != names.end()) continue;
+    const std::string close = SuggestName(m.key, names);
+    out.emplace_back(&m, "fragment '" + fragment.name + "' has no parameter '" + m.key + "'" +
+                             (close.empty() ? std::string() : ", did you mean '" + close + "'?"));
+  }
+  return out;
+}
+
 void FragmentLoader::Error(const std::string& file, const YamlValue& at, std::string message) {
   diagnostics_->push_back(Diagnostic{LocationOf(file, at), std::move(message)});
 }

@@ -9,6 +9,7 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runner/base/diagnostic.h"
@@ -37,6 +38,13 @@ struct Fragment {
 
 // The fragment named `name` in `table`, or nullptr.
 const Fragment* FindFragment(const FragmentTable& table, const std::string& name);
+// What a `use` that names no fragment of `table` is told: "unknown fragment 'x'", with the closest
+// name or where fragments come from. `name` is the `use` value.
+std::string UnknownFragmentMessage(const FragmentTable& table, const YamlValue& name);
+// The members of a `use` step's `with` map that name no parameter of `fragment`, each with its
+// message ("fragment 'f' has no parameter 'x', did you mean 'y'?").
+std::vector<std::pair<const YamlMember*, std::string>> UnknownParameters(const Fragment& fragment,
+                                                                         const YamlValue& with);
 
 // Owns every fragment loaded for one expansion. Not copyable (fragments point into themselves).
 class FragmentLoader {
