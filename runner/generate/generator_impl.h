@@ -176,7 +176,7 @@ class Generator {
   // back; later checks prove the data intact).
   bool CheckpointCycle();
 
-  // Graph helpers (gen_graphs.cc).
+  // Graph helpers (gen_graphs.cc; NodeStep and NameNodes in gen_node_steps.cc).
   bool gm_held = false;  // a live graph holds the graph-memory buffer GM
   // 1 to 4 nodes (1 or 2 below the top) a capture on `device` records; `memory` is set when they
   // hold memory nodes.
