@@ -10,5 +10,10 @@ set -eu
 vmmrun=$1 out=$2
 seed=${3:-$(date +%s)}
 echo "seed $seed"
-exec "$vmmrun" crosscheck --reference host --model host --count 500 --seed "$seed" \
-  --isolate-percent 2 -q --out "$out"
+# A failing seed is also appended to OUTDIR.failed-seeds, so that it outlives the ctest log of a
+# later run.
+status=0
+"$vmmrun" crosscheck --reference host --model host --count 500 --seed "$seed" \
+  --isolate-percent 2 -q --out "$out" || status=$?
+[ "$status" -eq 0 ] || echo "$seed" >>"$out.failed-seeds"
+exit "$status"
