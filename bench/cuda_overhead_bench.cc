@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/graph_kernels.h"
 #include "kernels/kernels.h"
 #include "kernels/launch_config.h"
 #include "runner/engine/cuda/cuda_call.h"
@@ -218,7 +219,7 @@ bool BenchNodeUpdates(vmm::Engine& engine, vmm::DevicePtr a, vmm::DevicePtr b, v
     uint32_t m = n, nn = n, k = n;
     void* args[] = {&ka, &kb, &kc, &m, &nn, &k};
     cudaKernelNodeParams p = {};
-    p.func = const_cast<void*>(vmm::kernels::MatmulKernelSymbol());
+    p.func = reinterpret_cast<void*>(&vmm_matmul_f32);
     p.gridDim = dim3(launch.grid[0], launch.grid[1], launch.grid[2]);
     p.blockDim = dim3(launch.block[0], launch.block[1], launch.block[2]);
     p.sharedMemBytes = launch.shared_bytes;

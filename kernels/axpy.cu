@@ -1,6 +1,7 @@
 // vmm_axpy_f32: the elementwise kernels of the add, scale and axpy steps.
 #include <cstdint>
 
+#include "kernels/graph_kernels.h"
 #include "kernels/kernels.h"
 #include "kernels/launch.cuh"
 #include "kernels/launch_config.h"
@@ -19,14 +20,11 @@ extern "C" __global__ void __launch_bounds__(vmm::kernels::kFillThreads)
 
 namespace vmm::kernels {
 
-static_assert(detail::ParamCount(&vmm_axpy_f32) == kAxpyParamCount);
-
 int LaunchAxpy(const float* a, const float* b, float* c, uint64_t count, float alpha,
                CUstream_st* stream) {
   void* args[] = {&a, &b, &c, &count, &alpha};
-  return detail::Launch(AxpyKernelSymbol(), FillLaunch(count), args, stream);
+  return detail::Launch(reinterpret_cast<const void*>(&vmm_axpy_f32), FillLaunch(count), args,
+                        stream);
 }
-
-const void* AxpyKernelSymbol() { return reinterpret_cast<const void*>(&vmm_axpy_f32); }
 
 }  // namespace vmm::kernels

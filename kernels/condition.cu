@@ -5,7 +5,9 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
+#include "kernels/graph_kernels.h"
 #include "kernels/kernels.h"
 #include "kernels/launch.cuh"
 #include "kernels/launch_config.h"
@@ -29,23 +31,21 @@ extern "C" __global__ void vmm_next_pass(uint32_t* counter, uint32_t* passes,
 
 namespace vmm::kernels {
 
-static_assert(detail::ParamCount(&vmm_set_condition) == kSetConditionParamCount);
-static_assert(detail::ParamCount(&vmm_next_pass) == kNextPassParamCount);
 static_assert(sizeof(cudaGraphConditionalHandle) == sizeof(uint64_t));
+static_assert(std::is_same_v<cudaGraphConditionalHandle, VmmConditionHandle>);
 
 int LaunchSetCondition(const uint32_t* word, uint64_t handle, CUstream_st* stream) {
   cudaGraphConditionalHandle h = handle;
   void* args[] = {&word, &h};
-  return detail::Launch(SetConditionKernelSymbol(), ConditionLaunch(), args, stream);
+  return detail::Launch(reinterpret_cast<const void*>(&vmm_set_condition), ConditionLaunch(), args,
+                        stream);
 }
 
 int LaunchNextPass(uint32_t* counter, uint32_t* passes, uint64_t handle, CUstream_st* stream) {
   cudaGraphConditionalHandle h = handle;
   void* args[] = {&counter, &passes, &h};
-  return detail::Launch(NextPassKernelSymbol(), ConditionLaunch(), args, stream);
+  return detail::Launch(reinterpret_cast<const void*>(&vmm_next_pass), ConditionLaunch(), args,
+                        stream);
 }
-
-const void* SetConditionKernelSymbol() { return reinterpret_cast<const void*>(&vmm_set_condition); }
-const void* NextPassKernelSymbol() { return reinterpret_cast<const void*>(&vmm_next_pass); }
 
 }  // namespace vmm::kernels

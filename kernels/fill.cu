@@ -2,6 +2,7 @@
 #include <cstdint>
 
 #include "kernels/datagen.h"
+#include "kernels/graph_kernels.h"
 #include "kernels/kernels.h"
 #include "kernels/launch.cuh"
 #include "kernels/launch_config.h"
@@ -19,13 +20,10 @@ extern "C" __global__ void __launch_bounds__(vmm::kernels::kFillThreads)
 
 namespace vmm::kernels {
 
-static_assert(detail::ParamCount(&vmm_fill_f32) == kFillParamCount);
-
 int LaunchFill(float* dst, uint64_t count, uint64_t seed, CUstream_st* stream) {
   void* args[] = {&dst, &count, &seed};
-  return detail::Launch(FillKernelSymbol(), FillLaunch(count), args, stream);
+  return detail::Launch(reinterpret_cast<const void*>(&vmm_fill_f32), FillLaunch(count), args,
+                        stream);
 }
-
-const void* FillKernelSymbol() { return reinterpret_cast<const void*>(&vmm_fill_f32); }
 
 }  // namespace vmm::kernels

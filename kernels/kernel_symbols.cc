@@ -1,30 +1,19 @@
-#include <iterator>
-
-#include "kernels/kernels.h"
-#include "kernels/launch_config.h"
+// The host symbols of the graph kernels' rows (graph_kernels.h), in row order. Built with the
+// kernels (CUDA builds only): the host stubs nvcc generates are defined there.
+#include "kernels/graph_kernels.h"
 
 namespace vmm::kernels {
 namespace {
 
-// One row per kernel a captured graph may hold (the graph's kernel nodes are recognised, named and
-// read back by this table).
-const GraphKernel kGraphKernels[] = {
-    {kMatmulKernelName, &MatmulKernelSymbol, kMatmulParamCount},
-    {kFillKernelName, &FillKernelSymbol, kFillParamCount},
-    {kAxpyKernelName, &AxpyKernelSymbol, kAxpyParamCount},
-    {kSetConditionKernelName, &SetConditionKernelSymbol, kSetConditionParamCount},
-    {kNextPassKernelName, &NextPassKernelSymbol, kNextPassParamCount},
-};
+#define VMM_GRAPH_KERNEL_SYMBOL(kernel, ...) reinterpret_cast<const void*>(&::kernel),
+const void* const kSymbols[] = {VMM_GRAPH_KERNELS(VMM_GRAPH_KERNEL_SYMBOL)};
+#undef VMM_GRAPH_KERNEL_SYMBOL
+static_assert(sizeof(kSymbols) / sizeof(kSymbols[0]) == kGraphKernelCount);
 
 }  // namespace
 
-GraphKernelRange GraphKernels() { return {std::begin(kGraphKernels), std::end(kGraphKernels)}; }
-
-const char* KernelNameForSymbol(const void* symbol) {
-  if (symbol == nullptr) return nullptr;
-  for (const GraphKernel& k : kGraphKernels)
-    if (symbol == k.symbol()) return k.name;
-  return nullptr;
+const void* GraphKernelSymbol(int index) {
+  return index >= 0 && index < kGraphKernelCount ? kSymbols[index] : nullptr;
 }
 
 }  // namespace vmm::kernels

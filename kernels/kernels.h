@@ -63,41 +63,6 @@ int LaunchNextPass(uint32_t* counter, uint32_t* passes, uint64_t handle, CUstrea
 
 // The data-check kernels (compare, value, matmul check) are declared in check_kernels.h.
 
-// Parameter counts of the kernels that appear in captured graphs (checked against the kernels'
-// signatures at compile time). The driver has no query for the count, and asking
-// cuFuncGetParamInfo past the last parameter is an API error that compute-sanitizer reports.
-inline constexpr uint32_t kMatmulParamCount = 6;        // a, b, c, m, n, k
-inline constexpr uint32_t kFillParamCount = 3;          // dst, count, seed
-inline constexpr uint32_t kAxpyParamCount = 5;          // a, b, c, count, alpha
-inline constexpr uint32_t kSetConditionParamCount = 2;  // word, handle
-inline constexpr uint32_t kNextPassParamCount = 3;      // counter, passes, handle
-
-// The host-side entry addresses ("symbols") of the kernels that appear in captured graphs, as
-// cudaGetFuncBySymbol / cudaGetKernel take them and cudaGraphKernelNodeGetParams reports them.
-const void* MatmulKernelSymbol();
-const void* FillKernelSymbol();
-const void* AxpyKernelSymbol();
-const void* SetConditionKernelSymbol();
-const void* NextPassKernelSymbol();
-
-// A kernel a captured graph may hold: its name (launch_config.h), its symbol and its parameter
-// count. GraphKernels lists them all, one row each (kernel_symbols.cc): a new capturable kernel
-// is a row there.
-struct GraphKernel {
-  const char* name;
-  const void* (*symbol)();
-  uint32_t param_count;
-};
-// (A range rather than std::span: nvcc compiles this header too.)
-struct GraphKernelRange {
-  const GraphKernel* first;
-  const GraphKernel* last;
-  const GraphKernel* begin() const { return first; }
-  const GraphKernel* end() const { return last; }
-};
-GraphKernelRange GraphKernels();
-
-// The kernel's name for the matching symbol (a row of GraphKernels), else nullptr.
-const char* KernelNameForSymbol(const void* symbol);
+// The kernels that appear in captured graphs are declared, with their rows, in graph_kernels.h.
 
 }  // namespace vmm::kernels

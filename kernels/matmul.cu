@@ -21,10 +21,11 @@
 // Global loads are 16 bytes wide when k and n are multiples of 4 and A and B are 16-byte aligned
 // (whole float4s are then either inside the matrix or outside it); otherwise the same layout is
 // loaded a float at a time. C is stored 16 bytes at a time when n is a multiple of 4 and C is
-// aligned. The choice is made inside the kernel from its six arguments (kMatmulParamCount), so
+// aligned. The choice is made inside the kernel from its six arguments, so
 // the captured graph node is the same on every path.
 #include <cstdint>
 
+#include "kernels/graph_kernels.h"
 #include "kernels/kernels.h"
 #include "kernels/launch.cuh"
 #include "kernels/launch_config.h"
@@ -205,15 +206,12 @@ extern "C" __global__ void __launch_bounds__(kThreads, 2)  // <= 128 registers: 
 
 namespace vmm::kernels {
 
-static_assert(detail::ParamCount(&vmm_matmul_f32) == kMatmulParamCount);
-
 int LaunchMatmul(const float* a, const float* b, float* c, uint32_t m, uint32_t n, uint32_t k,
                  CUstream_st* stream) {
   if (m == 0 || n == 0) return static_cast<int>(cudaErrorInvalidValue);
   void* args[] = {&a, &b, &c, &m, &n, &k};
-  return detail::Launch(MatmulKernelSymbol(), MatmulLaunch(m, n), args, stream);
+  return detail::Launch(reinterpret_cast<const void*>(&vmm_matmul_f32), MatmulLaunch(m, n), args,
+                        stream);
 }
-
-const void* MatmulKernelSymbol() { return reinterpret_cast<const void*>(&vmm_matmul_f32); }
 
 }  // namespace vmm::kernels

@@ -1,127 +1,112 @@
 #include "runner/engine/kernel_params.h"
 
+#include <cstdio>
 #include <cstring>
-#include <type_traits>
 #include <vector>
 
-#include "kernels/launch_config.h"
-
 namespace vmm {
-namespace {
 
-// Appends `value` at the next multiple of its size (natural alignment), little-endian.
-template <typename T>
-void PackArg(std::vector<uint8_t>* bytes, T value) {
-  static_assert(std::is_unsigned_v<T>);
-  while (bytes->size() % sizeof(T) != 0) bytes->push_back(0);
-  for (size_t i = 0; i < sizeof(T); ++i) bytes->push_back(static_cast<uint8_t>(value >> (8 * i)));
+int GraphKernelIndex(const std::string& function) {
+  for (int i = 0; i < kernels::kGraphKernelCount; ++i)
+    if (function == kernels::kGraphKernels[i].name) return i;
+  return -1;
 }
 
-KernelNodeParams Geometry(const char* function, const kernels::LaunchConfig& launch) {
-  KernelNodeParams p;
-  p.function = function;
-  p.grid = launch.grid;
-  p.block = launch.block;
-  p.shared_bytes = launch.shared_bytes;
-  return p;
+const kernels::GraphKernel* FindGraphKernel(const std::string& function) {
+  const int i = GraphKernelIndex(function);
+  return i < 0 ? nullptr : &kernels::kGraphKernels[i];
 }
 
-}  // namespace
-
-KernelNodeParams FillKernelParams(DevicePtr dst, uint64_t count, uint64_t seed) {
-  KernelNodeParams p = Geometry(kernels::kFillKernelName, kernels::FillLaunch(count));
-  PackArg<uint64_t>(&p.arg_bytes, dst);
-  PackArg<uint64_t>(&p.arg_bytes, count);
-  PackArg<uint64_t>(&p.arg_bytes, seed);
-  return p;
-}
-
-KernelNodeParams MatmulKernelParams(const MatmulArgs& args) {
-  KernelNodeParams p = Geometry(kernels::kMatmulKernelName, kernels::MatmulLaunch(args.m, args.n));
-  for (uint64_t ptr : {args.a, args.b, args.c}) PackArg<uint64_t>(&p.arg_bytes, ptr);
-  for (uint32_t dim : {args.m, args.n, args.k}) PackArg<uint32_t>(&p.arg_bytes, dim);
-  return p;
-}
-
-KernelNodeParams AxpyKernelParams(const AxpyArgs& args) {
-  KernelNodeParams p = Geometry(kernels::kAxpyKernelName, kernels::FillLaunch(args.count));
-  for (uint64_t ptr : {args.a, args.b, args.c, args.count}) PackArg<uint64_t>(&p.arg_bytes, ptr);
-  uint32_t alpha = 0;
-  std::memcpy(&alpha, &args.alpha, sizeof alpha);
-  PackArg<uint32_t>(&p.arg_bytes, alpha);
-  return p;
-}
-
-KernelNodeParams SetConditionKernelParams(DevicePtr word, uint64_t handle) {
-  KernelNodeParams p = Geometry(kernels::kSetConditionKernelName, kernels::ConditionLaunch());
-  PackArg<uint64_t>(&p.arg_bytes, word);
-  PackArg<uint64_t>(&p.arg_bytes, handle);
-  return p;
-}
-
-KernelNodeParams NextPassKernelParams(DevicePtr counter, DevicePtr passes, uint64_t handle) {
-  KernelNodeParams p = Geometry(kernels::kNextPassKernelName, kernels::ConditionLaunch());
-  for (uint64_t v : {counter, passes, handle}) PackArg<uint64_t>(&p.arg_bytes, v);
-  return p;
+uint64_t ArgBits(const kernels::GraphKernel& row, const std::vector<uint8_t>& args, int i) {
+  if (i < 0 || i >= row.layout.count) return 0;
+  const uint64_t offset = row.layout.offset[i], width = row.layout.size[i];
+  if (offset + width > args.size()) return 0;
+  uint64_t value = 0;  // little-endian: the low bytes of a wider integer
+  std::memcpy(&value, args.data() + offset, width);
+  return value;
 }
 
 namespace {
 
-template <typename T>
-T ArgAt(const std::vector<uint8_t>& bytes, size_t offset) {
-  return KernelArg<T>(bytes, offset);
+kernels::LaunchConfig GeometryOf(const kernels::GraphKernel& row,
+                                 const std::vector<uint8_t>& args) {
+  const kernels::Geometry& g = row.geometry;
+  switch (g.kind) {
+    case kernels::Geometry::kGridStride:
+      return kernels::FillLaunch(ArgBits(row, args, g.x));
+    case kernels::Geometry::kMatmulTiles:
+      return kernels::MatmulLaunch(static_cast<uint32_t>(ArgBits(row, args, g.x)),
+                                   static_cast<uint32_t>(ArgBits(row, args, g.y)));
+    case kernels::Geometry::kOneThread:
+      break;
+  }
+  return kernels::ConditionLaunch();
 }
-
-// `count` elements of 4 bytes, saturating: an impossible size then fails an access check.
-uint64_t Bytes4(uint64_t count) { return count > UINT64_MAX / 4 ? UINT64_MAX : count * 4; }
-
-using Args = const std::vector<uint8_t>&;
-struct KernelMemory {
-  const char* function;
-  std::vector<NodeOperand> (*operands)(Args args);
-};
-// The offsets are those the packers above write (the CUDA ABI's natural alignment).
-const KernelMemory kKernelMemory[] = {
-    {kernels::kFillKernelName,  // (dst, count, seed)
-     [](Args a) -> std::vector<NodeOperand> {
-       return {{ArgAt<uint64_t>(a, 0), Bytes4(ArgAt<uint64_t>(a, 8)), Access::kReadWrite, "dst"}};
-     }},
-    {kernels::kMatmulKernelName,  // (a, b, c, m, n, k)
-     [](Args a) -> std::vector<NodeOperand> {
-       const uint64_t m = ArgAt<uint32_t>(a, 24), n = ArgAt<uint32_t>(a, 28),
-                      k = ArgAt<uint32_t>(a, 32);
-       return {{ArgAt<uint64_t>(a, 0), Bytes4(m * k), Access::kRead, "a"},
-               {ArgAt<uint64_t>(a, 8), Bytes4(k * n), Access::kRead, "b"},
-               {ArgAt<uint64_t>(a, 16), Bytes4(m * n), Access::kReadWrite, "c"}};
-     }},
-    {kernels::kAxpyKernelName,  // (a, b, c, count, alpha); b 0: none
-     [](Args a) -> std::vector<NodeOperand> {
-       const uint64_t bytes = Bytes4(ArgAt<uint64_t>(a, 24));
-       std::vector<NodeOperand> out = {{ArgAt<uint64_t>(a, 0), bytes, Access::kRead, "a"}};
-       if (const uint64_t b = ArgAt<uint64_t>(a, 8); b != 0)
-         out.push_back({b, bytes, Access::kRead, "b"});
-       out.push_back({ArgAt<uint64_t>(a, 16), bytes, Access::kReadWrite, "c"});
-       return out;
-     }},
-    {kernels::kSetConditionKernelName,  // (word, handle)
-     [](Args a) -> std::vector<NodeOperand> {
-       return {{ArgAt<uint64_t>(a, 0), 4, Access::kRead, "word"}};
-     }},
-    {kernels::kNextPassKernelName,  // (counter, passes, handle); passes 0: none
-     [](Args a) -> std::vector<NodeOperand> {
-       std::vector<NodeOperand> out = {{ArgAt<uint64_t>(a, 0), 4, Access::kReadWrite, "counter"}};
-       if (const uint64_t passes = ArgAt<uint64_t>(a, 8); passes != 0)
-         out.push_back({passes, 4, Access::kReadWrite, "passes"});
-       return out;
-     }},
-};
 
 }  // namespace
 
-std::vector<NodeOperand> KernelOperands(const std::string& function, Args args) {
-  for (const KernelMemory& k : kKernelMemory)
-    if (function == k.function) return k.operands(args);
-  return {};
+void PackKernelParams(const kernels::GraphKernel& row, const uint64_t* values,
+                      const double* float_values, KernelNodeParams* p) {
+  const kernels::ArgLayout& l = row.layout;
+  p->function = row.name;
+  p->arg_bytes.assign(l.bytes, 0);
+  for (int i = 0; i < l.count; ++i) {
+    uint8_t* at = p->arg_bytes.data() + l.offset[i];
+    if (l.is_float[i]) {
+      const float f = static_cast<float>(float_values[i]);  // every float parameter is 4 bytes
+      std::memcpy(at, &f, sizeof f);
+    } else {
+      std::memcpy(at, &values[i], l.size[i]);  // little-endian: the low bytes
+    }
+  }
+  const kernels::LaunchConfig launch = GeometryOf(row, p->arg_bytes);
+  p->grid = launch.grid;
+  p->block = launch.block;
+  p->shared_bytes = launch.shared_bytes;
+}
+
+std::vector<NodeOperand> KernelOperands(const std::string& function,
+                                        const std::vector<uint8_t>& args) {
+  const kernels::GraphKernel* row = FindGraphKernel(function);
+  if (row == nullptr) return {};
+  auto arg = [&](int i) { return ArgBits(*row, args, i); };
+  std::vector<NodeOperand> out;
+  for (const kernels::Touch& t : row->touches) {
+    if (t.arg < 0) continue;
+    const uint64_t va = arg(t.arg);
+    if (t.optional && va == 0) continue;
+    // unit times each count, saturating: an impossible size then fails an access check
+    uint64_t bytes = t.unit;
+    for (int8_t c : t.count) {
+      if (c < 0) continue;
+      const uint64_t n = arg(c);
+      bytes = n != 0 && bytes > UINT64_MAX / n ? UINT64_MAX : bytes * n;
+    }
+    out.push_back({va, bytes, t.writes ? Access::kReadWrite : Access::kRead, row->params[t.arg]});
+  }
+  return out;
+}
+
+std::string KernelCallText(const KernelNodeParams& params) {
+  const kernels::GraphKernel* row = FindGraphKernel(params.function);
+  if (row == nullptr) return params.function;
+  std::string text = params.function + "(";
+  for (int i = 0; i < row->layout.count; ++i) {
+    const uint64_t bits = ArgBits(*row, params.arg_bytes, i);
+    char value[32];
+    if (row->layout.is_pointer[i]) {
+      std::snprintf(value, sizeof value, "0x%llx", static_cast<unsigned long long>(bits));
+    } else if (row->layout.is_float[i] && row->layout.size[i] == 4) {
+      float f = 0;
+      const uint32_t low = static_cast<uint32_t>(bits);
+      std::memcpy(&f, &low, sizeof f);
+      std::snprintf(value, sizeof value, "%g", static_cast<double>(f));
+    } else {
+      std::snprintf(value, sizeof value, "%llu", static_cast<unsigned long long>(bits));
+    }
+    text += std::string(i > 0 ? ", " : "") + row->params[i] + "=" + value;
+  }
+  return text + ")";
 }
 
 }  // namespace vmm

@@ -13,6 +13,7 @@
 #include "runner/engine/cuda/kernel_registry.h"
 #include "runner/engine/cuda/runtime_handles.h"
 #include "runner/engine/cuda/vmm_handles.h"
+#include "runner/engine/kernel_params.h"
 
 namespace vmm::cuda {
 namespace {
@@ -277,8 +278,8 @@ TEST(GraphOpsTest, EveryUpdateResultMapsToItsCode) {
 TEST(KernelRegistryTest, PacksMatmulLayoutInto36Bytes) {
   KernelEntry e;
   e.name = "vmm_matmul_f32";
-  e.params = {{0, 8}, {8, 8}, {16, 8}, {24, 4}, {28, 4}, {32, 4}};
-  e.arg_bytes = 36;
+  e.row = FindGraphKernel(e.name);
+  ASSERT_NE(e.row, nullptr);
   uint64_t a = 0x1111222233334444ull, b = 0x5555666677778888ull, c = 0x99990000aaaabbbbull;
   uint32_t m = 37, n = 53, k = 29;
   void* params[] = {&a, &b, &c, &m, &n, &k};
@@ -293,11 +294,13 @@ TEST(KernelRegistryTest, PacksMatmulLayoutInto36Bytes) {
   EXPECT_EQ(got_k, 29u);
 }
 
-TEST(KernelRegistryTest, PaddingIsZeroAndMissingInfoIsAnError) {
+TEST(KernelRegistryTest, PaddingIsZeroAndMissingParamsAreAnError) {
+  // A kernel k(uint32_t, uint64_t): 4 bytes of padding after the first argument.
+  const kernels::GraphKernel row{
+      "k", kernels::Signature<void(uint32_t, uint64_t)>::Layout(), {}, {}, {}};
   KernelEntry e;
   e.name = "k";
-  e.params = {{0, 4}, {8, 8}};
-  e.arg_bytes = 16;
+  e.row = &row;
   uint32_t x = 0xffffffffu;
   uint64_t y = ~0ull;
   void* params[] = {&x, &y};
@@ -306,10 +309,8 @@ TEST(KernelRegistryTest, PaddingIsZeroAndMissingInfoIsAnError) {
   EXPECT_EQ(bytes, std::vector<uint8_t>({0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
                                          0xff, 0xff, 0xff, 0xff}));
   EXPECT_FALSE(KernelRegistry::PackArgs(e, nullptr, &bytes).ok());
-  KernelEntry no_info;
-  no_info.name = "k";
-  Status s = KernelRegistry::PackArgs(no_info, params, &bytes);
-  EXPECT_NE(s.message().find("cuFuncGetParamInfo is unavailable"), std::string::npos);
+  void* with_null[] = {&x, nullptr};
+  EXPECT_FALSE(KernelRegistry::PackArgs(e, with_null, &bytes).ok());
 }
 
 TEST(CreateCudaEngineTest, EitherAWorkingEngineOrAClearReason) {

@@ -184,6 +184,49 @@ TEST_F(CudaDataTest, ElementwiseKernelsMatchTheHostBitForBit) {
   ASSERT_OK(engine_->DestroyGraph(g));
 }
 
+// The generic launch: the declared layout is the device's (the registry checked it at engine
+// creation), a kernel launched from packed arguments writes what the named call writes, a captured
+// one reads back as the same KernelNodeParams, and a launch without a row is refused.
+TEST_F(CudaDataTest, LaunchKernelRunsPackedArgumentsAsTheNamedCallDoes) {
+  const uint64_t count = (uint64_t{1} << 20) + 5;
+  DevicePtr a = 0, b = 0;
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(count * 4, &a));
+  ASSERT_NO_FATAL_FAILURE(NewBuffer(count * 4, &b));
+  OpTiming t;
+  ASSERT_OK(engine_->LaunchKernel(FillKernelParams(a, count, 31), &t));
+  EXPECT_GE(t.gpu_us, 0);
+  ASSERT_OK(engine_->Fill(b, count, 31, nullptr));
+  ASSERT_OK(engine_->Synchronize());
+  std::vector<float> want(count);
+  host::FillF32(want.data(), count, 31);
+  EXPECT_EQ(Words(Read(a, count)), Words(want));
+  EXPECT_EQ(Words(Read(b, count)), Words(want));
+  ASSERT_OK(engine_->LaunchKernel(AxpyKernelParams({a, a, b, count, -2.0f}), nullptr));
+  ASSERT_OK(engine_->Synchronize());
+  host::AxpyF32(want.data(), want.data(), want.data(), count, -2.0f);
+  EXPECT_EQ(Words(Read(b, count)), Words(want));
+
+  ASSERT_OK(engine_->BeginCapture());
+  ASSERT_OK(engine_->LaunchKernel(FillKernelParams(b, count, 5), nullptr));
+  GraphHandle g;
+  ASSERT_OK(engine_->EndCapture(&g));
+  std::vector<KernelNodeParams> nodes;
+  ASSERT_OK(engine_->KernelNodes(g, &nodes));
+  ASSERT_EQ(nodes.size(), 1u);
+  EXPECT_EQ(nodes[0], FillKernelParams(b, count, 5));
+  ASSERT_OK(engine_->DestroyGraph(g));
+
+  KernelNodeParams unknown = FillKernelParams(a, 10, 1);
+  unknown.function = "vmm_busy_u32";
+  const Status refused = engine_->LaunchKernel(unknown, nullptr);
+  EXPECT_NE(refused.message().find("cudaErrorInvalidValue"), std::string::npos)
+      << refused.message();
+  KernelNodeParams short_args = FillKernelParams(a, 10, 1);
+  short_args.arg_bytes.pop_back();
+  EXPECT_FALSE(engine_->LaunchKernel(short_args, nullptr).ok());
+  ASSERT_OK(engine_->Synchronize());  // nothing was enqueued: the context is healthy
+}
+
 TEST_F(CudaDataTest, ValueCheckMatchesTheHostReference) {
   const uint64_t count = (1u << 20) + 3;
   DevicePtr a = 0;

@@ -8,11 +8,13 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/graph_kernels.h"
 #include "kernels/kernels.h"
 #include "runner/base/format.h"
 #include "runner/engine/cuda/cuda_call.h"
 #include "runner/engine/cuda/cuda_engine_impl.h"
 #include "runner/engine/cuda/graph_ops.h"
+#include "runner/engine/kernel_params.h"
 
 namespace vmm::cuda {
 template <typename Launch>
@@ -206,6 +208,31 @@ Status CudaEngine::Axpy(const AxpyArgs& args, OpTiming* timing) {
                               [&] {
                                 return CUDA_CALL(kernels::LaunchAxpy(a, b, c, args.count,
                                                                      args.alpha, work_stream()));
+                              }),
+                  what);
+}
+
+Status CudaEngine::LaunchKernel(const KernelNodeParams& params, OpTiming* timing) {
+  auto what = [&] { return "LaunchKernel " + KernelCallText(params); };
+  const int index = GraphKernelIndex(params.function);
+  const kernels::GraphKernel* row = index < 0 ? nullptr : &kernels::kGraphKernels[index];
+  if (row == nullptr || params.arg_bytes.size() != row->layout.bytes)
+    return Annotate(CUDA_CALL(cudaErrorInvalidValue), what);
+  VMM_RETURN_IF_ERROR(Bind());
+  // cudaLaunchKernel copies the arguments before it returns: pointers into a local copy do.
+  std::vector<uint8_t> bytes = params.arg_bytes;
+  void* args[kernels::kMaxKernelArgs] = {};
+  for (int i = 0; i < row->layout.count; ++i) args[i] = bytes.data() + row->layout.offset[i];
+  const dim3 grid(params.grid[0], params.grid[1], params.grid[2]);
+  const dim3 block(params.block[0], params.block[1], params.block[2]);
+  return Annotate(TimedLaunch(timing,
+                              [&] {
+                                const cudaError_t err =
+                                    cudaLaunchKernel(kernels::GraphKernelSymbol(index), grid, block,
+                                                     args, params.shared_bytes, work_stream());
+                                // Not reported a second time by a later cudaGetLastError.
+                                if (err != cudaSuccess) (void)cudaGetLastError();
+                                return CUDA_CALL(err);
                               }),
                   what);
 }

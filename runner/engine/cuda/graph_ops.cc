@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "kernels/kernels.h"
+#include "kernels/graph_kernels.h"
 #include "kernels/launch_config.h"
 #include "runner/base/format.h"
 #include "runner/engine/cuda/cuda_call.h"
@@ -226,7 +226,8 @@ Status SetExecNodeParams(cudaGraphExec_t exec, cudaGraphNode_t node, const NodeP
       float* dst = reinterpret_cast<float*>(static_cast<uintptr_t>(params.dst));
       uint64_t count = params.count, seed = params.seed;
       void* args[] = {&dst, &count, &seed};
-      return SetKernel(exec, node, kernels::FillKernelSymbol(), kernels::FillLaunch(count), args);
+      return SetKernel(exec, node, reinterpret_cast<const void*>(&vmm_fill_f32),
+                       kernels::FillLaunch(count), args);
     }
     case NodeParams::Kind::kMatmul: {
       // vmm_matmul_f32(const float* a, const float* b, float* c, uint32_t m, n, k).
@@ -236,8 +237,8 @@ Status SetExecNodeParams(cudaGraphExec_t exec, cudaGraphNode_t node, const NodeP
       float* c = reinterpret_cast<float*>(static_cast<uintptr_t>(m.c));
       uint32_t rows = m.m, cols = m.n, inner = m.k;
       void* args[] = {&a, &b, &c, &rows, &cols, &inner};
-      return SetKernel(exec, node, kernels::MatmulKernelSymbol(), kernels::MatmulLaunch(rows, cols),
-                       args);
+      return SetKernel(exec, node, reinterpret_cast<const void*>(&vmm_matmul_f32),
+                       kernels::MatmulLaunch(rows, cols), args);
     }
     case NodeParams::Kind::kMemset: {
       // Start from what the capture recorded (pitch, element size, height), so only the

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/datagen.h"
-#include "kernels/launch_config.h"
 #include "runner/engine/kernel_params.h"
 
 namespace vmm::host {
@@ -80,28 +80,23 @@ VMM_FMA_CLONES void AxpyF32(const float* a, const float* b, float* c, uint64_t c
 
 namespace {
 
-template <typename T>
-T* At(const std::vector<uint8_t>& args, size_t offset) {  // a pointer argument (0: nullptr)
-  return reinterpret_cast<T*>(KernelArg<uint64_t>(args, offset));
+// A CPU twin has its kernel's signature (checked here), so its arguments decode by the kernel's
+// row: one entry per kernel of kGraphKernels but the conditional nodes' (their state is the
+// engine's, host_engine_conditional.cc).
+template <typename KernelFn, int Row, auto Twin>
+constexpr CpuKernel TwinOf() {
+  static_assert(std::is_same_v<KernelFn*, decltype(Twin)>,
+                "a CPU twin has the signature of its kernel");
+  return {kernels::kGraphKernels[Row].name, [](const std::vector<uint8_t>& args) {
+            CallWithPackedArgs(Twin, kernels::kGraphKernels[Row], args);
+          }};
 }
+#define VMM_CPU_TWIN(kernel, twin) TwinOf<decltype(::kernel), kernels::row::kernel, &twin>()
 
-// The offsets are those kernel_params.cc's packers write.
 constexpr CpuKernel kCpuKernels[] = {
-    {kernels::kFillKernelName,  // (dst, count, seed)
-     [](const std::vector<uint8_t>& a) {
-       FillF32(At<float>(a, 0), KernelArg<uint64_t>(a, 8), KernelArg<uint64_t>(a, 16));
-     }},
-    {kernels::kMatmulKernelName,  // (a, b, c, m, n, k)
-     [](const std::vector<uint8_t>& a) {
-       MatmulF32(At<const float>(a, 0), At<const float>(a, 8), At<float>(a, 16),
-                 KernelArg<uint32_t>(a, 24), KernelArg<uint32_t>(a, 28),
-                 KernelArg<uint32_t>(a, 32));
-     }},
-    {kernels::kAxpyKernelName,  // (a, b, c, count, alpha); b 0: scale
-     [](const std::vector<uint8_t>& a) {
-       AxpyF32(At<const float>(a, 0), At<const float>(a, 8), At<float>(a, 16),
-               KernelArg<uint64_t>(a, 24), KernelArg<float>(a, 32));
-     }},
+    VMM_CPU_TWIN(vmm_fill_f32, FillF32),
+    VMM_CPU_TWIN(vmm_matmul_f32, MatmulF32),
+    VMM_CPU_TWIN(vmm_axpy_f32, AxpyF32),
 };
 
 }  // namespace

@@ -26,9 +26,9 @@ void MatmulF32(const float* a, const float* b, float* c, uint32_t m, uint32_t n,
 // vmm_axpy_f32), or c[i] = alpha * a[i] when b is nullptr, for i in [0, count). c may be a or b.
 void AxpyF32(const float* a, const float* b, float* c, uint64_t count, float alpha);
 
-// The CPU twin of a graph kernel, run on the kernel's packed arguments (kernel_params.h lays them
-// out): one row per kernel of kernels::GraphKernels but the conditional nodes' two (whose state is
-// the engine's). A kernel node of the host twin runs through its row.
+// The CPU twin of a graph kernel (a function with the kernel's signature), run on the kernel's
+// packed arguments: one row per kernel of kernels::kGraphKernels but the conditional nodes' two
+// (whose state is the engine's). A kernel node of the host twin runs through its row.
 struct CpuKernel {
   const char* function;
   void (*run)(const std::vector<uint8_t>& args);

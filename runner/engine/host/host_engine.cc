@@ -175,6 +175,18 @@ Status HostEngine::Axpy(const AxpyArgs& args, OpTiming* timing) {
   return Launch(MakeKernelNode(AxpyKernelParams(args)), timing);
 }
 
+Status HostEngine::LaunchKernel(const KernelNodeParams& params, OpTiming* timing) {
+  const kernels::GraphKernel* row = FindGraphKernel(params.function);
+  if (row == nullptr || params.arg_bytes.size() != row->layout.bytes) {
+    return CudaError(
+        "cudaLaunchKernel", kInvalidValue,
+        row == nullptr ? "no graph kernel is named '" + params.function + "'"
+                       : KernelCallText(params) + " takes " + std::to_string(row->layout.bytes) +
+                             " bytes of arguments, got " + std::to_string(params.arg_bytes.size()));
+  }
+  return Launch(MakeKernelNode(params), timing);
+}
+
 Status HostEngine::Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) {
   return Launch(MakeMemsetNode(dst, count, pattern), timing);
 }

@@ -8,6 +8,7 @@
 #include "runner/base/format.h"
 #include "runner/engine/host/cpu_kernels.h"
 #include "runner/engine/host/host_engine.h"
+#include "runner/engine/kernel_params.h"
 
 namespace vmm {
 namespace {
@@ -37,6 +38,31 @@ class HostKernelsTest : public ::testing::Test {
   std::unique_ptr<Engine> engine_;
   std::vector<AllocHandle> handles_;
 };
+
+TEST_F(HostKernelsTest, LaunchKernelRunsAnyRowAndRefusesTheRest) {
+  const DevicePtr a = Buffer();
+  const DevicePtr b = Buffer();
+  ASSERT_TRUE(engine_->LaunchKernel(FillKernelParams(a, 1000, 9), nullptr).ok());
+  ASSERT_TRUE(engine_->Fill(b, 1000, 9, nullptr).ok());
+  EXPECT_EQ(Read(a, 1000), Read(b, 1000));  // the generic launch is the named one
+  std::vector<float> want(1000);
+  host::FillF32(want.data(), 1000, 9);
+  EXPECT_EQ(Read(a, 1000), want);
+
+  KernelNodeParams unknown = FillKernelParams(a, 10, 1);
+  unknown.function = "vmm_busy_u32";
+  EXPECT_EQ(engine_->LaunchKernel(unknown, nullptr).message(),
+            "cudaLaunchKernel: CUDA_ERROR_INVALID_VALUE: no graph kernel is named 'vmm_busy_u32'");
+  KernelNodeParams short_args = FillKernelParams(a, 10, 1);
+  short_args.arg_bytes.pop_back();
+  EXPECT_EQ(engine_->LaunchKernel(short_args, nullptr).message(),
+            "cudaLaunchKernel: CUDA_ERROR_INVALID_VALUE: vmm_fill_f32(dst=" + Hex(a) +
+                ", count=10, seed=1) takes 24 bytes of arguments, got 23");
+  // Its access is proven from the row's operands, as for the named call.
+  EXPECT_EQ(engine_->LaunchKernel(FillKernelParams(a, 2 * kMiB / 4 + 1, 1), nullptr).message(),
+            "vmm_fill_f32: CUDA_ERROR_ILLEGAL_ADDRESS: write of 'dst' [" + Hex(a) +
+                ", +0x200004) touches the unmapped address " + Hex(a + 2 * kMiB));
+}
 
 TEST_F(HostKernelsTest, EmptyLaunchesAndDegenerateShapes) {
   const DevicePtr c = Buffer();
