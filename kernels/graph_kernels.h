@@ -42,6 +42,8 @@ VMM_GRAPH_KERNEL void vmm_matmul_f32(const float* a, const float* b, float* c, u
 // c[i] = fmaf(alpha, a[i], b[i]), or alpha * a[i] without b (axpy.cu).
 VMM_GRAPH_KERNEL void vmm_axpy_f32(const float* a, const float* b, float* c, uint64_t count,
                                    float alpha);
+// dst[i] = src[i] for i < count, 32-bit words: kernel_copy (copy.cu).
+VMM_GRAPH_KERNEL void vmm_copy_u32(const uint32_t* src, uint32_t* dst, uint64_t count);
 // The conditional nodes' kernels (condition.cu).
 VMM_GRAPH_KERNEL void vmm_set_condition(const uint32_t* word, VmmConditionHandle handle);
 VMM_GRAPH_KERNEL void vmm_next_pass(uint32_t* counter, uint32_t* passes, VmmConditionHandle handle);
@@ -130,14 +132,15 @@ constexpr std::array<const char*, kMaxKernelArgs> Names(T... names) {
 // The rows: X(kernel, geometry, Names(parameter names, in order), Touches(...)). A row's layout
 // comes from the kernel's declaration above (decltype: the row does not need the kernel's code,
 // so a build without CUDA has the table too).
-#define VMM_GRAPH_KERNELS(X)                                                           \
-  X(vmm_matmul_f32, MatmulTiles(3, 4), Names("a", "b", "c", "m", "n", "k"),            \
-    Touches(Reads(0, 3, 5), Reads(1, 5, 4), Writes(2, 3, 4)))                          \
-  X(vmm_fill_f32, GridStride(1), Names("dst", "count", "seed"), Touches(Writes(0, 1))) \
-  X(vmm_axpy_f32, GridStride(3), Names("a", "b", "c", "count", "alpha"),               \
-    Touches(Reads(0, 3), Optional(Reads(1, 3)), Writes(2, 3)))                         \
-  X(vmm_set_condition, OneThread(), Names("word", "handle"), Touches(Reads(0)))        \
-  X(vmm_next_pass, OneThread(), Names("counter", "passes", "handle"),                  \
+#define VMM_GRAPH_KERNELS(X)                                                                       \
+  X(vmm_matmul_f32, MatmulTiles(3, 4), Names("a", "b", "c", "m", "n", "k"),                        \
+    Touches(Reads(0, 3, 5), Reads(1, 5, 4), Writes(2, 3, 4)))                                      \
+  X(vmm_fill_f32, GridStride(1), Names("dst", "count", "seed"), Touches(Writes(0, 1)))             \
+  X(vmm_axpy_f32, GridStride(3), Names("a", "b", "c", "count", "alpha"),                           \
+    Touches(Reads(0, 3), Optional(Reads(1, 3)), Writes(2, 3)))                                     \
+  X(vmm_copy_u32, GridStride(2), Names("src", "dst", "count"), Touches(Reads(0, 2), Writes(1, 2))) \
+  X(vmm_set_condition, OneThread(), Names("word", "handle"), Touches(Reads(0)))                    \
+  X(vmm_next_pass, OneThread(), Names("counter", "passes", "handle"),                              \
     Touches(Writes(0), Optional(Writes(1))))
 
 // One kernel a graph may hold.

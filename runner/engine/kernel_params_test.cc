@@ -25,6 +25,7 @@ TEST(GraphKernelTable, LayoutsAreTheAbisNaturalAlignment) {
       {"vmm_matmul_f32", {{{0, 8}, {8, 8}, {16, 8}, {24, 4}, {28, 4}, {32, 4}}, 36}},
       {"vmm_fill_f32", {{{0, 8}, {8, 8}, {16, 8}}, 24}},
       {"vmm_axpy_f32", {{{0, 8}, {8, 8}, {16, 8}, {24, 8}, {32, 4}}, 36}},
+      {"vmm_copy_u32", {{{0, 8}, {8, 8}, {16, 8}}, 24}},
       {"vmm_set_condition", {{{0, 8}, {8, 8}}, 16}},
       {"vmm_next_pass", {{{0, 8}, {8, 8}, {16, 8}}, 24}},
   };

@@ -1,6 +1,8 @@
 // fill / matmul / memset: work on the engine's stream, run directly or recorded inside a capture;
-// add / scale / axpy: elementwise work on the stream (not captured).
+// add / scale / axpy: elementwise work on the stream; kernel_copy: a copy by a kernel (any kernel
+// of kernels/graph_kernels.h launches through Engine::LaunchKernel).
 #include "runner/base/format.h"
+#include "runner/engine/kernel_params.h"
 #include "runner/exec/run_state.h"
 #include "runner/exec/step_text.h"
 #include "runner/vocab/isolate.h"
@@ -86,6 +88,16 @@ Status RunStep<Op::kScale>(const PlanStep& step, RunState& state, StepRecord& re
 template <>
 Status RunStep<Op::kAxpy>(const PlanStep& step, RunState& state, StepRecord& record) {
   return RunElementwise(step, state, record);
+}
+
+template <>
+Status RunStep<Op::kKernelCopy>(const PlanStep& step, RunState& state, StepRecord& record) {
+  const uint64_t words = state.plan.buffers[step.c].elements;
+  const KernelNodeParams params =
+      KernelParams<kernels::row::vmm_copy_u32>(DataVa(state, step.a), DataVa(state, step.c), words);
+  return RecordLaunch(
+      step, record, [&](OpTiming* timing) { return state.engine.LaunchKernel(params, timing); },
+      [&] { record.details.emplace_back("words", static_cast<int64_t>(words)); });
 }
 
 template <>
@@ -216,6 +228,13 @@ std::string DescribeStep<Op::kScale>(const Plan& plan, const PlanStep& step, con
 template <>
 std::string DescribeStep<Op::kAxpy>(const Plan& plan, const PlanStep& step, const StepRecord& r) {
   return ElementwiseText(plan, step) + " · " + DetailText(r, "elements") + " elements";
+}
+
+template <>
+std::string DescribeStep<Op::kKernelCopy>(const Plan& plan, const PlanStep& step,
+                                          const StepRecord& r) {
+  return plan.buffers[step.c].name + " ← " + plan.buffers[step.a].name + " · " +
+         DetailText(r, "words") + " words by a kernel";
 }
 
 }  // namespace vmm

@@ -255,7 +255,7 @@ TEST(BuildPlanTest, ProgrammaticScenarioChecksWhatTheSchemaWouldHave) {
       FormatDiagnostics(d),
       "p.yaml:2:3: error: buffer 'A' needs a shape of positive dimensions, got [0, 4]\n"
       "p.yaml:4:7: error: 'reserve' cannot be recorded in a capture; only fill, matmul, add, "
-      "scale, axpy, memset, "
+      "scale, axpy, kernel_copy, memset, "
       "host_func, record_event, wait_event, parallel, mem_alloc, mem_free, child_graph, if, while "
       "and copy "
       "can\n"

@@ -1,5 +1,5 @@
 // PlanBuilder's kernel steps: fill and matmul (direct, or recorded in a capture), add / scale /
-// axpy, and the operand checks check_matmul and check_elementwise share with them.
+// axpy, kernel_copy, and the operand checks check_matmul and check_elementwise share with them.
 #include <cmath>
 #include <cstdlib>
 
@@ -168,6 +168,40 @@ void PlanBuilder::PlanOp<Op::kScale>(const Step& step, PlanStep* p, BufferUses* 
 template <>
 void PlanBuilder::PlanOp<Op::kAxpy>(const Step& step, PlanStep* p, BufferUses* capture_uses) {
   Elementwise(step, p, capture_uses);
+}
+
+// kernel_copy: device buffers (or views) of one size that do not overlap; the kernel's access is
+// its own, so a capture checks nothing until a replay runs it.
+template <>
+void PlanBuilder::PlanOp<Op::kKernelCopy>(const Step& step, PlanStep* p, BufferUses* capture_uses) {
+  for (const Located<std::string>* side : {&step.from(), &step.to()}) {
+    if (snapshots_.count(side->value) != 0) {
+      return Error(At(*side, step), "kernel_copy copies between device buffers, and '" +
+                                        side->value + "' is a snapshot; use copy for snapshots");
+    }
+  }
+  p->a = ResolveBuffer(step.from(), step);
+  p->c = ResolveBuffer(step.to(), step);
+  if (p->a < 0 || p->c < 0) return;
+  const PlanBuffer& from = plan_.buffers[p->a];
+  const PlanBuffer& to = plan_.buffers[p->c];
+  if (from.bytes != to.bytes) {
+    return Error(At(step.to(), step), "kernel_copy from '" + from.name + "' (" +
+                                          FormatBytes(from.bytes) + ") to '" + to.name + "' (" +
+                                          FormatBytes(to.bytes) +
+                                          "): the sizes differ; give both the same size (a view "
+                                          "can cut one to size)");
+  }
+  if (Overlap(p->a, p->c)) {
+    return Error(At(step.to(), step), "kernel_copy from '" + from.name + "' to '" + to.name +
+                                          "': the two overlap; copy through another buffer");
+  }
+  if (capture_uses != nullptr) {
+    AddUse(capture_uses, p->a, Access::kRead);
+    return AddUse(capture_uses, p->c, Access::kReadWrite);
+  }
+  Use(p->a, Access::kRead, "kernel_copy reads", At(step.from(), step), p->device);
+  Use(p->c, Access::kReadWrite, "kernel_copy writes", At(step.to(), step), p->device);
 }
 
 template <>

@@ -80,6 +80,10 @@ VMM_FMA_CLONES void AxpyF32(const float* a, const float* b, float* c, uint64_t c
 
 namespace {
 
+void CopyU32(const uint32_t* src, uint32_t* dst, uint64_t count) {
+  std::memcpy(dst, src, count * sizeof(uint32_t));
+}
+
 // A CPU twin has its kernel's signature (checked here), so its arguments decode by the kernel's
 // row: one entry per kernel of kGraphKernels but the conditional nodes' (their state is the
 // engine's, host_engine_conditional.cc).
@@ -97,6 +101,7 @@ constexpr CpuKernel kCpuKernels[] = {
     VMM_CPU_TWIN(vmm_fill_f32, FillF32),
     VMM_CPU_TWIN(vmm_matmul_f32, MatmulF32),
     VMM_CPU_TWIN(vmm_axpy_f32, AxpyF32),
+    VMM_CPU_TWIN(vmm_copy_u32, CopyU32),
 };
 
 }  // namespace

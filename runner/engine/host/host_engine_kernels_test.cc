@@ -57,7 +57,7 @@ TEST_F(HostKernelsTest, LaunchKernelRunsAnyRowAndRefusesTheRest) {
   short_args.arg_bytes.pop_back();
   EXPECT_EQ(engine_->LaunchKernel(short_args, nullptr).message(),
             "cudaLaunchKernel: CUDA_ERROR_INVALID_VALUE: vmm_fill_f32(dst=" + Hex(a) +
-                ", count=10, seed=1) takes 24 bytes of arguments, got 23");
+                ", count=10, seed=0) takes 24 bytes of arguments, got 23");  // seed cut short: 0
   // Its access is proven from the row's operands, as for the named call.
   EXPECT_EQ(engine_->LaunchKernel(FillKernelParams(a, 2 * kMiB / 4 + 1, 1), nullptr).message(),
             "vmm_fill_f32: CUDA_ERROR_ILLEGAL_ADDRESS: write of 'dst' [" + Hex(a) +
