@@ -1,5 +1,6 @@
-// The generator's data actions: fill, memset, write_value, busy, copy, matmul, snapshot, the data
-// checks, check_address and synchronize. Every expectation comes from the model's contents.
+// The generator's data actions: fill, memset, write_value, busy, copy and kernel_copy, matmul,
+// snapshot, the data checks, check_address and synchronize. Every expectation comes from the
+// model's contents.
 #include "runner/generate/generator_impl.h"
 
 namespace vmm::gen {
@@ -135,12 +136,18 @@ bool Generator::Copy() {
     for (const auto& [name, snap] : model.snapshots)
       if (snap.bytes == s->Bytes() && rng.Percent(30)) choices.push_back({s->name, name});
   if (choices.empty()) return false;
-  const Choice c = rng.Pick(choices);
-  MapBuilder step = Op("copy");
-  step.Add("from", c.from).Add("to", c.to);
-  if (device != 0) step.Num("device", static_cast<uint64_t>(device));
+  // Between two tensors, often a copy by a kernel: the same bits, the SMs' access.
+  std::vector<Choice> between_tensors;
+  for (const Choice& c : choices)
+    if (model.snapshots.count(c.from) == 0 && model.snapshots.count(c.to) == 0)
+      between_tensors.push_back(c);
+  const bool by_kernel = !between_tensors.empty() && rng.Percent(60);
+  const Choice c = rng.Pick(by_kernel ? between_tensors : choices);
   const bool from_snapshot = model.snapshots.count(c.from) > 0;
   const bool to_snapshot = model.snapshots.count(c.to) > 0;
+  MapBuilder step = Op(by_kernel ? "kernel_copy" : "copy");
+  step.Add("from", c.from).Add("to", c.to);
+  if (device != 0) step.Num("device", static_cast<uint64_t>(device));
   if (!from_snapshot && !to_snapshot && rng.Percent(15)) step.Flag("async", true);
   const Content content =
       from_snapshot ? model.snapshots[c.from].content : model.Read(model.tensors[c.from]);
@@ -205,8 +212,10 @@ bool Generator::PickElementwise(const std::vector<std::string>& tensors,
   out->alpha = PickFactor(out->op);
   out->a = rng.Pick(inputs);
   const Tensor& a = model.tensors.at(out->a);
+  // Apart in their addresses (the validator's rule) and in the memory mapped there.
   auto apart = [&](const std::string& x, const std::string& y) {
-    return x == y || !model.PhysOverlap(model.tensors.at(x), model.tensors.at(y));
+    const Tensor &tx = model.tensors.at(x), &ty = model.tensors.at(y);
+    return x == y || (!VaOverlap(tx, ty) && !model.PhysOverlap(tx, ty));
   };
   out->b = "";
   if (out->op != "scale") {

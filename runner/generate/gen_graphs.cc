@@ -55,7 +55,12 @@ std::vector<Node> Generator::MakeBody(int depth, bool conditional_body, int devi
               pairs.emplace_back(name, to);
       }
       if (pairs.empty()) continue;
-      std::tie(n.from, n.to) = rng.Pick(pairs);
+      // Between two tensors, often a kernel's copy: a kernel node instead of a memcpy node.
+      std::vector<std::pair<std::string, std::string>> between_tensors;
+      for (const auto& p : pairs)
+        if (model.tensors.count(p.first) > 0) between_tensors.push_back(p);
+      if (!between_tensors.empty() && rng.Percent(60)) n.op = "kernel_copy";
+      std::tie(n.from, n.to) = rng.Pick(n.op.empty() ? pairs : between_tensors);
     } else if (roll < 60 && model.tensors.count("MA") > 0) {
       n.type = Type::kMatmul;
       n.a = "MA", n.b = "MB", n.c = "MC";
@@ -311,7 +316,8 @@ bool Generator::Update() {
 bool Generator::SetNode() {
   struct Target {
     std::string exec, node;
-    bool params = true;  // false: set_node may only enable or disable it (add, scale, axpy)
+    bool params = true;  // false: set_node may only enable or disable it (add, scale, axpy,
+                         // kernel_copy)
   };
   std::vector<Target> targets;
   for (const auto& [name, e] : execs) {
@@ -322,7 +328,8 @@ bool Generator::SetNode() {
             n.type == Type::kMemset &&
             model.Accessible(model.tensors.at(n.tensor), e.device, Perm::kReadWrite);
         if (n.type == Type::kFill || writable) targets.push_back({name, n.name});
-        if (n.type == Type::kElementwise) targets.push_back({name, n.name, false});
+        if (n.type == Type::kElementwise || (n.type == Type::kCopy && !n.op.empty()))
+          targets.push_back({name, n.name, false});
         for (const auto& b : n.branches) walk(b);
       }
     };

@@ -33,7 +33,7 @@ YamlValue Generator::NodeStep(const Node& n, int device) const {
       return b.Build();
     }
     case Type::kCopy: {
-      MapBuilder b = Op("copy");
+      MapBuilder b = Op(n.op.empty() ? "copy" : n.op);
       b.Add("name", n.name).Add("from", n.from).Add("to", n.to);
       with_device(b);
       return b.Build();

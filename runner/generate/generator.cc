@@ -114,8 +114,14 @@ GeneratedScenario Generator::Run() {
       t.name = buffer + std::to_string(v);
       t.buffer = buffer;
       t.is_view = true;
-      const uint64_t bytes =
+      uint64_t bytes =
           std::max<uint64_t>(1024, rng.Below(std::min(room / 2, max_tensor) / 1024 + 1) * 1024);
+      // Often the size of a tensor made before it, so that copies (and kernel copies) find
+      // pairs between tensors, not only between a tensor and a snapshot.
+      std::vector<uint64_t> fits;
+      for (const auto& [name, other] : model.tensors)
+        if (other.Bytes() <= std::min(room / 2, max_tensor)) fits.push_back(other.Bytes());
+      if (!fits.empty() && rng.Percent(40)) bytes = rng.Pick(fits);
       const uint64_t span = (room - bytes) / 256;
       t.offset = rng.Percent(40) ? rng.Below(room / g) * g : rng.Below(span + 1) * 256;
       if (t.offset + bytes > room) t.offset = room - bytes;

@@ -41,7 +41,8 @@ struct Node {
   std::string tensor;      // fill, memset, alloc/free: the buffer; if/while: the word's
   std::string from, to;    // copy: source tensor or snapshot, destination tensor
   std::string a, b, c;     // matmul, elementwise (b unused by scale)
-  std::string op, alpha;   // elementwise: "add" | "scale" | "axpy", and the factor as written
+  std::string op, alpha;   // elementwise: "add" | "scale" | "axpy", and the factor as written;
+                           // copy: "kernel_copy" when a kernel copies (a kernel node), else ""
   uint64_t seed = 0;       // fill
   uint32_t word = 0;       // memset
   std::string event;       // record/wait

@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "runner/base/diagnostic.h"
 #include "runner/generate/rng.h"
@@ -61,21 +63,34 @@ TEST(Generator, ChoicesVaryAcrossSeeds) {
   EXPECT_GE(writers, busy / 10) << writers << " writers in " << busy << " busy steps";
 }
 
-// add, scale and axpy appear on the stream and as graph nodes (their replay simulated by the
-// model), within 60 scenarios.
-TEST(Generator, ElementwiseStepsAreMadeBothWays) {
+// How many of `ops` 60 scenarios make on the stream (top) and in a capture (captured).
+std::pair<int, int> CountTopAndCaptured(std::initializer_list<const char*> ops) {
   int top = 0, captured = 0;
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     const std::string text = Generate(GenOptions{.seed = seed}).text;
-    for (const char* op : {"op: add", "op: scale", "op: axpy"}) {
+    for (const char* op : ops) {
       for (size_t at = text.find(op); at != std::string::npos; at = text.find(op, at + 1)) {
         const size_t line = text.rfind('\n', at) + 1;
         (text.compare(line, 15, "  - {op: captur") == 0 ? captured : top) += 1;
       }
     }
   }
+  return {top, captured};
+}
+
+// add, scale and axpy appear on the stream and as graph nodes (their replay simulated by the
+// model), within 60 scenarios.
+TEST(Generator, ElementwiseStepsAreMadeBothWays) {
+  const auto [top, captured] = CountTopAndCaptured({"op: add", "op: scale", "op: axpy"});
   EXPECT_GE(top, 10);
   EXPECT_GE(captured, 10);
+}
+
+// kernel_copy appears on the stream and as a kernel node, within 60 scenarios.
+TEST(Generator, KernelCopiesAreMadeBothWays) {
+  const auto [top, captured] = CountTopAndCaptured({"op: kernel_copy"});
+  EXPECT_GE(top, 3);
+  EXPECT_GE(captured, 3);
 }
 
 // Threads groups appear, each thread on a buffer of its own (no two threads of a group name the
