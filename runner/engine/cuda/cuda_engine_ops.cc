@@ -220,9 +220,11 @@ Status CudaEngine::LaunchKernel(const KernelNodeParams& params, OpTiming* timing
     return Annotate(CUDA_CALL(cudaErrorInvalidValue), what);
   VMM_RETURN_IF_ERROR(Bind());
   // cudaLaunchKernel copies the arguments before it returns: pointers into a local copy do.
-  std::vector<uint8_t> bytes = params.arg_bytes;
+  static_assert(kernels::kMaxKernelArgs * 8 <= 64, "every packed layout fits 64 bytes");
+  alignas(8) uint8_t bytes[64] = {};
+  std::memcpy(bytes, params.arg_bytes.data(), params.arg_bytes.size());
   void* args[kernels::kMaxKernelArgs] = {};
-  for (int i = 0; i < row->layout.count; ++i) args[i] = bytes.data() + row->layout.offset[i];
+  for (int i = 0; i < row->layout.count; ++i) args[i] = bytes + row->layout.offset[i];
   const dim3 grid(params.grid[0], params.grid[1], params.grid[2]);
   const dim3 block(params.block[0], params.block[1], params.block[2]);
   return Annotate(TimedLaunch(timing,
