@@ -26,10 +26,6 @@ std::string Hex(uint32_t word) {
   return text;
 }
 
-bool VaOverlap(const Tensor& a, const Tensor& b) {
-  return a.buffer == b.buffer && a.offset < b.offset + b.Bytes() && b.offset < a.offset + a.Bytes();
-}
-
 }  // namespace
 
 bool Generator::Fill() {

@@ -45,8 +45,7 @@ std::vector<Node> Generator::MakeBody(int depth, bool conditional_body, int devi
         for (const std::string& from : tensors) {
           const Tensor& s = model.tensors[from];
           if (from != to && s.Bytes() == d.Bytes() && model.Accessible(s, device, Perm::kRead) &&
-              !(s.buffer == d.buffer && s.offset < d.offset + d.Bytes() &&
-                d.offset < s.offset + s.Bytes()))
+              !VaOverlap(s, d))
             pairs.emplace_back(from, to);
         }
         if (!conditional_body)
@@ -241,6 +240,20 @@ bool Generator::Update() {
     }
   };
   mutate(variant);
+  // A top-level kernel copy sometimes writes elsewhere: a kernel node's new pointer argument,
+  // which the update takes like any other (a memcpy node keeps its copy's direction).
+  for (Node& n : variant) {
+    if (n.type != Type::kCopy || n.op.empty() || !rng.Percent(40)) continue;
+    const Tensor& from = model.tensors.at(n.from);
+    std::vector<std::string> targets;
+    for (const auto& [name, t] : model.tensors)
+      if (name != n.from && t.Bytes() == from.Bytes() && !t.graph_memory &&
+          model.reservations.at(t.buffer).reserved &&
+          model.Accessible(t, e.device, Perm::kReadWrite) && !VaOverlap(t, from) &&
+          !model.PhysOverlap(t, from))
+        targets.push_back(name);
+    if (!targets.empty()) n.to = rng.Pick(targets);
+  }
   if (mode == 1) {
     Node extra;
     extra.type = Type::kHostFunc;

@@ -35,6 +35,11 @@ struct Tensor {
   uint64_t Bytes() const { return Elements() * 4; }
 };
 
+// Whether two tensors share addresses (views of one buffer whose ranges meet).
+inline bool VaOverlap(const Tensor& a, const Tensor& b) {
+  return a.buffer == b.buffer && a.offset < b.offset + b.Bytes() && b.offset < a.offset + a.Bytes();
+}
+
 struct Mapping {
   uint64_t size = 0;
   int phys = -1;
