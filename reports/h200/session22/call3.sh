@@ -24,3 +24,6 @@ for s in kernel_copy readonly_fault; do
   echo "$s, every process: exit $?, $(grep 'ERROR SUMMARY' "$out/$s.all.log" | tail -2 | tr '\n' ' ')"
   grep -E "Invalid|at .*vmm_|by thread|Address 0x" "$out/$s.all.log" | sort | uniq -c | sort -rn | head -6
 done
+# Then generated scenarios after the generator learnt to point an updated kernel copy elsewhere.
+PROBE=0 JOBS=8 COUNT=200 SEED=2203 TIME_LIMIT=55 OUT="$out" tools/h200_crosscheck.sh \
+  --isolate-percent 40 2>&1 | tail -4
