@@ -275,7 +275,7 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer, Blo
         ++end;
       }
       burst.resize(end - i);
-      for (size_t j = i; j < end; ++j) burst[j - i] = CompileVmmStep(plan.steps[j], plan);
+      for (size_t j = i; j < end; ++j) CompileVmmStep(plan.steps[j], plan, &burst[j - i]);
       Status error;
       const size_t done = RunVmmSteps(burst.data(), burst.size(), state, &error);
       for (size_t k = 0; k < burst.size() && k <= done; ++k) {

@@ -112,7 +112,8 @@ struct alignas(64) HotVmmStep {
 };
 static_assert(sizeof(HotVmmStep) == 64, "one cache line per step");
 
-HotVmmStep CompileVmmStep(const PlanStep& step, const Plan& plan);
+// Fills `out` (a burst's slot, written in place) from the plan step.
+void CompileVmmStep(const PlanStep& step, const Plan& plan, HotVmmStep* out);
 // Runs `count` compiled steps back to back, updating the run state (buffer addresses, handles).
 // Returns how many succeeded; when that is less than `count`, steps[return value] failed and
 // `*error` says why. A step's wall_us runs from the end of the previous call (or the start) to the

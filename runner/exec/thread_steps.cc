@@ -137,7 +137,7 @@ void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRe
         while (end < steps.size() && Burstable(steps[end])) ++end;
         pending.first = i;
         pending.hot.resize(end - i);
-        for (size_t j = i; j < end; ++j) pending.hot[j - i] = CompileVmmStep(steps[j], state.plan);
+        for (size_t j = i; j < end; ++j) CompileVmmStep(steps[j], state.plan, &pending.hot[j - i]);
         pending.error = Status::Ok();
         pending.done = RunVmmSteps(pending.hot.data(), pending.hot.size(), state, &pending.error);
         if (pending.done < pending.hot.size()) fail(steps[i + pending.done], pending.error);

@@ -339,8 +339,9 @@ constexpr RecordFn kRecords[] = {
 
 }  // namespace
 
-HotVmmStep CompileVmmStep(const PlanStep& step, const Plan& plan) {
-  HotVmmStep s;
+void CompileVmmStep(const PlanStep& step, const Plan& plan, HotVmmStep* out) {
+  HotVmmStep& s = *out;
+  s = HotVmmStep{};
   s.op = step.op;
   s.access = step.access;
   s.buffer = step.buffer;
@@ -363,7 +364,6 @@ HotVmmStep CompileVmmStep(const PlanStep& step, const Plan& plan) {
   } else {
     s.aux = step.alloc_offset;
   }
-  return s;
 }
 
 size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* error) {
@@ -397,7 +397,8 @@ void RecordVmmStep(const PlanStep& step, const HotVmmStep& done, bool ok, RunSta
 }
 
 Status RunVmmStep(const PlanStep& step, RunState& state, StepRecord& record) {
-  HotVmmStep s = CompileVmmStep(step, state.plan);
+  HotVmmStep s;
+  CompileVmmStep(step, state.plan, &s);
   Status status;
   RunVmmSteps(&s, 1, state, &status);
   RecordVmmStep(step, s, status.ok(), state, record);
@@ -406,7 +407,8 @@ Status RunVmmStep(const PlanStep& step, RunState& state, StepRecord& record) {
 
 Status RunUndoSteps(const std::vector<PlanStep>& steps, RunState& state) {
   for (const PlanStep& step : steps) {
-    HotVmmStep s = CompileVmmStep(step, state.plan);
+    HotVmmStep s;
+    CompileVmmStep(step, state.plan, &s);
     Status status;
     if (RunVmmSteps(&s, 1, state, &status) < 1)
       return status.WithContext(std::string("undoing it with ") + OpName(step.op));

@@ -110,6 +110,9 @@ struct AllocSpec {
 // Field order matters: what a VMM step needs (to run and to be reported) comes first, so it
 // spans two cache lines; the executor reads it again after a burst of driver calls, cold.
 struct PlanStep {
+  // The fields a memory burst reads (CompileVmmStep, RecordVmmStep, the record's identity) come
+  // first, in two cache lines: a run of thousands of VMM steps walks the plan once to compile the
+  // burst and once to record it.
   const Step* src = nullptr;  // the scenario step; the Scenario must outlive the Plan
   Op op = Op::kSynchronize;
   Access access = Access::kReadWrite;
@@ -118,27 +121,34 @@ struct PlanStep {
   // set_access written with a per-device map (`access: {0: read}`), not one word: the report
   // spells the access as that list. Kept here so the executor need not read `src` (cold, large).
   bool access_per_device = false;
-  int index = 0;  // position in the top-level step list (capture bodies: inner index)
-  int line = 0;   // the step's line in the scenario file
+  bool wait = true;  // unmap/release: wait for in-flight work first (false: isolate blocks only)
+  bool in_thread = false;  // a step of a threads group's thread (index: its place in the thread)
+  int index = 0;           // position in the top-level step list (capture bodies: inner index)
+  int line = 0;            // the step's line in the scenario file
   uint32_t repeat = 1;
   // Slots (index into Plan's name tables), -1 when unused.
   int buffer = -1, alloc = -1;
+  int other = -1;
+  int handle = -1;  // export / import: the shareable handle's slot
+  // The scenario device (0 ..) the step's work runs on (kernels, copies, captures, instantiate,
+  // replay: the exec's; checks: 0), the device create places memory on, or the device
+  // check_access asks about.
+  int device = 0;
   // Resolved numbers (defaults applied).
   uint64_t offset = 0, size = 0, alloc_offset = 0, alignment = 0;
   // set_access: the access of each scenario device it names, 2 bits per device (device d at bits
   // 2d..2d+1): 0 not named, else 1 + Access (kNone 1, kRead 2, kReadWrite 3). See PackedAccess.
   uint64_t device_access = 0;
+  // expect_error: the CUresult name the call must return (a literal of runner/vocab/cuda_errors.h),
+  // or nullptr when the step expects to succeed. The plan simulates no effect for such a step: it
+  // assumes the state is unchanged after it (the executor proves it).
+  const char* expect_error = nullptr;
+  std::string label;  // the step's name, or "<op> <target>" (e.g. "map A") when unnamed
+
   // copy: the devices whose memory backs each side at this step, as bits: bit d for the source,
   // bit 32 + d for the destination (a peer copy has different bits on the two sides).
   uint64_t memory_devices = 0;
-  // The scenario device (0 ..) the step's work runs on (kernels, copies, captures, instantiate,
-  // replay: the exec's; checks: 0), the device create places memory on, or the device
-  // check_access asks about.
-  int device = 0;
-  std::string label;  // the step's name, or "<op> <target>" (e.g. "map A") when unnamed
-
-  int graph = -1, exec = -1, snapshot = -1, other = -1;
-  int handle = -1;  // export / import: the shareable handle's slot
+  int graph = -1, exec = -1, snapshot = -1;
   int a = -1, b = -1, c = -1;
   std::vector<int> of_steps;  // check_address: indices of the steps whose addresses are compared
   std::vector<int> graphs;    // check_kernel_params
@@ -170,20 +180,14 @@ struct PlanStep {
   bool upload = false, auto_free_on_launch = false, device_launch = false;  // instantiate
   int8_t enabled = -1;  // set_node: -1 keep, 0 disable, 1 enable
 
-  // expect_error: the CUresult name the call must return (a literal of runner/vocab/cuda_errors.h),
-  // or nullptr when the step expects to succeed. The plan simulates no effect for such a step: it
-  // assumes the state is unchanged after it (the executor proves it).
-  const char* expect_error = nullptr;
   // The rule of runner/vocab/vmm_rules.h that the step breaks and that expect_error let through
   // (the driver refuses it safely); nullptr when the step breaks none.
   const VmmRule* broken_rule = nullptr;
   // inject_error: the CUresult literal the armed call returns; `other` is the FaultKind, `size` the
   // nth call. hold_memory: `size` is the bytes to leave free.
   const char* injected_error = nullptr;
-  bool wait = true;  // unmap/release: wait for in-flight work first (false: isolate blocks only)
   uint64_t duration_ns = 0;                             // busy
   kernels::BusyTouch touch = kernels::BusyTouch::kEnd;  // busy: what it does with its buffer
-  bool in_thread = false;  // a step of a threads group's thread (index: its place in the thread)
   // thread: the thread runs with no CUDA context current (`context: none`); its steps are VMM
   // calls and sync points only (PlanBuilder::AllowedInThread).
   bool no_context = false;
