@@ -138,9 +138,10 @@ void PlanBuilder::SetNode(const Step& step, PlanStep* p) {
   bool changes = false, ok = true, given = step.enabled().set;
   auto refuse_key = [&](const char* key, const SourceLoc& loc) {
     given = true;
-    Error(loc, std::string("set_node: '") + key + "' does not apply to " + what +
-                   (*accepted != '\0' ? std::string("; it takes ") + accepted
-                                      : std::string("; its parameters cannot be set")));
+    Error(loc,
+          std::string("set_node: '") + key + "' does not apply to " + what +
+              (*accepted != '\0' ? std::string("; it takes ") + accepted
+                                 : std::string("; its parameters cannot be set, only 'enabled'")));
     ok = false;
   };
   PlanStep spec = node.spec;
