@@ -2,8 +2,6 @@
 #include <cstdint>
 
 #include "kernels/graph_kernels.h"
-#include "kernels/kernels.h"
-#include "kernels/launch.cuh"
 #include "kernels/launch_config.h"
 
 // Grid-stride loop, launched with FillLaunch(count). With b: c[i] = fmaf(alpha, a[i], b[i]), one
@@ -17,14 +15,3 @@ extern "C" __global__ void __launch_bounds__(vmm::kernels::kFillThreads)
     c[i] = b != nullptr ? fmaf(alpha, a[i], b[i]) : alpha * a[i];
   }
 }
-
-namespace vmm::kernels {
-
-int LaunchAxpy(const float* a, const float* b, float* c, uint64_t count, float alpha,
-               CUstream_st* stream) {
-  void* args[] = {&a, &b, &c, &count, &alpha};
-  return detail::Launch(reinterpret_cast<const void*>(&vmm_axpy_f32), FillLaunch(count), args,
-                        stream);
-}
-
-}  // namespace vmm::kernels

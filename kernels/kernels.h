@@ -30,12 +30,6 @@ int LaunchMatmul(const float* a, const float* b, float* c, uint32_t m, uint32_t 
 // dst[i] = datagen::FillValue(seed, i) for i < count (grid-stride, any count including 0).
 int LaunchFill(float* dst, uint64_t count, uint64_t seed, CUstream_st* stream);
 
-// Elementwise over i < count, fp32: c[i] = fmaf(alpha, a[i], b[i]) (one rounding, bit-identical
-// to the host backend's std::fma), or c[i] = alpha * a[i] when b is nullptr. c may be a or b
-// itself, but must not partly overlap either.
-int LaunchAxpy(const float* a, const float* b, float* c, uint64_t count, float alpha,
-               CUstream_st* stream);
-
 // In-flight work of a known length for isolate blocks' races (one block; BusyLaunch), over
 // dst[0, count) for `duration_ns` of the GPU's global timer, as `touch` says (BusyTouch):
 // spin then set every word to pattern, read every word pass after pass, or write pattern pass

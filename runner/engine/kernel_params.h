@@ -119,12 +119,4 @@ std::vector<NodeOperand> KernelOperands(const std::string& function,
 // alpha=2.5)" (pointers in hex, the rest in decimal); the bare name for a kernel without a row.
 std::string KernelCallText(const KernelNodeParams& params);
 
-// The argument of type T at byte `offset` of packed arguments, or T{} past their end.
-template <typename T>
-T KernelArg(const std::vector<uint8_t>& args, size_t offset) {
-  T value{};
-  if (offset + sizeof(T) <= args.size()) std::memcpy(&value, args.data() + offset, sizeof(T));
-  return value;
-}
-
 }  // namespace vmm

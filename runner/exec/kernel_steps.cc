@@ -33,7 +33,8 @@ Status RunElementwise(const PlanStep& step, RunState& state, StepRecord& record)
   args.count = state.plan.buffers[step.c].elements;
   args.alpha = step.alpha;
   return RecordLaunch(
-      step, record, [&](OpTiming* timing) { return state.engine.Axpy(args, timing); },
+      step, record,
+      [&](OpTiming* timing) { return state.engine.LaunchKernel(AxpyKernelParams(args), timing); },
       [&] {
         record.details.emplace_back("elements", static_cast<int64_t>(args.count));
         if (step.op != Op::kAdd)

@@ -153,7 +153,7 @@ TEST_F(CudaDataTest, ElementwiseKernelsMatchTheHostBitForBit) {
        {std::pair{true, 1.0f}, std::pair{false, -0.75f}, std::pair{true, 3.1415927f}}) {
     AxpyArgs args{da, with_b ? db : 0, dc, count, alpha};
     OpTiming t;
-    ASSERT_OK(engine_->Axpy(args, &t));
+    ASSERT_OK(engine_->LaunchKernel(AxpyKernelParams(args), &t));
     host::AxpyF32(a.data(), with_b ? b.data() : nullptr, want.data(), count, alpha);
     const std::vector<uint32_t> got = Words(Read(dc, count)), expected = Words(want);
     uint64_t differ = 0;
@@ -161,13 +161,13 @@ TEST_F(CudaDataTest, ElementwiseKernelsMatchTheHostBitForBit) {
     EXPECT_EQ(differ, 0u) << "b " << with_b << ", alpha " << alpha;
   }
   // In place: b = 2·a + b.
-  ASSERT_OK(engine_->Axpy(AxpyArgs{da, db, db, count, 2.0f}, nullptr));
+  ASSERT_OK(engine_->LaunchKernel(AxpyKernelParams(AxpyArgs{da, db, db, count, 2.0f}), nullptr));
   ASSERT_OK(engine_->Synchronize());
   host::AxpyF32(a.data(), b.data(), b.data(), count, 2.0f);
   EXPECT_EQ(Words(Read(db, count)), Words(b));
   // Captured: one kernel node whose arguments the driver lays out as the host twin packs them.
   ASSERT_OK(engine_->BeginCapture());
-  ASSERT_OK(engine_->Axpy(AxpyArgs{da, 0, dc, count, 0.25f}, nullptr));
+  ASSERT_OK(engine_->LaunchKernel(AxpyKernelParams(AxpyArgs{da, 0, dc, count, 0.25f}), nullptr));
   GraphHandle g;
   ASSERT_OK(engine_->EndCapture(&g));
   std::vector<KernelNodeParams> nodes;

@@ -195,23 +195,6 @@ Status CudaEngine::Matmul(const MatmulArgs& args, OpTiming* timing) {
                   what);
 }
 
-Status CudaEngine::Axpy(const AxpyArgs& args, OpTiming* timing) {
-  auto what = [&] {
-    return "Axpy(a=" + Hex(args.a) + ", b=" + Hex(args.b) + ", c=" + Hex(args.c) +
-           ", count=" + std::to_string(args.count) + ", alpha=" + std::to_string(args.alpha) + ")";
-  };
-  VMM_RETURN_IF_ERROR(Bind());
-  const float* a = DevicePointer<const float>(args.a);
-  const float* b = args.b != 0 ? DevicePointer<const float>(args.b) : nullptr;
-  float* c = DevicePointer<float>(args.c);
-  return Annotate(TimedLaunch(timing,
-                              [&] {
-                                return CUDA_CALL(kernels::LaunchAxpy(a, b, c, args.count,
-                                                                     args.alpha, work_stream()));
-                              }),
-                  what);
-}
-
 Status CudaEngine::LaunchKernel(const KernelNodeParams& params, OpTiming* timing) {
   auto what = [&] { return "LaunchKernel " + KernelCallText(params); };
   const int index = GraphKernelIndex(params.function);

@@ -140,17 +140,18 @@ TEST_F(HostDataTest, ElementwiseKernelsComputeAlphaAPlusB) {
   std::vector<float> fa(n), fb(n), want(n), got(n);
   std::memcpy(fa.data(), words.data(), 4 * n);
   std::memcpy(fb.data(), words.data() + n, 4 * n);
-  ASSERT_TRUE(engine_->Axpy(AxpyArgs{a, b, c, n, 0.5f}, nullptr).ok());
+  ASSERT_TRUE(engine_->LaunchKernel(AxpyKernelParams(AxpyArgs{a, b, c, n, 0.5f}), nullptr).ok());
   ASSERT_TRUE(engine_->CopyToHost(c, 4 * n, got.data()).ok());
   for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], std::fma(0.5f, fa[i], fb[i])) << i;
-  ASSERT_TRUE(engine_->Axpy(AxpyArgs{a, 0, c, n, -2.0f}, nullptr).ok());
+  ASSERT_TRUE(engine_->LaunchKernel(AxpyKernelParams(AxpyArgs{a, 0, c, n, -2.0f}), nullptr).ok());
   ASSERT_TRUE(engine_->CopyToHost(c, 4 * n, got.data()).ok());
   for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], -2.0f * fa[i]) << i;
-  ASSERT_TRUE(engine_->Axpy(AxpyArgs{a, b, b, n, 1.0f}, nullptr).ok());  // b += a
+  ASSERT_TRUE(
+      engine_->LaunchKernel(AxpyKernelParams(AxpyArgs{a, b, b, n, 1.0f}), nullptr).ok());  // b += a
   ASSERT_TRUE(engine_->CopyToHost(b, 4 * n, got.data()).ok());
   for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], fa[i] + fb[i]) << i;
   ASSERT_TRUE(engine_->SetAccess(va_, 2 * kMiB, Access::kRead).ok());
-  Status refused = engine_->Axpy(AxpyArgs{a, 0, c, n, 3.0f}, nullptr);
+  Status refused = engine_->LaunchKernel(AxpyKernelParams(AxpyArgs{a, 0, c, n, 3.0f}), nullptr);
   ASSERT_NE(refused.cuda_error(), nullptr);
   EXPECT_STREQ(refused.cuda_error(), "CUDA_ERROR_ILLEGAL_ADDRESS");
   ASSERT_TRUE(engine_->CopyToHost(c, 4 * n, want.data()).ok());
@@ -158,7 +159,7 @@ TEST_F(HostDataTest, ElementwiseKernelsComputeAlphaAPlusB) {
   ASSERT_TRUE(engine_->SetAccess(va_, 2 * kMiB, Access::kReadWrite).ok());
   // Captured: one kernel node, which computes only when the exec runs.
   ASSERT_TRUE(engine_->BeginCapture().ok());
-  ASSERT_TRUE(engine_->Axpy(AxpyArgs{a, 0, c, n, 0.25f}, nullptr).ok());
+  ASSERT_TRUE(engine_->LaunchKernel(AxpyKernelParams(AxpyArgs{a, 0, c, n, 0.25f}), nullptr).ok());
   GraphHandle g;
   ASSERT_TRUE(engine_->EndCapture(&g).ok());
   std::vector<KernelNodeParams> nodes;

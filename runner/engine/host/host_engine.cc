@@ -171,10 +171,6 @@ Status HostEngine::Matmul(const MatmulArgs& args, OpTiming* timing) {
   return Launch(MakeKernelNode(MatmulKernelParams(args)), timing);
 }
 
-Status HostEngine::Axpy(const AxpyArgs& args, OpTiming* timing) {
-  return Launch(MakeKernelNode(AxpyKernelParams(args)), timing);
-}
-
 Status HostEngine::LaunchKernel(const KernelNodeParams& params, OpTiming* timing) {
   const kernels::GraphKernel* row = FindGraphKernel(params.function);
   if (row == nullptr || params.arg_bytes.size() != row->layout.bytes) {
