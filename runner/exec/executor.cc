@@ -47,15 +47,6 @@ constexpr std::string_view kOpNames[] = {
 #undef VMM_OP
 };
 
-// The fields that say which step a record is about.
-void SetStepIdentity(const PlanStep& step, StepRecord& record) {
-  record.index = step.index;
-  record.name = step.label;
-  record.named = step.named;
-  record.op = kOpNames[static_cast<size_t>(step.op)];
-  record.line = step.line;
-}
-
 using StepRunner = Status (*)(const PlanStep&, RunState&, StepRecord&);
 using StepDescriber = std::string (*)(const Plan&, const PlanStep&, const StepRecord&);
 
@@ -100,11 +91,13 @@ std::string DescribeStepOutcome(const Plan& plan, const PlanStep& step, const St
 }
 
 StepRecord NewStepRecord(const PlanStep& step) {
-  StepRecord record;
-  SetStepIdentity(step, record);
-  record.details.reserve(4);  // one allocation covers the details most steps record
-  record.addresses.reserve(1);
-  return record;
+  return StepRecord(step.index, step.label, step.named, kOpNames[static_cast<size_t>(step.op)],
+                    step.line);
+}
+
+StepRecord& AppendStepRecord(std::vector<StepRecord>& records, const PlanStep& step) {
+  return records.emplace_back(step.index, step.label, step.named,
+                              kOpNames[static_cast<size_t>(step.op)], step.line);
 }
 
 namespace {
@@ -214,8 +207,7 @@ RunOutcome SkipPlan(const Plan& plan, const std::string& reason) {
   RunOutcome outcome;
   outcome.steps.reserve(plan.steps.size());
   for (const PlanStep& step : plan.steps) {
-    StepRecord& record = outcome.steps.emplace_back();
-    SetStepIdentity(step, record);
+    StepRecord& record = AppendStepRecord(outcome.steps, step);
     record.status = StepStatus::kSkipped;
     Count(record, outcome.summary);
   }
@@ -280,8 +272,7 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer, Blo
       const size_t done = RunVmmSteps(burst.data(), burst.size(), state, &error);
       for (size_t k = 0; k < burst.size() && k <= done; ++k) {
         const PlanStep& step = plan.steps[i + k];
-        StepRecord& record = outcome.steps.emplace_back();
-        SetStepIdentity(step, record);
+        StepRecord& record = AppendStepRecord(outcome.steps, step);
         RecordVmmStep(step, burst[k], k < done, state, record);
         if (k == done) {  // the step that failed
           record.status = StepStatus::kFailed;
@@ -297,12 +288,10 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer, Blo
       continue;
     }
     const PlanStep& step = first;
-    StepRecord& record = outcome.steps.emplace_back();
+    StepRecord& record = AppendStepRecord(outcome.steps, step);
     if (stopped) {
-      SetStepIdentity(step, record);
       record.status = StepStatus::kSkipped;
     } else {
-      record = NewStepRecord(step);
       Status status = RunRecorded(step, state, record);
       if (!status.ok()) {
         record.status = StepStatus::kFailed;

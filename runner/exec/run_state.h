@@ -134,6 +134,9 @@ void AddGrantedDetails(const AllocProps& granted, report::StepRecord& record);
 
 // A record with the step's identity (index, name, op, line) and room for its facts.
 report::StepRecord NewStepRecord(const PlanStep& step);
+// Appends NewStepRecord(step) to `records`, built in place; returns it.
+report::StepRecord& AppendStepRecord(std::vector<report::StepRecord>& records,
+                                     const PlanStep& step);
 
 // The executor's handler of op `op`: runs the step's engine work and fills `record` (status,
 // timings, addresses, details, check). Returns the engine's error when the step failed at run

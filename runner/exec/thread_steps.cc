@@ -83,30 +83,43 @@ bool Burstable(const PlanStep& step) {
 }
 
 // A thread's burst of VMM calls whose records are still to be built: steps [first, first +
-// hot.size()) of the thread ran (RunVmmSteps) and `done` of them succeeded; when done <
-// hot.size(), step first + done failed with `error`.
+// count) of the thread ran (RunVmmSteps, in their compiled slots) and `done` of them succeeded;
+// when done < count, step first + done failed with `error`.
 struct PendingBurst {
-  size_t first = 0;
-  std::vector<HotVmmStep> hot;
+  size_t first = 0, count = 0;
   size_t done = 0;
   Status error;
 };
 
 // One thread's run: its steps in order into `out` (one record each), their samples by op.
 // Consecutive VMM calls run back to back (RunVmmSteps), as at the top level, so that a thread pays
-// per call what the run's own loop pays. Their records are built before the thread's next other
-// step (which may read them or the state they name) or, for the thread's last burst, after its
-// run: the time between the barrier and `finished` (the thread's and the group's wall) holds the
-// thread's calls, not the bookkeeping after them. (A thread that ends early still builds its
-// records while others make their calls.)
+// per call what the run's own loop pays; they are compiled before the barrier, as a program
+// prepares its arguments before it starts its threads. Their records are built before the
+// thread's next other step (which may read them or the state they name) or, for the thread's last
+// burst, after its run: the time between the barrier and `finished` (the thread's and the group's
+// wall) holds the thread's calls, not the bookkeeping before or after them. (A thread that ends
+// early still builds its records while others make their calls.)
 void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRecord& out,
                Samples& samples, std::chrono::steady_clock::time_point& finished) {
+  const std::vector<PlanStep>& steps = thread.body;
+  // By step: the compiled VMM call of every step that runs in a burst (the others' slots unused).
+  std::vector<HotVmmStep> hot;
+  try {
+    hot.resize(steps.size());
+    for (size_t i = 0; i < steps.size(); ++i)
+      if (Burstable(steps[i])) CompileVmmStep(steps[i], state.plan, &hot[i]);
+    out.body.reserve(steps.size());
+  } catch (const std::bad_alloc&) {  // the thread still arrives: the others wait for it
+    hot.clear();
+  }
   state.engine.PrepareThread(!thread.no_context);  // before the barrier, as a program's threads
   sync.Arrive();
   const std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  bool stopped = false;
-  const std::vector<PlanStep>& steps = thread.body;
-  out.body.reserve(steps.size());
+  bool stopped = hot.size() != steps.size();
+  if (stopped) {
+    out.status = StepStatus::kFailed;
+    out.error = "vmm-run ran out of memory while preparing this thread's steps";
+  }
   PendingBurst pending;
   auto fail = [&](const PlanStep& step, const Status& status) {
     out.status = StepStatus::kFailed;
@@ -114,10 +127,10 @@ void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRe
     stopped = true;
   };
   auto record_burst = [&] {
-    for (size_t k = 0; k < pending.hot.size() && k <= pending.done; ++k) {
+    for (size_t k = 0; k < pending.count && k <= pending.done; ++k) {
       const PlanStep& step = steps[pending.first + k];
-      StepRecord& record = out.body.emplace_back(NewStepRecord(step));
-      RecordVmmStep(step, pending.hot[k], k < pending.done, state, record);
+      StepRecord& record = AppendStepRecord(out.body, step);
+      RecordVmmStep(step, hot[pending.first + k], k < pending.done, state, record);
       samples[record.op].push_back(record.wall_us);
       if (k == pending.done) {
         record.status = StepStatus::kFailed;
@@ -127,7 +140,7 @@ void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRe
         out.status = StepStatus::kFailed;
       }
     }
-    pending.hot.clear();
+    pending.count = 0;
   };
   try {
     for (size_t i = 0; i < steps.size(); ++i) {
@@ -136,17 +149,16 @@ void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRe
         size_t end = i + 1;
         while (end < steps.size() && Burstable(steps[end])) ++end;
         pending.first = i;
-        pending.hot.resize(end - i);
-        for (size_t j = i; j < end; ++j) CompileVmmStep(steps[j], state.plan, &pending.hot[j - i]);
+        pending.count = end - i;
         pending.error = Status::Ok();
-        pending.done = RunVmmSteps(pending.hot.data(), pending.hot.size(), state, &pending.error);
-        if (pending.done < pending.hot.size()) fail(steps[i + pending.done], pending.error);
-        i += std::min(pending.done, pending.hot.size() - 1);  // ++i moves past the last one run
+        pending.done = RunVmmSteps(&hot[i], pending.count, state, &pending.error);
+        if (pending.done < pending.count) fail(steps[i + pending.done], pending.error);
+        i += std::min(pending.done, pending.count - 1);  // ++i moves past the last one run
         continue;
       }
       record_burst();  // a burst is followed by a step of another kind, or by the end
       const PlanStep& step = steps[i];
-      StepRecord& record = out.body.emplace_back(NewStepRecord(step));
+      StepRecord& record = AppendStepRecord(out.body, step);
       if (stopped) {
         record.status = StepStatus::kSkipped;
         continue;
@@ -166,7 +178,7 @@ void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRe
   } catch (const std::bad_alloc&) {  // as RunRecorded says it for a step run alone
     out.status = StepStatus::kFailed;
     out.error = "vmm-run ran out of memory while running this thread's steps";
-    pending.hot.clear();
+    pending.count = 0;
   }
   finished = std::chrono::steady_clock::now();
   out.wall_us = std::chrono::duration<double, std::micro>(finished - start).count();

@@ -119,7 +119,11 @@ struct ChildRecord {
 struct StepRecord {
   // User-provided, so that value-initialization (vector::emplace_back()) initializes the members
   // and does not first zero all ~400 bytes: the executor builds one record per step.
-  StepRecord() {}      // NOLINT(modernize-use-equals-default)
+  StepRecord() {}  // NOLINT(modernize-use-equals-default)
+  // A record of a step with its identity, the strings made in place (the executor starts every
+  // record this way: a default record and assignments after cost a pass over each string).
+  StepRecord(int index, const std::string& name, bool named, std::string_view op, int line)
+      : index(index), name(name), named(named), op(op), line(line) {}
   int index = 0;       // position in the scenario's step list
   std::string name;    // the step's name, or its label ("map A") when unnamed
   bool named = false;  // true when the scenario gave the name (a stable diff key)
