@@ -4,9 +4,13 @@
 // page of its own, it runs in the same process:
 //   - raw: a plain C++ loop of the driver calls on std::threads (bench/raw_driver_loop_cuda.cc),
 //   - runner: a threads group of the same calls, parsed, planned and run by the executor.
-// Every round runs both, alternating which goes first. Prints, per point, the cycles per second
-// of each, the runner's time over raw (median of the rounds' ratios) and each op's p99 latency on
-// both sides. Asserts nothing (CUDA only: the twin's calls go one at a time).
+// Every round runs the raw loop twice and the runner once, in an order rotated from round to
+// round. A point runs at least R rounds, and more (up to 10 R) until it has taken 3 s, so the
+// short points (map + unmap on few threads: milliseconds a round) get the rounds their noise
+// needs. Prints, per point, the cycles per second of each, the runner's time over raw (median of
+// the rounds' ratios), the second raw run over the first (the same loop twice: how far two
+// identical runs differ there, the resolution of the runner's ratio) and each op's p99 latency
+// on both sides. Asserts nothing (CUDA only: the twin's calls go one at a time).
 //
 //   thread_scaling_bench [--cycles N] [--rounds R] [--threads 1,2,4,8,16] [--null]
 // `--null` times only the runner, on an engine whose calls do nothing (any machine): µs per step
@@ -15,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -119,8 +124,9 @@ int main(int argc, char** argv) {
   if (raw == nullptr) return 3;
   std::printf("%s, %d cycles per thread, %d rounds (median of the rounds)\n",
               engine.info().name.c_str(), cycles, rounds);
-  std::printf("%-9s %7s %13s %13s %11s %-46s %-46s\n", "mix", "threads", "raw cyc/s",
-              "runner cyc/s", "runner/raw", "raw p99 µs per op", "runner p99 µs per op");
+  std::printf("%-9s %7s %7s %13s %13s %11s %8s %-46s %-46s\n", "mix", "threads", "rounds",
+              "raw cyc/s", "runner cyc/s", "runner/raw", "raw/raw", "raw p99 µs per op",
+              "runner p99 µs per op");
   for (bool map_only : {false, true}) {
     const char* mix = map_only ? "map-only" : "cycle";
     const std::vector<std::string> ops =
@@ -136,16 +142,25 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s", vmm::FormatDiagnostics(diagnostics).c_str());
         return 1;
       }
-      std::vector<double> raw_wall, runner_wall, ratio;
+      std::vector<double> raw_wall, runner_wall, ratio, again_ratio;
       std::map<std::string, std::vector<double>> raw_p99, runner_p99;
-      for (int r = 0; r < rounds; ++r) {
-        double raw_us = -1, runner_us = -1;
+      const auto point_start = std::chrono::steady_clock::now();
+      auto point_seconds = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - point_start)
+            .count();
+      };
+      int r = 0;
+      for (; r < rounds || (point_seconds() < 3.0 && r < 10 * rounds); ++r) {
+        double raw_us = -1, again_us = -1, runner_us = -1;
         vmm::report::StepRecord group;
         auto run_raw = [&] {
           vmm::bench::RawDriverLoop::Threaded t = raw->RunThreaded(threads, cycles, map_only);
           raw_us = t.wall_us;
           for (const std::string& op : ops)
             raw_p99[op].push_back(vmm::ComputeStats(t.latency_us[op]).p99_us);
+        };
+        auto run_raw_again = [&] {
+          again_us = raw->RunThreaded(threads, cycles, map_only).wall_us;
         };
         auto run_runner = [&] {
           vmm::RunOutcome out = vmm::RunPlan(plan, engine, nullptr);
@@ -155,20 +170,17 @@ int main(int argc, char** argv) {
           runner_us = group.wall_us;
           for (const std::string& op : ops) runner_p99[op].push_back(Detail(group, op + "_p99_us"));
         };
-        if (r % 2 == 0) {
-          run_raw();
-          run_runner();
-        } else {
-          run_runner();
-          run_raw();
-        }
-        if (raw_us <= 0 || runner_us <= 0) {
-          std::fprintf(stderr, "a run failed (raw %.0f µs, runner %.0f µs)\n", raw_us, runner_us);
+        const std::function<void()> variants[] = {run_raw, run_raw_again, run_runner};
+        for (int v = 0; v < 3; ++v) variants[(r + v) % 3]();  // each goes first in turn
+        if (raw_us <= 0 || again_us <= 0 || runner_us <= 0) {
+          std::fprintf(stderr, "a run failed (raw %.0f µs, again %.0f µs, runner %.0f µs)\n",
+                       raw_us, again_us, runner_us);
           return 1;
         }
         raw_wall.push_back(raw_us);
         runner_wall.push_back(runner_us);
         ratio.push_back(runner_us / raw_us);
+        again_ratio.push_back(again_us / raw_us);
       }
       const double total = static_cast<double>(threads) * cycles;
       std::string raw_ops, runner_ops;
@@ -179,9 +191,9 @@ int main(int argc, char** argv) {
         std::snprintf(buf, sizeof buf, "%s %.0f ", op.c_str(), Median(runner_p99[op]));
         runner_ops += buf;
       }
-      std::printf("%-9s %7d %13.0f %13.0f %11.3f %-46s %-46s\n", mix, threads,
+      std::printf("%-9s %7d %7d %13.0f %13.0f %11.3f %8.3f %-46s %-46s\n", mix, threads, r,
                   total / Median(raw_wall) * 1e6, total / Median(runner_wall) * 1e6, Median(ratio),
-                  raw_ops.c_str(), runner_ops.c_str());
+                  Median(again_ratio), raw_ops.c_str(), runner_ops.c_str());
       std::fflush(stdout);
     }
   }
