@@ -38,8 +38,7 @@ class NullEngine final : public vmm::Engine {
     return {};
   }
   vmm::Status Unmap(vmm::DevicePtr, uint64_t, vmm::SyncNote*) override { return {}; }
-  vmm::Status Fill(vmm::DevicePtr, uint64_t, uint64_t, vmm::OpTiming*) override { return {}; }
-  vmm::Status Matmul(const vmm::MatmulArgs&, vmm::OpTiming*) override { return {}; }
+  vmm::Status LaunchKernel(const vmm::KernelNodeParams&, vmm::OpTiming*) override { return {}; }
   vmm::Status BeginCapture() override { return {}; }
   vmm::Status EndCapture(vmm::GraphHandle*) override { return {}; }
   vmm::Status CaptureLane(int) override { return {}; }

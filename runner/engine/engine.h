@@ -341,8 +341,9 @@ class Engine {
     return Status::Ok();
   }
 
-  // Conveniences over the calls above. A backend that overrides Reserve, Create or SetAccess
-  // says `using Engine::Reserve;` (Create, SetAccess) so that these stay visible on it.
+  // Conveniences over the calls above (Fill and Matmul: kernel_params.cc). A backend that
+  // overrides Reserve, Create or SetAccess says `using Engine::Reserve;` (Create, SetAccess) so
+  // that these stay visible on it.
   // Reserve without a hint.
   Status Reserve(uint64_t size, uint64_t alignment, DevicePtr* va) {
     return Reserve(size, alignment, 0, va);
@@ -366,6 +367,11 @@ class Engine {
   Status Instantiate(GraphHandle graph, ExecHandle* out) {
     return InstantiateWith(graph, InstantiateOptions{}, out, nullptr);
   }
+  // LaunchKernel of vmm_fill_f32: `count` fp32 elements at dst set to datagen::FillValue(seed, i).
+  Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing);
+  // LaunchKernel of vmm_matmul_f32: c = a x b (row-major fp32, m x k by k x n); m and n must be
+  // above 0 (a launch of no blocks is refused).
+  Status Matmul(const MatmulArgs& args, OpTiming* timing);
 
  protected:
   // For Inventory overrides: fills every mapping's `access` with GetAccess for each device of

@@ -136,24 +136,10 @@ Status FakeEngine::Unmap(DevicePtr va, uint64_t size, SyncNote* note) {
   return Status::Ok();
 }
 
-Status FakeEngine::Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) {
-  const std::string line = "Fill(dst=" + Hex(dst) + ", count=" + std::to_string(count) +
-                           ", seed=" + std::to_string(seed) + ")";
-  VMM_RETURN_IF_ERROR(Enter("Fill", line));
-  KernelNodeParams p = FillKernelParams(dst, count, seed);
-  const bool captured = Capture(std::move(p));
-  if (timing != nullptr) timing->gpu_us = captured ? -1 : 1;
-  Record(line + (captured ? " [captured]" : ""));
-  return Status::Ok();
-}
-
-Status FakeEngine::Matmul(const MatmulArgs& args, OpTiming* timing) {
-  const std::string line = "Matmul(a=" + Hex(args.a) + ", b=" + Hex(args.b) + ", c=" + Hex(args.c) +
-                           ", m=" + std::to_string(args.m) + ", n=" + std::to_string(args.n) +
-                           ", k=" + std::to_string(args.k) + ")";
-  VMM_RETURN_IF_ERROR(Enter("Matmul", line));
-  KernelNodeParams p = MatmulKernelParams(args);
-  const bool captured = Capture(std::move(p));
+Status FakeEngine::LaunchKernel(const KernelNodeParams& params, OpTiming* timing) {
+  const std::string line = KernelCallText(params);
+  VMM_RETURN_IF_ERROR(Enter("LaunchKernel", line));
+  const bool captured = Capture(KernelNodeParams(params));
   if (timing != nullptr) timing->gpu_us = captured ? -1 : 1;
   Record(line + (captured ? " [captured]" : ""));
   return Status::Ok();

@@ -3,7 +3,7 @@
 // It records every call as one readable line, in call order, e.g.
 //   "Reserve(size=0x200000, align=0x0) -> 0x100000000"
 //   "Map(va=0x100000000, size=0x200000, offset=0x0, handle=0x1)"
-//   "Matmul(a=0x100000000, b=0x100200000, c=0x100400000, m=256, n=256, k=256) [captured]"
+//   "vmm_matmul_f32(a=0x100000000, b=0x100200000, c=0x100400000, m=256, n=256, k=256) [captured]"
 //   "Update(exec=0x1, graph=0x2) -> success"
 // and a failed call as its line plus " -> error: <message>".
 //
@@ -12,9 +12,10 @@
 //     and advanced by the size rounded up to the granularity; a hint at or above the next VA
 //     with that alignment is honoured (the next VA moves past it), any other hint is not. Create,
 //     EndCapture and Instantiate hand out handles 0x1, 0x2, ... (one counter per kind).
-//   - Fill/Matmul while capturing append a kernel node whose KernelNodeParams match the host and
-//     CUDA backends (name, launch geometry, arguments packed as the CUDA ABI lays them out);
-//     outside a capture they report gpu_us = 1. Replay reports gpu_us = 1 per node.
+//   - LaunchKernel (Fill, Matmul and every other kernel: its line is the kernel's call,
+//     KernelCallText) while capturing appends a kernel node with the KernelNodeParams it was
+//     given, as the host and CUDA backends record them; outside a capture it reports gpu_us = 1.
+//     Replay reports gpu_us = 1 per node.
 //   - NameCapturedNode names the last recorded node; CaptureLane accepts lane 0 only (the fake
 //     has one capture stream). DescribeGraph reports a graph's nodes as a chain of kernel nodes
 //     with their names and kernel names (no operands, no DOT text).
@@ -90,8 +91,7 @@ class FakeEngine final : public Engine {
   Status GetAccess(DevicePtr va, int device, Access* out) override;
   Status SelectDevice(int device) override;
   Status Unmap(DevicePtr va, uint64_t size, SyncNote* note) override;
-  Status Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) override;
-  Status Matmul(const MatmulArgs& args, OpTiming* timing) override;
+  Status LaunchKernel(const KernelNodeParams& params, OpTiming* timing) override;
   Status BeginCapture() override;
   Status EndCapture(GraphHandle* out) override;
   Status CaptureLane(int lane) override;

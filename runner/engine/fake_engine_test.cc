@@ -88,7 +88,7 @@ TEST(FakeEngine, CaptureRecordsKernelNodesWithTheCudaArgumentLayout) {
   EXPECT_EQ(nodes[1].arg_bytes[24], 100);   // m
   EXPECT_EQ(nodes[1].arg_bytes[28], 200);   // n
   EXPECT_EQ(nodes[1].arg_bytes[32], 3);     // k
-  EXPECT_EQ(engine.calls()[1], "Fill(dst=0x100000000, count=1000, seed=7) [captured]");
+  EXPECT_EQ(engine.calls()[1], "vmm_fill_f32(dst=0x100000000, count=1000, seed=7) [captured]");
   EXPECT_EQ(engine.calls()[3], "EndCapture() -> 0x1");
   EXPECT_EQ(engine.calls()[4], "KernelNodes(graph=0x1) -> 2 nodes");
 }

@@ -109,4 +109,12 @@ std::string KernelCallText(const KernelNodeParams& params) {
   return text + ")";
 }
 
+Status Engine::Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) {
+  return LaunchKernel(FillKernelParams(dst, count, seed), timing);
+}
+
+Status Engine::Matmul(const MatmulArgs& args, OpTiming* timing) {
+  return LaunchKernel(MatmulKernelParams(args), timing);
+}
+
 }  // namespace vmm

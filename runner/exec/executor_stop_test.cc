@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/graph_kernels.h"
 #include "runner/base/stop_signal.h"
 #include "runner/engine/fake_engine.h"
 #include "runner/exec/executor.h"
@@ -93,7 +94,7 @@ TEST_F(ExecutorStopTest, AStopDuringTheLastStepStillMarksTheRunInterrupted) {
   EXPECT_EQ(out.summary.exit_code, 130);
 }
 
-// FakeEngine, except that every Fill first calls `on_fill` (which may throw).
+// FakeEngine, except that every fill kernel first calls `on_fill` (which may throw).
 class HookedEngine final : public Engine {
  public:
   const DeviceInfo& info() const override { return fake.info(); }
@@ -111,11 +112,10 @@ class HookedEngine final : public Engine {
     return fake.SetAccess(va, s, a, n);
   }
   Status Unmap(DevicePtr va, uint64_t s, SyncNote* n) override { return fake.Unmap(va, s, n); }
-  Status Fill(DevicePtr d, uint64_t c, uint64_t s, OpTiming* t) override {
-    on_fill();
-    return fake.Fill(d, c, s, t);
+  Status LaunchKernel(const KernelNodeParams& p, OpTiming* t) override {
+    if (p.function == kernels::kGraphKernels[kernels::row::vmm_fill_f32].name) on_fill();
+    return fake.LaunchKernel(p, t);
   }
-  Status Matmul(const MatmulArgs& a, OpTiming* t) override { return fake.Matmul(a, t); }
   Status BeginCapture() override { return fake.BeginCapture(); }
   Status EndCapture(GraphHandle* g) override { return fake.EndCapture(g); }
   Status CaptureLane(int lane) override { return fake.CaptureLane(lane); }

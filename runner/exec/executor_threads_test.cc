@@ -268,7 +268,7 @@ steps:
   EXPECT_GE(group.wall_us, only.wall_us);  // both end at the thread's `finished`
 }
 
-// An engine whose Map and Fill take 20 ms and count how many run at once.
+// An engine whose Map and kernel launches (Fill) take 20 ms and count how many run at once.
 class OverlapEngine final : public Engine {
  public:
   explicit OverlapEngine(bool concurrent) : concurrent_(concurrent) {}
@@ -279,7 +279,7 @@ class OverlapEngine final : public Engine {
     return true;
   }
   Status Map(DevicePtr, uint64_t, uint64_t, AllocHandle) override { return Slow(); }
-  Status Fill(DevicePtr, uint64_t, uint64_t, OpTiming*) override { return Slow(); }
+  Status LaunchKernel(const KernelNodeParams&, OpTiming*) override { return Slow(); }
   Status Unmap(DevicePtr, uint64_t, SyncNote*) override { return Slow(); }
   int most() const { return most_; }
   int waited() const { return waited_; }

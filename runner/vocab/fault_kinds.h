@@ -21,7 +21,7 @@ enum class FaultKind : uint8_t {
   kUnmap,
   kExport,       // Export (an allocation as a POSIX fd)
   kImport,       // Import (a POSIX fd as an allocation)
-  kLaunch,       // work on the stream: Fill, Matmul, Memset, Busy, HostFunction
+  kLaunch,       // work on the stream: LaunchKernel (fill, matmul, ...), Memset, Busy, HostFunction
   kCopy,         // CopyDevice, Copy, CopyToHost, CopyHashed
   kSnapshot,     // AllocSnapshot, FreeSnapshot (snapshot storage)
   kCheck,        // Checksum, CompareData, CompareValue, CheckMatmul (checks that read data)

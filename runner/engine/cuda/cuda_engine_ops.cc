@@ -47,19 +47,6 @@ Status CudaEngine::SyncIfCapturing() {
 
 // --- Kernels ---
 
-Status CudaEngine::Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) {
-  auto what = [&] {
-    return "Fill(dst=" + Hex(dst) + ", count=" + std::to_string(count) +
-           ", seed=" + std::to_string(seed) + ")";
-  };
-  VMM_RETURN_IF_ERROR(Bind());
-  float* out = DevicePointer<float>(dst);
-  return Annotate(
-      TimedLaunch(timing,
-                  [&] { return CUDA_CALL(kernels::LaunchFill(out, count, seed, work_stream())); }),
-      what);
-}
-
 Status CudaEngine::Memset(DevicePtr dst, uint64_t count, uint32_t pattern, OpTiming* timing) {
   auto what = [&] {
     return "Memset(dst=" + Hex(dst) + ", count=" + std::to_string(count) +
@@ -177,44 +164,16 @@ Status CudaEngine::CopyMemory(void* dst, const void* src, uint64_t bytes, cudaMe
       what);
 }
 
-Status CudaEngine::Matmul(const MatmulArgs& args, OpTiming* timing) {
-  auto what = [&] {
-    return "Matmul(a=" + Hex(args.a) + ", b=" + Hex(args.b) + ", c=" + Hex(args.c) +
-           ", m=" + std::to_string(args.m) + ", n=" + std::to_string(args.n) +
-           ", k=" + std::to_string(args.k) + ")";
-  };
-  VMM_RETURN_IF_ERROR(Bind());
-  const float* a = DevicePointer<const float>(args.a);
-  const float* b = DevicePointer<const float>(args.b);
-  float* c = DevicePointer<float>(args.c);
-  return Annotate(TimedLaunch(timing,
-                              [&] {
-                                return CUDA_CALL(kernels::LaunchMatmul(a, b, c, args.m, args.n,
-                                                                       args.k, work_stream()));
-                              }),
-                  what);
-}
-
 Status CudaEngine::LaunchKernel(const KernelNodeParams& params, OpTiming* timing) {
   auto what = [&] { return "LaunchKernel " + KernelCallText(params); };
-  const int index = GraphKernelIndex(params.function);
-  const kernels::GraphKernel* row = index < 0 ? nullptr : &kernels::kGraphKernels[index];
-  if (row == nullptr || params.arg_bytes.size() != row->layout.bytes)
-    return Annotate(CUDA_CALL(cudaErrorInvalidValue), what);
+  PackedKernelCall call;  // cudaLaunchKernel copies the arguments before it returns
+  if (!PackKernelCall(params, &call)) return Annotate(CUDA_CALL(cudaErrorInvalidValue), what);
   VMM_RETURN_IF_ERROR(Bind());
-  // cudaLaunchKernel copies the arguments before it returns: pointers into a local copy do.
-  static_assert(kernels::kMaxKernelArgs * 8 <= 64, "every packed layout fits 64 bytes");
-  alignas(8) uint8_t bytes[64] = {};
-  std::memcpy(bytes, params.arg_bytes.data(), params.arg_bytes.size());
-  void* args[kernels::kMaxKernelArgs] = {};
-  for (int i = 0; i < row->layout.count; ++i) args[i] = bytes + row->layout.offset[i];
-  const dim3 grid(params.grid[0], params.grid[1], params.grid[2]);
-  const dim3 block(params.block[0], params.block[1], params.block[2]);
   return Annotate(TimedLaunch(timing,
                               [&] {
                                 const cudaError_t err =
-                                    cudaLaunchKernel(kernels::GraphKernelSymbol(index), grid, block,
-                                                     args, params.shared_bytes, work_stream());
+                                    cudaLaunchKernel(call.symbol, call.grid, call.block, call.args,
+                                                     call.shared_bytes, work_stream());
                                 // Not reported a second time by a later cudaGetLastError.
                                 if (err != cudaSuccess) (void)cudaGetLastError();
                                 return CUDA_CALL(err);

@@ -1,12 +1,13 @@
 #include "runner/engine/cuda/graph_ops.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "kernels/graph_kernels.h"
-#include "kernels/launch_config.h"
 #include "runner/base/format.h"
 #include "runner/engine/cuda/cuda_call.h"
+#include "runner/engine/kernel_params.h"
 
 namespace vmm::cuda {
 
@@ -203,43 +204,44 @@ namespace {
 
 dim3 Dim(const std::array<uint32_t, 3>& d) { return dim3(d[0], d[1], d[2]); }
 
-// A kernel node running `symbol` with `launch` and the argument pointers `args` (valid for the
-// call only: cudaGraphExecKernelNodeSetParams copies the values).
-Status SetKernel(cudaGraphExec_t exec, cudaGraphNode_t node, const void* symbol,
-                 const kernels::LaunchConfig& launch, void** args) {
+// Sets kernel node `node` of `exec` to `params` (cudaGraphExecKernelNodeSetParams copies the
+// argument values, so the packed call need not outlive it).
+Status SetKernelNode(cudaGraphExec_t exec, cudaGraphNode_t node, const KernelNodeParams& params) {
+  PackedKernelCall call;
+  if (!PackKernelCall(params, &call)) return CUDA_CALL(cudaErrorInvalidValue);
   cudaKernelNodeParams p = {};
-  p.func = const_cast<void*>(symbol);
-  p.gridDim = Dim(launch.grid);
-  p.blockDim = Dim(launch.block);
-  p.sharedMemBytes = launch.shared_bytes;
-  p.kernelParams = args;
+  p.func = const_cast<void*>(call.symbol);
+  p.gridDim = call.grid;
+  p.blockDim = call.block;
+  p.sharedMemBytes = call.shared_bytes;
+  p.kernelParams = call.args;
   p.extra = nullptr;
   return CUDA_CALL(cudaGraphExecKernelNodeSetParams(exec, node, &p));
 }
 
 }  // namespace
 
+bool PackKernelCall(const KernelNodeParams& params, PackedKernelCall* out) {
+  const int index = GraphKernelIndex(params.function);
+  const kernels::GraphKernel* row = index < 0 ? nullptr : &kernels::kGraphKernels[index];
+  if (row == nullptr || params.arg_bytes.size() != row->layout.bytes) return false;
+  static_assert(kernels::kMaxKernelArgs * 8 <= sizeof(PackedKernelCall::bytes),
+                "every packed layout fits the call's bytes");
+  out->symbol = kernels::GraphKernelSymbol(index);
+  out->grid = Dim(params.grid);
+  out->block = Dim(params.block);
+  out->shared_bytes = params.shared_bytes;
+  std::memcpy(out->bytes, params.arg_bytes.data(), params.arg_bytes.size());
+  for (int i = 0; i < row->layout.count; ++i) out->args[i] = out->bytes + row->layout.offset[i];
+  return true;
+}
+
 Status SetExecNodeParams(cudaGraphExec_t exec, cudaGraphNode_t node, const NodeParams& params) {
   switch (params.kind) {
-    case NodeParams::Kind::kFill: {
-      // The argument types of vmm_fill_f32(float* dst, uint64_t count, uint64_t seed).
-      float* dst = reinterpret_cast<float*>(static_cast<uintptr_t>(params.dst));
-      uint64_t count = params.count, seed = params.seed;
-      void* args[] = {&dst, &count, &seed};
-      return SetKernel(exec, node, reinterpret_cast<const void*>(&vmm_fill_f32),
-                       kernels::FillLaunch(count), args);
-    }
-    case NodeParams::Kind::kMatmul: {
-      // vmm_matmul_f32(const float* a, const float* b, float* c, uint32_t m, n, k).
-      const MatmulArgs& m = params.matmul;
-      const float* a = reinterpret_cast<const float*>(static_cast<uintptr_t>(m.a));
-      const float* b = reinterpret_cast<const float*>(static_cast<uintptr_t>(m.b));
-      float* c = reinterpret_cast<float*>(static_cast<uintptr_t>(m.c));
-      uint32_t rows = m.m, cols = m.n, inner = m.k;
-      void* args[] = {&a, &b, &c, &rows, &cols, &inner};
-      return SetKernel(exec, node, reinterpret_cast<const void*>(&vmm_matmul_f32),
-                       kernels::MatmulLaunch(rows, cols), args);
-    }
+    case NodeParams::Kind::kFill:
+      return SetKernelNode(exec, node, FillKernelParams(params.dst, params.count, params.seed));
+    case NodeParams::Kind::kMatmul:
+      return SetKernelNode(exec, node, MatmulKernelParams(params.matmul));
     case NodeParams::Kind::kMemset: {
       // Start from what the capture recorded (pitch, element size, height), so only the
       // destination, the value and the 1-D width can change.

@@ -93,9 +93,23 @@ Status DescribeCudaGraph(const KernelRegistry& registry, cudaGraph_t graph, cons
                          const std::unordered_map<cudaEvent_t, int>& events,
                          const ConditionalBodies& bodies, bool driver_dot, GraphStructure* out);
 
+// A kernel's call from its KernelNodeParams as the runtime takes it (cudaLaunchKernel,
+// cudaGraphExecKernelNodeSetParams): its row's symbol, the geometry, and one pointer per parameter
+// into the call's own copy of the packed bytes (so a call is filled in place, never copied).
+struct PackedKernelCall {
+  const void* symbol = nullptr;
+  dim3 grid, block;
+  uint32_t shared_bytes = 0;
+  alignas(8) uint8_t bytes[64] = {};
+  void* args[kernels::kMaxKernelArgs] = {};
+};
+// Fills `out` from `params`; false when the function has no row of kernels/graph_kernels.h or its
+// arguments are not the row's length.
+bool PackKernelCall(const KernelNodeParams& params, PackedKernelCall* out);
+
 // Per-node updates of an exec: `node` is a node of the graph the exec was instantiated from.
-// Kernel nodes get vmm-run's kernels with the launch geometry of kernels/launch_config.h
-// (cudaGraphExecKernelNodeSetParams), memset nodes a 1-D memset of 32-bit words
+// Kernel nodes get their kernel's packed arguments and geometry from its row (FillKernelParams,
+// MatmulKernelParams: cudaGraphExecKernelNodeSetParams), memset nodes a 1-D memset of 32-bit words
 // (cudaGraphExecMemsetNodeSetParams), memcpy nodes a device-to-device 1-D copy
 // (cudaGraphExecMemcpyNodeSetParams1D).
 Status SetExecNodeParams(cudaGraphExec_t exec, cudaGraphNode_t node, const NodeParams& params);

@@ -158,19 +158,6 @@ Status HostEngine::Inventory(EngineInventory* out) {
   return Status::Ok();
 }
 
-Status HostEngine::Fill(DevicePtr dst, uint64_t count, uint64_t seed, OpTiming* timing) {
-  return Launch(MakeKernelNode(FillKernelParams(dst, count, seed)), timing);
-}
-
-Status HostEngine::Matmul(const MatmulArgs& args, OpTiming* timing) {
-  if (args.m == 0 || args.n == 0) {
-    return CudaError("cuLaunchKernel", kInvalidValue,
-                     std::string(kernels::kMatmulKernelName) + " needs m > 0 and n > 0, got m=" +
-                         std::to_string(args.m) + ", n=" + std::to_string(args.n));
-  }
-  return Launch(MakeKernelNode(MatmulKernelParams(args)), timing);
-}
-
 Status HostEngine::LaunchKernel(const KernelNodeParams& params, OpTiming* timing) {
   const kernels::GraphKernel* row = FindGraphKernel(params.function);
   if (row == nullptr || params.arg_bytes.size() != row->layout.bytes) {
@@ -179,6 +166,17 @@ Status HostEngine::LaunchKernel(const KernelNodeParams& params, OpTiming* timing
         row == nullptr ? "no graph kernel is named '" + params.function + "'"
                        : KernelCallText(params) + " takes " + std::to_string(row->layout.bytes) +
                              " bytes of arguments, got " + std::to_string(params.arg_bytes.size()));
+  }
+  // cudaLaunchKernel refuses a launch of no blocks or no threads (cudaErrorInvalidConfiguration).
+  for (int i = 0; i < 3; ++i) {
+    if (params.grid[i] == 0 || params.block[i] == 0) {
+      return CudaError("cudaLaunchKernel", kInvalidValue,
+                       KernelCallText(params) + " has a launch dimension of 0 (grid " +
+                           std::to_string(params.grid[0]) + "x" + std::to_string(params.grid[1]) +
+                           "x" + std::to_string(params.grid[2]) + ", block " +
+                           std::to_string(params.block[0]) + "x" + std::to_string(params.block[1]) +
+                           "x" + std::to_string(params.block[2]) + ")");
+    }
   }
   return Launch(MakeKernelNode(params), timing);
 }

@@ -73,8 +73,9 @@ TEST_F(HostKernelsTest, EmptyLaunchesAndDegenerateShapes) {
   ASSERT_TRUE(engine_->Matmul({0, 0, c, 2, 3, 0}, nullptr).ok());  // k = 0: C = 0
   EXPECT_EQ(Read(c, 6), std::vector<float>(6, 0.0f));
   EXPECT_EQ(engine_->Matmul({c, c, c, 4, 0, 4}, nullptr).message(),
-            "cuLaunchKernel: CUDA_ERROR_INVALID_VALUE: vmm_matmul_f32 needs m > 0 and n > 0, got "
-            "m=4, n=0");
+            "cudaLaunchKernel: CUDA_ERROR_INVALID_VALUE: vmm_matmul_f32(a=" + Hex(c) +
+                ", b=" + Hex(c) + ", c=" + Hex(c) +
+                ", m=4, n=0, k=4) has a launch dimension of 0 (grid 0x1x1, block 256x1x1)");
   EXPECT_EQ(engine_->Fill(c, uint64_t{1} << 62, 1, nullptr).message(),
             "vmm_fill_f32: CUDA_ERROR_ILLEGAL_ADDRESS: write of 'dst' [" + Hex(c) +
                 ", +0xffffffffffffffff) touches the end of the address space");

@@ -191,8 +191,9 @@ TEST_F(HostGraphEngineTest, CaptureStateErrors) {
             "invalidated by cuStreamSynchronize");
   EXPECT_TRUE(engine_->Synchronize().ok());  // the capture ended
   EXPECT_EQ(engine_->Matmul({a_, b_, c_, 0, kN, kN}, nullptr).message(),
-            "cuLaunchKernel: CUDA_ERROR_INVALID_VALUE: vmm_matmul_f32 needs m > 0 and n > 0, got "
-            "m=0, n=64");
+            "cudaLaunchKernel: CUDA_ERROR_INVALID_VALUE: vmm_matmul_f32(a=" + Hex(a_) +
+                ", b=" + Hex(b_) + ", c=" + Hex(c_) +
+                ", m=0, n=64, k=64) has a launch dimension of 0 (grid 1x0x1, block 256x1x1)");
 }
 
 TEST_F(HostGraphEngineTest, AnExecOutlivesItsGraphAndReadsRemappedMemory) {
