@@ -44,7 +44,10 @@ void SortByPosition(std::vector<Diagnostic>* diagnostics) {
   std::stable_sort(diagnostics->begin(), diagnostics->end(),
                    [](const Diagnostic& a, const Diagnostic& b) {
                      if (a.loc.line != b.loc.line) return a.loc.line < b.loc.line;
-                     return a.loc.column < b.loc.column;
+                     if (a.loc.column != b.loc.column) return a.loc.column < b.loc.column;
+                     // Two files (a scenario and a fragment it includes) at one position: by
+                     // name, so the order does not depend on which the parser met first.
+                     return a.loc.file() < b.loc.file();
                    });
 }
 

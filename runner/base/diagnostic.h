@@ -50,8 +50,9 @@ std::string FormatDiagnostic(const Diagnostic& d);
 // All diagnostics, one per line, in the order given.
 std::string FormatDiagnostics(const std::vector<Diagnostic>& ds);
 
-// Sorts diagnostics by position (stable: same position keeps its order); file-level ones (no
-// line) first.
+// Sorts diagnostics by position, then by file name where two files share one (a scenario and a
+// fragment it includes); stable: the same position in one file keeps its order. File-level ones
+// (no line) first.
 void SortByPosition(std::vector<Diagnostic>* diagnostics);
 
 // Keeps, of the diagnostics that have a context (made by a loop or fragment), only the first at

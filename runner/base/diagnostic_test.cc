@@ -26,6 +26,22 @@ TEST(Diagnostic, AppendsTheExpansionContext) {
   EXPECT_EQ(FormatDiagnostic(d), "s.yaml:9:11: error: unknown alloc 'p37' (in for i = 37)");
 }
 
+TEST(Diagnostic, SortsTwoFilesAtOnePositionTheSameWayWhicheverCameFirst) {
+  const Diagnostic main{{"s.yaml", 4, 3}, "unknown key 'nmae'"};
+  const Diagnostic fragment{{"inc/steps.yaml", 4, 3}, "unknown buffer 'B'"};
+  const Diagnostic same_file_later{{"s.yaml", 4, 3}, "second in s.yaml"};
+  for (bool fragment_first : {false, true}) {
+    std::vector<Diagnostic> ds = fragment_first
+                                     ? std::vector<Diagnostic>{fragment, main, same_file_later}
+                                     : std::vector<Diagnostic>{main, same_file_later, fragment};
+    SortByPosition(&ds);
+    EXPECT_EQ(FormatDiagnostics(ds),
+              "inc/steps.yaml:4:3: error: unknown buffer 'B'\n"
+              "s.yaml:4:3: error: unknown key 'nmae'\n"
+              "s.yaml:4:3: error: second in s.yaml\n");
+  }
+}
+
 TEST(Diagnostic, CollapsesRepeatsFromLoops) {
   std::vector<Diagnostic> ds = {{{"s.yaml", 9, 11, "for i = 0"}, "unknown alloc 'q0'"},
                                 {{"s.yaml", 3, 1}, "plain"},
