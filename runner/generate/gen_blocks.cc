@@ -23,7 +23,11 @@ bool Generator::ThreadsGroup() {
   if (in_block) return false;
   // Each thread works in a reservation of its own, on an allocation of its own, so that every
   // order of the threads' calls leaves the same state: the model applies them one thread after
-  // another.
+  // another. Sometimes the first two hand a page over, as kvcached's background mapper and the
+  // compute thread do: thread 0 maps its page and signals; thread 1 waits, then fills a tensor in
+  // that page (and, half the time, signals back so that thread 0 unmaps and releases it after).
+  // The points order every step that touches the page across the two threads, and the model
+  // applies the steps in that order: thread 0 up to its signal, thread 1, thread 0's rest.
   std::vector<std::pair<std::string, uint64_t>> places;  // buffer, a free granule there
   for (const auto& [buffer, r] : model.reservations) {
     if (!r.reserved) continue;
@@ -32,14 +36,42 @@ bool Generator::ThreadsGroup() {
   }
   if (places.size() < 2) return false;
   const size_t count = std::min<size_t>(places.size(), static_cast<size_t>(rng.Between(2, 3)));
-  std::vector<YamlValue> threads;
+  const bool handoff = rng.Percent(40);
+  const bool hand_back = handoff && rng.Percent(50);
+  const std::string ready = handoff ? Fresh("ready") : "", done = hand_back ? Fresh("done") : "";
+  std::vector<std::vector<YamlValue>> steps(count);
+  std::vector<bool> no_context(count, false);
+  // The tensors inside the granule at `offset` of `buffer` that device 0 may write now.
+  auto fillable_in = [&](const std::string& buffer, uint64_t offset) {
+    return TensorsWhere([&](const Tensor& x) {
+      return x.buffer == buffer && x.offset >= offset && x.offset + x.Bytes() <= offset + G() &&
+             Writable(x, 0);
+    });
+  };
+  auto fill = [&](std::vector<YamlValue>& list, const Tensor& x) {
+    const uint64_t seed = rng.Below(1000);
+    list.push_back(Op("fill").Add("buffer", x.name).Num("seed", seed).Build());
+    model.Write(x, FillContent(x, seed));
+  };
+  auto give_back = [&](std::vector<YamlValue>& list, const std::string& buffer, uint64_t offset,
+                       const std::string& alloc) {
+    Reservation& r = model.reservations[buffer];
+    list.push_back(
+        Op("unmap").Add("buffer", buffer).Size("offset", offset).Size("size", G()).Build());
+    --model.phys[r.maps[offset].phys].mappings;
+    r.maps.erase(offset);
+    list.push_back(Op("release").Add("alloc", alloc).Build());
+    model.allocs[alloc].live = false;
+    --model.phys[model.allocs[alloc].phys].handles;
+  };
+  std::string first_alloc;  // thread 0's allocation (a hand-off gives its page back last)
   for (size_t t = 0; t < count; ++t) {
     const size_t at = t + rng.Below(places.size() - t);  // a partial shuffle: distinct buffers
     std::swap(places[t], places[at]);
     const auto [buffer, offset] = places[t];
     const std::string alloc = Fresh("tp");
-    std::vector<YamlValue> steps;
-    steps.push_back(Op("create").Add("alloc", alloc).Size("size", G()).Build());
+    if (t == 0) first_alloc = alloc;
+    steps[t].push_back(Op("create").Add("alloc", alloc).Size("size", G()).Build());
     Phys p;
     p.size = G();
     p.content = PhysContent(G());
@@ -55,40 +87,44 @@ bool Generator::ThreadsGroup() {
     m.alloc = alloc;
     r.maps[offset] = m;
     ++model.phys[m.phys].mappings;
-    steps.push_back(
+    steps[t].push_back(
         Op("map").Add("buffer", buffer).Add("alloc", alloc).Size("offset", offset).Build());
     r.maps[offset].access[0] = Perm::kReadWrite;
-    steps.push_back(
+    steps[t].push_back(
         Op("set_access").Add("buffer", buffer).Size("offset", offset).Size("size", G()).Build());
     // A tensor inside the new page (its memory this thread's alone): fill it from this thread's
     // stream.
-    std::vector<const Tensor*> fillable = TensorsWhere([&](const Tensor& x) {
-      return x.buffer == buffer && x.offset >= offset && x.offset + x.Bytes() <= offset + G() &&
-             Writable(x, 0);
-    });
-    const bool fill = !fillable.empty() && rng.Percent(70);
+    std::vector<const Tensor*> fillable = fillable_in(buffer, offset);
+    const bool filled = !fillable.empty() && rng.Percent(70);
     // Without a fill, sometimes no context at all: a pool worker that never touched CUDA, whose VMM
     // calls work with none current (a kernel would make one current behind the scenario's back).
-    const bool no_context = !fill && rng.Percent(50);
-    if (fill) {
-      const Tensor& x = *rng.Pick(fillable);
-      const uint64_t seed = rng.Below(1000);
-      steps.push_back(Op("fill").Add("buffer", x.name).Num("seed", seed).Build());
-      model.Write(x, FillContent(x, seed));
+    // Thread 1 of a hand-off fills the handed page, so it keeps its context.
+    no_context[t] = !filled && !(handoff && t == 1) && rng.Percent(50);
+    if (filled) fill(steps[t], *rng.Pick(fillable));
+    if (handoff && t == 0) {
+      steps[t].push_back(Op("signal").Add("point", ready).Build());
+      continue;  // its page stays mapped until thread 1 has used it (or for good)
     }
-    if (rng.Percent(40)) {  // and give the page back
-      steps.push_back(
-          Op("unmap").Add("buffer", buffer).Size("offset", offset).Size("size", G()).Build());
-      --model.phys[r.maps[offset].phys].mappings;
-      r.maps.erase(offset);
-      steps.push_back(Op("release").Add("alloc", alloc).Build());
-      model.allocs[alloc].live = false;
-      --model.phys[model.allocs[alloc].phys].handles;
+    if (rng.Percent(40)) give_back(steps[t], buffer, offset, alloc);  // and give the page back
+    if (handoff && t == 1) {
+      steps[t].push_back(Op("wait_for").Add("point", ready).Build());
+      // Its fill takes a kernel's time and is waited for (no `async`): thread 0's unmap after
+      // `done` finds the page idle.
+      const std::vector<const Tensor*> handed = fillable_in(places[0].first, places[0].second);
+      if (!handed.empty()) fill(steps[t], *rng.Pick(handed));
+      if (hand_back) steps[t].push_back(Op("signal").Add("point", done).Build());
     }
+  }
+  if (hand_back) {
+    steps[0].push_back(Op("wait_for").Add("point", done).Build());
+    give_back(steps[0], places[0].first, places[0].second, first_alloc);
+  }
+  std::vector<YamlValue> threads;
+  for (size_t t = 0; t < count; ++t) {
     MapBuilder thread;
     thread.Add("thread", "t" + std::to_string(t));
-    if (no_context) thread.Add("context", "none");
-    threads.push_back(thread.Add("steps", List(std::move(steps))).Build());
+    if (no_context[t]) thread.Add("context", "none");
+    threads.push_back(thread.Add("steps", List(std::move(steps[t]))).Build());
   }
   Emit(MapBuilder().Add("name", Name("threads")).Add("threads", List(std::move(threads))).Build());
   return true;

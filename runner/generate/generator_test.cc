@@ -118,6 +118,45 @@ TEST(Generator, ThreadsGroupsGiveEachThreadABufferOfItsOwn) {
   EXPECT_GE(groups, 5);
 }
 
+// A page handed over between two threads (kvcached's mapper and compute thread): thread t0
+// signals after it has mapped its page, thread t1 waits for that point and then fills; when t1
+// signals back, t0 waits for it and only then unmaps and releases its page. Within 60 scenarios,
+// several of each (the sync points' order is what the validator proves; EveryScenarioValidates).
+TEST(Generator, ThreadsHandAPageOverThroughSyncPoints) {
+  int handoffs = 0, hand_backs = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    const std::string text = Generate(GenOptions{.seed = seed}).text;
+    for (size_t at = text.find("threads: ["); at != std::string::npos;
+         at = text.find("threads: [", at + 1)) {
+      const std::string line = text.substr(at, text.find('\n', at) - at);
+      const size_t t1 = line.find("{thread: t1");
+      const size_t signal = line.find("op: signal, point: ready");
+      if (signal == std::string::npos) continue;
+      ++handoffs;
+      ASSERT_NE(t1, std::string::npos) << line;
+      EXPECT_LT(signal, t1) << "thread t0 signals: " << line;
+      const size_t from = signal + std::string("op: signal, point: ").size();
+      const std::string ready = line.substr(from, line.find('}', from) - from);
+      const size_t wait = line.find("op: wait_for, point: " + ready + "}");
+      ASSERT_NE(wait, std::string::npos) << line;
+      EXPECT_GT(wait, t1) << "thread t1 waits: " << line;
+      const size_t back = line.find("op: signal, point: done", wait);
+      if (back == std::string::npos) {
+        EXPECT_EQ(line.find("op: unmap", signal), line.find("op: unmap", t1))
+            << "without a hand-back thread t0 keeps its page: " << line;
+        continue;
+      }
+      ++hand_backs;
+      const size_t t0_wait = line.find("op: wait_for, point: done");
+      ASSERT_NE(t0_wait, std::string::npos) << line;
+      EXPECT_LT(t0_wait, t1) << "thread t0 waits for it: " << line;
+      EXPECT_LT(line.find("op: unmap", signal), t1) << "then gives its page back: " << line;
+    }
+  }
+  EXPECT_GE(handoffs, 3);
+  EXPECT_GE(hand_backs, 1);
+}
+
 TEST(Generator, EveryScenarioValidates) {
   int failed = 0;
   std::string first;  // the first failing scenario, whole
