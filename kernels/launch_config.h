@@ -15,9 +15,6 @@ struct LaunchConfig {
 };
 
 // Kernel names as they appear in KernelNodeParams::function.
-inline constexpr const char* kMatmulKernelName = "vmm_matmul_f32";
-inline constexpr const char* kFillKernelName = "vmm_fill_f32";
-inline constexpr const char* kAxpyKernelName = "vmm_axpy_f32";
 inline constexpr const char* kBusyKernelName = "vmm_busy_u32";
 inline constexpr const char* kSetConditionKernelName = "vmm_set_condition";
 inline constexpr const char* kNextPassKernelName = "vmm_next_pass";

@@ -92,7 +92,7 @@ TEST_F(CudaGraphTest, SameLaunchRecapturedUpdatesAndKernelNodesAreEqual) {
   ASSERT_EQ(n1.size(), 1u);
   EXPECT_TRUE(n1 == n2) << "two captures of the same launch must have identical kernel nodes";
   const KernelNodeParams& p = n1[0];
-  EXPECT_EQ(p.function, kernels::kMatmulKernelName);
+  EXPECT_EQ(p.function, "vmm_matmul_f32");
   const kernels::LaunchConfig launch = kernels::MatmulLaunch(kN, kN);
   EXPECT_EQ(p.grid, launch.grid);
   EXPECT_EQ(p.block, launch.block);
@@ -188,7 +188,7 @@ TEST_F(CudaGraphTest, FillNodeArgumentsAre24Bytes) {
   std::vector<KernelNodeParams> nodes;
   ASSERT_OK(engine_->KernelNodes(graph, &nodes));
   ASSERT_EQ(nodes.size(), 1u);
-  EXPECT_EQ(nodes[0].function, kernels::kFillKernelName);
+  EXPECT_EQ(nodes[0].function, "vmm_fill_f32");
   EXPECT_EQ(nodes[0].grid, kernels::FillLaunch(kElems).grid);
   ASSERT_EQ(nodes[0].arg_bytes.size(), 24u) << "fill args: pointer + 2 uint64";
   uint64_t dst = 0, count = 0, seed = 0;
