@@ -29,6 +29,7 @@
 #include "bench/raw_driver_loop.h"
 #include "runner/base/stopwatch.h"
 #include "runner/engine/select/engine_select.h"
+#include "runner/exec/burst_records.h"
 #include "runner/exec/executor.h"
 #include "runner/plan/plan.h"
 #include "runner/scenario/parse.h"
@@ -108,8 +109,17 @@ long MinorFaults() {
   return usage.ru_minflt;
 }
 
-// Nanoseconds per steady_clock read (the runner reads it twice per burst of VMM steps). now() is a
-// call into the vDSO, which the compiler cannot drop, so the results need not be kept.
+// CPU time of every thread of this process so far (user and system), microseconds: the runner
+// builds a long burst's records on a second thread, which wall time alone does not show.
+double ProcessCpuUs() {
+  rusage usage = {};
+  getrusage(RUSAGE_SELF, &usage);
+  auto us = [](const timeval& t) { return t.tv_sec * 1e6 + static_cast<double>(t.tv_usec); };
+  return us(usage.ru_utime) + us(usage.ru_stime);
+}
+
+// Nanoseconds per steady_clock read (the runner reads it once per 32 VMM steps of a burst). now()
+// is a call into the vDSO, which the compiler cannot drop, so the results need not be kept.
 double ClockReadNs() {
   constexpr int kReads = 1000000;
   vmm::Stopwatch watch;
@@ -179,10 +189,15 @@ int main(int argc, char** argv) {
   }
 
   std::vector<double> raw_driver, raw_driver_again, raw_engine, runner, inside, faults;
+  std::vector<double> driver_cpu, runner_cpu;
+  uint64_t aside = 0;  // runner runs whose burst had its records built aside
   bool failed = false;
   const std::function<void()> variants[] = {
       [&] {
-        if (driver) raw_driver.push_back(driver->Run(cycles));
+        if (!driver) return;
+        const double cpu_before = ProcessCpuUs();
+        raw_driver.push_back(driver->Run(cycles));
+        driver_cpu.push_back(ProcessCpuUs() - cpu_before);
       },
       [&] {
         if (driver) raw_driver_again.push_back(driver->Run(cycles));
@@ -190,9 +205,13 @@ int main(int argc, char** argv) {
       [&] { raw_engine.push_back(RawLoop(engine, cycles)); },
       [&] {
         const long faults_before = MinorFaults();
+        const double cpu_before = ProcessCpuUs();
+        const uint64_t aside_before = vmm::BurstsRecordedAside();
         vmm::Stopwatch watch;
         vmm::RunOutcome outcome = vmm::RunPlan(plan, engine, nullptr);
         runner.push_back(watch.ElapsedUs());
+        runner_cpu.push_back(ProcessCpuUs() - cpu_before);
+        aside += vmm::BurstsRecordedAside() - aside_before;
         faults.push_back(static_cast<double>(MinorFaults() - faults_before));
         double engine_us = 0;
         for (const vmm::report::StepRecord& step : outcome.steps) engine_us += step.wall_us;
@@ -206,7 +225,8 @@ int main(int argc, char** argv) {
   // Warm-up: every variant once, untimed.
   for (const auto& variant : variants) variant();
   raw_driver.clear(), raw_driver_again.clear(), raw_engine.clear(), runner.clear();
-  inside.clear(), faults.clear();
+  inside.clear(), faults.clear(), driver_cpu.clear(), runner_cpu.clear();
+  aside = 0;
   int order[] = {0, 1, 2, 3};
   for (int r = 0; r < rounds && !failed; ++r) {
     for (int v : order) variants[v]();
@@ -243,6 +263,8 @@ int main(int argc, char** argv) {
     std::printf("  engine / driver : %s\n", RatioSummary(raw_engine, raw_driver).c_str());
     std::printf("  driver / driver : %s   (the same loop twice: the noise)\n",
                 RatioSummary(raw_driver_again, raw_driver).c_str());
+    std::printf("  CPU time        : runner / driver %s   (every thread of the process)\n",
+                RatioSummary(runner_cpu, driver_cpu).c_str());
   }
   std::printf("  runner / engine : %s%s\n", RatioSummary(runner, raw_engine).c_str(),
               driver ? "" : "   (no driver on this backend)");
@@ -250,10 +272,14 @@ int main(int argc, char** argv) {
       "  inside engine   : %10.1f us total (sum of the steps' wall_us), so %.3f us/step\n"
       "                    outside the engine calls (setup, records), %.0f page faults\n",
       Median(inside), (Median(runner) - Median(inside)) / steps, Median(faults));
+  std::printf(
+      "  records aside   : %llu of %d runner runs built their burst's records on the\n"
+      "                    background thread (burst_records.h)\n",
+      static_cast<unsigned long long>(aside), static_cast<int>(runner.size()));
   std::printf("  executor alone  : %7.3f us/step (the same plan on an engine that does nothing)\n",
               Median(null_runs) / steps);
   std::printf("  clock read      : %7.1f ns (steady_clock; the runner reads it %s)\n",
-              ClockReadNs(), TickReadNs() > 0 ? "twice per burst" : "once per VMM step");
+              ClockReadNs(), TickReadNs() > 0 ? "once per 32 VMM steps" : "once per VMM step");
   if (driver) {
     const double context_ns = driver->ContextQueryNs();
     if (context_ns < 0) return 4;  // the driver refused (printed by the loop)

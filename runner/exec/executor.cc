@@ -12,6 +12,7 @@
 #include "runner/base/stopwatch.h"
 #include "runner/engine/fault_engine.h"
 #include "runner/engine/shared_engine.h"
+#include "runner/exec/burst_records.h"
 #include "runner/exec/run_state.h"
 #include "runner/exec/timing_stats.h"
 
@@ -227,9 +228,7 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer, Blo
   if (plan.injects_errors) faults.emplace(engine, std::nullopt);
   Engine& base = faults ? static_cast<Engine&>(*faults) : engine;
   std::optional<SharedEngine> shared;
-  if (std::any_of(plan.steps.begin(), plan.steps.end(),
-                  [](const PlanStep& s) { return s.op == Op::kThreads; }))
-    shared.emplace(base);
+  if (plan.has_threads) shared.emplace(base);
   RunState state(plan, shared ? *shared : base, blocks);
   if (faults) state.faults = &*faults;
   state.shared_handles = std::move(shared_handles);
@@ -267,21 +266,41 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer, Blo
         ++end;
       }
       burst.resize(end - i);
-      for (size_t j = i; j < end; ++j) CompileVmmStep(plan.steps[j], plan, &burst[j - i]);
-      Status error;
-      const size_t done = RunVmmSteps(burst.data(), burst.size(), state, &error);
-      for (size_t k = 0; k < burst.size() && k <= done; ++k) {
-        const PlanStep& step = plan.steps[i + k];
+      bool bare = true;  // every create's record is its handle and size (see BurstRecorder)
+      for (size_t j = i; j < end; ++j) {
+        CompileVmmStep(plan.steps[j], plan, &burst[j - i]);
+        bare = bare && (burst[j - i].op != Op::kCreate || burst[j - i].bare);
+      }
+      // The record of burst step k, whose call succeeded: built here after the burst, or by a
+      // BurstRecorder's thread while the burst runs (it touches only the record, the summary's
+      // counts and state.step_address, none of which the burst's calls use).
+      auto record_done = [&, first_step = i](size_t k) {
+        const PlanStep& step = plan.steps[first_step + k];
         StepRecord& record = AppendStepRecord(outcome.steps, step);
-        RecordVmmStep(step, burst[k], k < done, state, record);
-        if (k == done) {  // the step that failed
-          record.status = StepStatus::kFailed;
-          record.error = error.message();
-          summary.failed_step = step.index;
-          stopped = true;
-        } else if (record.check && record.check->verdict == report::Verdict::kFail) {
+        RecordVmmStep(step, burst[k], true, state, record);
+        if (record.check && record.check->verdict == report::Verdict::kFail) {
           record.status = StepStatus::kFailed;  // a reserve's expect_address (never fatal)
         }
+        emit(step);
+      };
+      std::optional<BurstRecorder> recorder;
+      if (burst.size() >= kRecordAsideMinSteps && bare && observer == nullptr) {
+        recorder.emplace(record_done);
+        if (!recorder->started()) recorder.reset();  // no thread to be had: built here instead
+      }
+      Status error;
+      const size_t done = RunVmmSteps(burst.data(), burst.size(), state, &error,
+                                      recorder ? &recorder->progress() : nullptr);
+      const size_t built = recorder ? recorder->Finish(done) : 0;
+      for (size_t k = built; k < done; ++k) record_done(k);
+      if (done < burst.size()) {  // the step that failed
+        const PlanStep& step = plan.steps[i + done];
+        StepRecord& record = AppendStepRecord(outcome.steps, step);
+        RecordVmmStep(step, burst[done], false, state, record);
+        record.status = StepStatus::kFailed;
+        record.error = error.message();
+        summary.failed_step = step.index;
+        stopped = true;
         emit(step);
       }
       i += std::min(done, burst.size() - 1);  // the loop's ++i moves past the last one run

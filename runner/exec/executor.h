@@ -17,10 +17,14 @@
 //   - Timing: wall_us is measured around the engine call(s) of the step only; bookkeeping, report
 //     building and observer callbacks happen outside the timed region.
 //   - Overhead: between the engine calls of consecutive VMM steps the executor only reads the
-//     time-stamp counter (steady_clock off x86-64) and stores plain facts; their records are built
-//     after the run (or right after each step when there is an observer).
+//     time-stamp counter (steady_clock off x86-64, and steady_clock once per 32 steps) and stores
+//     plain facts; their records are built after the burst, or, for a burst of at least
+//     kRecordAsideMinSteps, on the process's background thread while the burst runs
+//     (burst_records.h), or right after each step when there is an observer.
 //     bench/runner_overhead_bench measures what is left.
-// Not thread-safe; one Executor per run.
+// One run per plan and engine at a time. Runs on separate threads share only the process's
+// background thread, which serves one of them at a time (the others build their records
+// themselves).
 #pragma once
 
 #include <map>

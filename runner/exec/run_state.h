@@ -28,7 +28,8 @@ struct Snapshot {
   uint64_t hash = 0;
 };
 
-struct ThreadSync;  // thread_steps.cc: a threads group's sync points while it runs
+class BurstProgress;  // burst_records.h: how far a burst has got
+struct ThreadSync;    // thread_steps.cc: a threads group's sync points while it runs
 
 struct RunState {
   RunState(const Plan& p, Engine& e, BlockRunner* b = nullptr);
@@ -119,9 +120,12 @@ void CompileVmmStep(const PlanStep& step, const Plan& plan, HotVmmStep* out);
 // `*error` says why. A step's wall_us runs from the end of the previous call (or the start) to the
 // end of its own, so it includes the few stores the executor makes in between (nanoseconds), not
 // just the call. Between two calls only the time-stamp counter (steady_clock off x86-64) is read;
-// the burst's steady_clock time is shared out in proportion, so the wall_us of the steps run add up
-// to the burst's time.
-size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* error);
+// the steady_clock time of every chunk of steps is shared out in proportion, so the wall_us of the
+// steps run add up to the burst's time. With `progress`, each chunk's steps are published there
+// once their times are final (a BurstRecorder builds their records meanwhile); the burst's last
+// steps are the caller's to hand over (BurstRecorder::Finish).
+size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* error,
+                   BurstProgress* progress = nullptr);
 // The step's report fields from `done` (`ok`: its call succeeded), and its address in
 // state.step_address for check_address.
 void RecordVmmStep(const PlanStep& step, const HotVmmStep& done, bool ok, RunState& state,

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <string>
 #include <thread>
 
 #include "runner/engine/engine.h"
@@ -81,6 +82,45 @@ TEST(VmmBurstTimingTest, TheSlowCallGetsItsTimeAndTheStepsAddUp) {
   for (size_t i : {0, 1, 3, 4, 5, 6}) EXPECT_LT(out.steps[i].wall_us, 10000) << out.steps[i].name;
   EXPECT_LE(sum, run_us);
   EXPECT_GE(sum, 20000);
+}
+
+// A burst longer than a chunk (its times are shared out chunk by chunk, 32 steps each) and long
+// enough to have its records built aside: every map still gets its own time, the other steps stay
+// small, and the steps add up to the burst's time.
+TEST(VmmBurstTimingTest, ALongBurstsStepsKeepTheirTimesChunkByChunk) {
+  constexpr int kCycles = 70;  // 352 steps: 11 chunks
+  std::string text =
+      "name: t\ngranularity: 2MiB\nbuffers: {A: {shape: [1024]}}\nsteps:\n"
+      "  - {op: reserve, buffer: A, size: 2MiB}\n";
+  for (int i = 0; i < kCycles; ++i) {
+    text +=
+        "  - {op: create, alloc: p, size: 2MiB}\n  - {op: map, buffer: A, alloc: p}\n"
+        "  - {op: set_access, buffer: A}\n  - {op: unmap, buffer: A}\n"
+        "  - {op: release, alloc: p}\n";
+  }
+  text += "  - {op: free, buffer: A}\n";
+  Planned p(text);
+  ASSERT_EQ(p.errors, "");
+  SlowMapEngine engine;
+  engine.map_delay = std::chrono::milliseconds(1);
+  const auto start = std::chrono::steady_clock::now();
+  RunOutcome out = RunPlan(p.plan, engine, nullptr);
+  const double run_us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(out.summary.exit_code, 0);
+  ASSERT_EQ(out.steps.size(), p.plan.steps.size());
+  double sum = 0;
+  for (const report::StepRecord& r : out.steps) {
+    if (r.op == "map") {
+      EXPECT_GE(r.wall_us, 1000) << r.index << ": map slept 1 ms";
+    } else {
+      EXPECT_LT(r.wall_us, 1000) << r.index << " " << r.name;
+    }
+    EXPECT_GE(r.wall_us, 0) << r.index;
+    sum += r.wall_us;
+  }
+  EXPECT_LE(sum, run_us);
+  EXPECT_GE(sum, kCycles * 1000.0);
 }
 
 // A failed call ends the burst: the failed step still gets its time, the steps before it theirs,

@@ -15,6 +15,7 @@
 #endif
 
 #include "runner/base/format.h"
+#include "runner/exec/burst_records.h"
 #include "runner/exec/run_state.h"
 #include "runner/exec/step_text.h"
 
@@ -366,11 +367,15 @@ void CompileVmmStep(const PlanStep& step, const Plan& plan, HotVmmStep* out) {
   }
 }
 
-size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* error) {
+size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* error,
+                   BurstProgress* progress) {
   // Between two calls only the time-stamp counter is read (about half a steady_clock read through a
-  // VM's vDSO); the burst's steady_clock time is then shared out in proportion to each step's
-  // ticks, so the steps' wall_us add up to the burst's real time whatever the counter's rate.
-  const Clock::time_point start = Clock::now();
+  // VM's vDSO); every kTimeChunk steps steady_clock is read and the chunk's time shared out in
+  // proportion to each step's ticks, so the steps' wall_us add up to the burst's real time
+  // whatever the counter's rate. A chunk's steps are final then, and published to `progress`.
+  constexpr size_t kTimeChunk = 32;
+  Clock::time_point chunk_start = Clock::now();
+  size_t chunk_first = 0;
   uint64_t last = ReadTicks();
   size_t done = count;
   for (size_t i = 0; i < count; ++i) {
@@ -384,9 +389,18 @@ size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* err
       done = i;
       break;
     }
+    if (i + 1 - chunk_first == kTimeChunk) {
+      const Clock::time_point chunk_end = Clock::now();
+      ShareOutTime(steps + chunk_first, kTimeChunk, Micros(chunk_start, chunk_end));
+      chunk_start = chunk_end;
+      chunk_first = i + 1;
+      if (progress != nullptr) progress->Publish(chunk_first);
+    }
   }
   const size_t timed = done < count ? done + 1 : count;  // the failed step has its time too
-  ShareOutTime(steps, timed, Micros(start, Clock::now()));
+  if (timed > chunk_first) {
+    ShareOutTime(steps + chunk_first, timed - chunk_first, Micros(chunk_start, Clock::now()));
+  }
   return done;
 }
 

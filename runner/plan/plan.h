@@ -245,6 +245,9 @@ struct Plan {
   // A step arms the run's fault injector (inject_error): the run wraps its engine in a
   // FaultEngine (runner/engine/fault_engine.h); otherwise calls go straight to the engine.
   bool injects_errors = false;
+  // A step is a threads group: the run calls its engine from several threads, through one
+  // SharedEngine for the whole run (runner/engine/shared_engine.h).
+  bool has_threads = false;
 };
 
 // An isolate block, validated as a plan of its own: the scenario's buffers and views (declarations

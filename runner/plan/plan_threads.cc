@@ -182,6 +182,7 @@ std::vector<PlanBuilder::ThreadAccess> PlanBuilder::Footprint(const PlanStep& p)
 
 template <>
 void PlanBuilder::PlanOp<Op::kThreads>(const Step& step, PlanStep* p, BufferUses*) {
+  plan_.has_threads = true;
   if (thread_ != nullptr) {
     Error(step.loc, "threads groups do not nest: put the inner group after this one");
     return;

@@ -127,8 +127,11 @@ Status CudaEngine::Create(const AllocProps& props, AllocHandle* out) {
   // props.location_id >= 0 places the memory on another device: cuMemCreate takes any device's
   // ordinal from any context.
   if (!a.ok()) return Annotate(a.status(), what);
+  const CUmemGenericAllocationHandle driver = a->get().handle;
   std::lock_guard<SpinLock> lock(vmm_mu_);
   out->value = allocs_.Insert(std::move(a).value());
+  // A page is usually mapped next, by this thread: its Map finds the handle in the memo.
+  Memoize(*out, driver, releases_.load(std::memory_order_relaxed));
   return Status::Ok();
 }
 
@@ -156,25 +159,24 @@ Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
   auto what = [&] { return "Release(handle=" + std::to_string(handle.value) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   std::optional<CUmemGenericAllocationHandle> freed;
-  bool known = true;
+  // The driver's handle, copied under the guard; the call goes out without it. Only this thread
+  // releases this handle (the validator orders every other use of it before or after).
+  std::optional<PhysicalMemory> memory;
   {
     std::lock_guard<SpinLock> lock(vmm_mu_);
     // The allowance covers this call only, whichever handle it names.
-    if (allocs_.Find(handle.value) != nullptr) {
+    if (const PhysicalAlloc* alloc = allocs_.Find(handle.value)) {
+      memory = alloc->get();
       allow_released_.store(false, std::memory_order_relaxed);
-    } else if (!(freed = TakeReleased(handle.value))) {
-      known = false;
+    } else {
+      freed = TakeReleased(handle.value);
     }
   }
-  if (!known) return UnknownHandle(what());
   // An isolate block's second release: the driver's freed handle, as it is (outside the guard).
   if (freed) return Annotate(CU_CALL(api_, cuMemRelease(*freed)), what);
+  if (!memory) return UnknownHandle(what());
   VMM_RETURN_IF_ERROR(
       Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
-  // The driver's handle, copied under the guard; the call goes out without it. Only this thread
-  // releases this handle (the validator orders every other use of it before or after).
-  const std::optional<PhysicalMemory> memory = FindMemory(handle);
-  if (!memory) return UnknownHandle(what());
   VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemRelease(memory->handle)), what));
   std::lock_guard<SpinLock> lock(vmm_mu_);
   if (PhysicalAlloc* alloc = allocs_.Find(handle.value)) alloc->release();  // released above
