@@ -12,7 +12,7 @@
 // identical runs differ there, the resolution of the runner's ratio) and each op's p99 latency
 // on both sides. Asserts nothing (CUDA only: the twin's calls go one at a time).
 //
-//   thread_scaling_bench [--cycles N] [--rounds R] [--threads 1,2,4,8,16] [--null]
+//   thread_scaling_bench [--cycles N] [--rounds R] [--seconds S] [--threads 1,2,4,8,16] [--null]
 // `--null` times only the runner, on an engine whose calls do nothing (any machine): µs per step
 // of a threads group against the same steps run by the run's own loop.
 #include <algorithm>
@@ -89,10 +89,12 @@ double Detail(const vmm::report::StepRecord& r, const std::string& key) {
 
 int main(int argc, char** argv) {
   int cycles = 200, rounds = 5;
+  double min_seconds = 3;  // a point runs at least this long (up to 10 R rounds)
   std::vector<int> thread_counts{1, 2, 4, 8, 16};
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--cycles")) cycles = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--rounds")) rounds = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--seconds")) min_seconds = std::atof(argv[i + 1]);
     if (!std::strcmp(argv[i], "--threads")) {
       thread_counts.clear();
       for (const char* s = argv[i + 1]; *s != '\0';) {
@@ -104,8 +106,10 @@ int main(int argc, char** argv) {
   }
   bool null_engine = false;
   for (int i = 1; i < argc; ++i) null_engine = null_engine || !std::strcmp(argv[i], "--null");
-  if (cycles < 1 || rounds < 1 || thread_counts.empty()) {
-    std::fprintf(stderr, "usage: thread_scaling_bench [--cycles N] [--rounds R] [--threads 1,2]\n");
+  if (cycles < 1 || rounds < 1 || thread_counts.empty() || !(min_seconds >= 0)) {
+    std::fprintf(stderr,
+                 "usage: thread_scaling_bench [--cycles N] [--rounds R] [--seconds S] "
+                 "[--threads 1,2]\n");
     return 2;
   }
   if (null_engine) return RunnerAlone(thread_counts, cycles, rounds);
@@ -122,8 +126,10 @@ int main(int argc, char** argv) {
   std::unique_ptr<vmm::bench::RawDriverLoop> raw =
       vmm::bench::MakeRawDriverLoop(engine.info().ordinal, kPage);
   if (raw == nullptr) return 3;
-  std::printf("%s, %d cycles per thread, %d rounds (median of the rounds)\n",
-              engine.info().name.c_str(), cycles, rounds);
+  std::printf(
+      "%s, %d cycles per thread, at least %d rounds and %.0f s a point (median of the "
+      "rounds)\n",
+      engine.info().name.c_str(), cycles, rounds, min_seconds);
   std::printf("%-9s %7s %7s %13s %13s %11s %8s %-46s %-46s\n", "mix", "threads", "rounds",
               "raw cyc/s", "runner cyc/s", "runner/raw", "raw/raw", "raw p99 µs per op",
               "runner p99 µs per op");
@@ -150,7 +156,7 @@ int main(int argc, char** argv) {
             .count();
       };
       int r = 0;
-      for (; r < rounds || (point_seconds() < 3.0 && r < 10 * rounds); ++r) {
+      for (; r < rounds || (point_seconds() < min_seconds && r < 10 * rounds); ++r) {
         double raw_us = -1, again_us = -1, runner_us = -1;
         vmm::report::StepRecord group;
         auto run_raw = [&] {

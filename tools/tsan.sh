@@ -2,7 +2,8 @@
 # ThreadSanitizer run of what several threads touch (CI runs it after the suite, .ci/run): a
 # host-backend build with -fsanitize=thread (build-tsan/, at -O1: it is built for its checks, on
 # CI's two cores), then the tests of threads groups, the shared engine, the twin's stream and busy
-# kernels (vmm_thread_tests), and the threaded scenarios through the binary. Exit status: the
+# kernels, a burst's records built on the background thread (vmm_thread_tests), and the threaded
+# scenarios through the binary. Exit status: the
 # tests'; any report of a race stops the run (halt_on_error).
 #   tools/tsan.sh
 set -euo pipefail
