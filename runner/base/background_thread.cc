@@ -1,6 +1,7 @@
 #include "runner/base/background_thread.h"
 
 #include <pthread.h>
+#include <signal.h>
 
 #include <mutex>
 #include <system_error>
@@ -28,12 +29,19 @@ BackgroundThread* BackgroundThread::TryAcquire() {
                        [] { g_thread.store(nullptr, std::memory_order_relaxed); });
       });
       thread = new BackgroundThread;  // lives as long as the process (its thread never ends)
+      // The thread starts with every signal blocked (it inherits this thread's mask, restored
+      // after): stop signals keep going to the threads that poll for them, as before it existed.
+      sigset_t all, before;
+      sigfillset(&all);
+      pthread_sigmask(SIG_BLOCK, &all, &before);
       try {
         std::thread([thread] { thread->Loop(); }).detach();
       } catch (const std::system_error&) {
+        pthread_sigmask(SIG_SETMASK, &before, nullptr);
         delete thread;
         return nullptr;
       }
+      pthread_sigmask(SIG_SETMASK, &before, nullptr);
       g_thread.store(thread, std::memory_order_release);
     }
   }

@@ -11,7 +11,8 @@
 //     visible to the holder after Wait.
 //   - After fork() the child has no such thread: its first TryAcquire starts its own (the parent's
 //     object is left behind in the child's memory, unused).
-//   - The thread lives until the process ends (detached, parked); it holds no lock while parked.
+//   - The thread lives until the process ends (detached, parked); it holds no lock while parked
+//     and blocks every signal (SIGINT and the like reach the process's other threads).
 #pragma once
 
 #include <atomic>
