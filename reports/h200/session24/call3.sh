@@ -23,6 +23,6 @@ grep -E "^==|runner / driver|engine / driver|driver / driver|runner / engine|CPU
   "$out/overhead.txt"
 for i in 1 2 3; do
   echo "== thread_scaling_bench, run $i"
-  timeout 120 build-gpu/bench/thread_scaling_bench --cycles 1000 --rounds 7 --seconds 6
+  timeout 150 build-gpu/bench/thread_scaling_bench --cycles 1000 --rounds 7 --seconds 6
 done >"$out/threads.txt" 2>&1
 cut -c1-75 "$out/threads.txt"
