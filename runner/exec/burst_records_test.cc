@@ -17,19 +17,6 @@
 namespace vmm {
 namespace {
 
-// A reserve, `cycles` page cycles and a free: one burst of 5 * cycles + 2 steps.
-std::string CycleScenario(int cycles) {
-  std::string text =
-      "version: 1\nname: cycles\nbuffers: {A: {shape: [64]}}\nsteps:\n"
-      "  - {op: reserve, buffer: A}\n";
-  for (int i = 0; i < cycles; ++i) {
-    text += "  - {op: create, alloc: p, size: 2MiB}\n  - {op: map, buffer: A, alloc: p}\n";
-    text += "  - {op: set_access, buffer: A}\n  - {op: unmap, buffer: A}\n";
-    text += "  - {op: release, alloc: p}\n";
-  }
-  return text + "  - {op: free, buffer: A}\n";
-}
-
 // Everything of a record but its times (wall_us, wait_us).
 std::string Describe(const report::StepRecord& r) {
   std::string text = std::to_string(r.index) + " " + r.name + " " + r.op + " " +
@@ -72,7 +59,7 @@ void ExpectTheSameRecords(const Plan& plan, int fail_map) {
 }
 
 TEST(BurstRecords, ALongBurstHasTheRecordsItsOwnThreadWouldBuild) {
-  Planned p(CycleScenario(200));
+  Planned p(PageCycleScenario(200));
   ASSERT_EQ(p.errors, "");
   ASSERT_GE(p.plan.steps.size(), kRecordAsideMinSteps);
   ExpectTheSameRecords(p.plan, 0);
@@ -81,14 +68,14 @@ TEST(BurstRecords, ALongBurstHasTheRecordsItsOwnThreadWouldBuild) {
 // Map 150 fails at step 747: the BackgroundThread has built records by then (it is woken every
 // 128 steps), the run's thread builds the failed step's, and every later step is skipped.
 TEST(BurstRecords, ABurstThatFailsPartWayHasTheSameRecordsAndSummary) {
-  Planned p(CycleScenario(200));
+  Planned p(PageCycleScenario(200));
   ASSERT_EQ(p.errors, "");
   ExpectTheSameRecords(p.plan, 150);
 }
 
 // Map 1 fails: the burst ends before a single chunk was published.
 TEST(BurstRecords, ABurstThatFailsAtOnceHasTheSameRecordsAndSummary) {
-  Planned p(CycleScenario(200));
+  Planned p(PageCycleScenario(200));
   ASSERT_EQ(p.errors, "");
   ExpectTheSameRecords(p.plan, 1);
 }

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <string>
 #include <thread>
 
 #include "runner/engine/engine.h"
@@ -51,20 +50,10 @@ class SlowMapEngine final : public Engine {
   DeviceInfo info_;
 };
 
-constexpr char kCycle[] =
-    "name: t\ngranularity: 2MiB\nbuffers: {A: {shape: [1024]}}\nsteps:\n"
-    "  - {op: reserve, buffer: A, size: 2MiB}\n"
-    "  - {op: create, alloc: p, size: 2MiB}\n"
-    "  - {op: map, buffer: A, alloc: p}\n"
-    "  - {op: set_access, buffer: A}\n"
-    "  - {op: unmap, buffer: A}\n"
-    "  - {op: release, alloc: p}\n"
-    "  - {op: free, buffer: A}\n";
-
 // The fast steps' bound is loose (10 ms against calls that return at once) so that a loaded
 // machine (ctest -j) does not fail it; the slow step's 20 ms is a floor that cannot be beaten.
 TEST(VmmBurstTimingTest, TheSlowCallGetsItsTimeAndTheStepsAddUp) {
-  Planned p(kCycle);
+  Planned p(PageCycleScenario(1));
   ASSERT_EQ(p.errors, "");
   SlowMapEngine engine;
   const auto start = std::chrono::steady_clock::now();
@@ -89,17 +78,7 @@ TEST(VmmBurstTimingTest, TheSlowCallGetsItsTimeAndTheStepsAddUp) {
 // small, and the steps add up to the burst's time.
 TEST(VmmBurstTimingTest, ALongBurstsStepsKeepTheirTimesChunkByChunk) {
   constexpr int kCycles = 70;  // 352 steps: 11 chunks
-  std::string text =
-      "name: t\ngranularity: 2MiB\nbuffers: {A: {shape: [1024]}}\nsteps:\n"
-      "  - {op: reserve, buffer: A, size: 2MiB}\n";
-  for (int i = 0; i < kCycles; ++i) {
-    text +=
-        "  - {op: create, alloc: p, size: 2MiB}\n  - {op: map, buffer: A, alloc: p}\n"
-        "  - {op: set_access, buffer: A}\n  - {op: unmap, buffer: A}\n"
-        "  - {op: release, alloc: p}\n";
-  }
-  text += "  - {op: free, buffer: A}\n";
-  Planned p(text);
+  Planned p(PageCycleScenario(kCycles));
   ASSERT_EQ(p.errors, "");
   SlowMapEngine engine;
   engine.map_delay = std::chrono::milliseconds(1);
@@ -126,7 +105,7 @@ TEST(VmmBurstTimingTest, ALongBurstsStepsKeepTheirTimesChunkByChunk) {
 // A failed call ends the burst: the failed step still gets its time, the steps before it theirs,
 // and the steps after it none (they are skipped).
 TEST(VmmBurstTimingTest, TheFailedStepGetsItsTime) {
-  Planned p(kCycle);
+  Planned p(PageCycleScenario(1));
   ASSERT_EQ(p.errors, "");
   SlowMapEngine engine;
   engine.map_fails = true;

@@ -28,4 +28,20 @@ struct Planned {
   std::string errors;
 };
 
+// A scenario of one buffer A reserved once, `cycles` page cycles on it (create p, map, set_access,
+// unmap, release, each a 2 MiB page) and its free: with no observer, one burst of
+// 5 * cycles + 2 memory steps.
+inline std::string PageCycleScenario(int cycles) {
+  std::string text =
+      "version: 1\nname: cycles\ngranularity: 2MiB\nbuffers: {A: {shape: [1024]}}\nsteps:\n"
+      "  - {op: reserve, buffer: A, size: 2MiB}\n";
+  for (int i = 0; i < cycles; ++i) {
+    text +=
+        "  - {op: create, alloc: p, size: 2MiB}\n  - {op: map, buffer: A, alloc: p}\n"
+        "  - {op: set_access, buffer: A}\n  - {op: unmap, buffer: A}\n"
+        "  - {op: release, alloc: p}\n";
+  }
+  return text + "  - {op: free, buffer: A}\n";
+}
+
 }  // namespace vmm
