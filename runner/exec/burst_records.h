@@ -5,7 +5,8 @@
 // details and addresses as text) is built from the compiled step once the call is done. Built on
 // the run's own thread after the burst, that work lands between the run's calls and the next, on
 // caches the driver has just emptied, and it was about a percent of a page cycle's time on the
-// H200. A BurstRecorder builds them on a thread of its own instead, a chunk behind the calls.
+// H200. A BurstRecorder builds them on the process's background thread instead, a chunk behind the
+// calls.
 //
 // Contract:
 //   - RunVmmSteps publishes, through BurstProgress, how many steps of the burst have finished with
@@ -16,11 +17,11 @@
 //     plan, the compiled step k and run-state facts no later call of the burst writes, and write
 //     what the run's thread does not touch until Finish returns (the records, the summary's
 //     counts, state.step_address). The executor uses a recorder only for bursts whose records
-//     read nothing else (every create is bare: see UsesRecorder).
+//     read nothing else: every create in them is `bare` (RunPlan checks it as it compiles them).
 //   - Finish(done) is called by the run's thread once the burst has ended, with RunVmmSteps'
-//     return value: the recorder builds every step before `done` (all succeeded), stops its
-//     thread and returns `done`. An exception thrown by `build` (std::bad_alloc) is thrown again
-//     from Finish, on the run's thread.
+//     return value: the recorder builds every step before `done` (all succeeded), gives the
+//     thread back and returns `done`. An exception thrown by `build` (std::bad_alloc) is thrown
+//     again from Finish, on the run's thread.
 //   - The records are built on the process's BackgroundThread, parked between bursts: a burst
 //     costs one wake, a wake per 128 steps and the wait for the last of its records.
 //   - Not copyable; the destructor finishes what Finish did not.
@@ -35,8 +36,6 @@
 #include "runner/base/background_thread.h"
 
 namespace vmm {
-
-struct HotVmmStep;
 
 // How far a running burst has got: the count of steps done (with their final times), and a flag
 // (the top bit) once the burst has ended. One word, so that a waiter sees the end even when the
