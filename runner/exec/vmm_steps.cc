@@ -8,7 +8,8 @@
 // would not pay.
 //
 // Each memory op is one MemoryOp<op> specialization: its engine call (Call), its report fields
-// (Record) and its console line (Describe). The op table's rows index the call tables below.
+// (Record); their console lines (DescribeStep) are in vmm_step_text.cc. The op table's rows index
+// the call tables below.
 #include <chrono>
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -17,7 +18,6 @@
 #include "runner/base/format.h"
 #include "runner/exec/burst_records.h"
 #include "runner/exec/run_state.h"
-#include "runner/exec/step_text.h"
 
 namespace vmm {
 namespace {
@@ -446,59 +446,5 @@ VMM_MEMORY_RUN(kUnmap)
 VMM_MEMORY_RUN(kExport)
 VMM_MEMORY_RUN(kImport)
 #undef VMM_MEMORY_RUN
-
-template <>
-std::string DescribeStep<Op::kReserve>(const Plan&, const PlanStep& step, const StepRecord& r) {
-  std::string text = "va " + AddressText(r, "va") + " · " + FormatBytes(step.size);
-  if (DetailText(r, "hint_honoured").empty()) return text;
-  text += " · hint " + AddressText(r, "hint") + " " +
-          (DetailText(r, "hint_honoured") == "true" ? "honoured" : "moved");
-  return r.check ? VerdictText(r) + "  " + text + " (expected " + r.check->expected + ")" : text;
-}
-template <>
-std::string DescribeStep<Op::kFree>(const Plan& plan, const PlanStep& step, const StepRecord&) {
-  return plan.buffers[step.buffer].name + " · " + FormatBytes(step.size);
-}
-template <>
-std::string DescribeStep<Op::kCreate>(const Plan& plan, const PlanStep& step, const StepRecord& r) {
-  std::string text = plan.allocs[step.alloc] + " · " + FormatBytes(step.size) +
-                     (plan.devices > 1 ? " on device " + std::to_string(step.device) : "");
-  const std::string where = DetailText(r, "granted_location");
-  if (!where.empty()) {
-    text += " · " + where + (DetailText(r, "granted_compression") == "true" ? ", compressed" : "") +
-            (DetailText(r, "granted_gpudirect_rdma") == "true" ? ", rdma" : "");
-  }
-  return text;
-}
-template <>
-std::string DescribeStep<Op::kRelease>(const Plan& plan, const PlanStep& step,
-                                       const StepRecord& r) {
-  return plan.allocs[step.alloc] + " · " + SyncText(r);
-}
-template <>
-std::string DescribeStep<Op::kMap>(const Plan& plan, const PlanStep& step, const StepRecord& r) {
-  return "va " + AddressText(r, "va") + " ← " + plan.allocs[step.alloc] + " · " +
-         FormatBytes(step.size);
-}
-template <>
-std::string DescribeStep<Op::kSetAccess>(const Plan& plan, const PlanStep& step,
-                                         const StepRecord& r) {
-  return plan.buffers[step.buffer].name + " " + DetailText(r, "access") + " over " +
-         FormatBytes(step.size);
-}
-template <>
-std::string DescribeStep<Op::kExport>(const Plan& plan, const PlanStep& step, const StepRecord& r) {
-  return plan.allocs[step.alloc] + " → handle " + plan.handles[step.handle] + " (fd " +
-         DetailText(r, "fd") + ")";
-}
-template <>
-std::string DescribeStep<Op::kImport>(const Plan& plan, const PlanStep& step, const StepRecord&) {
-  return "handle " + plan.handles[step.handle] + " → " + plan.allocs[step.alloc] + " · " +
-         FormatBytes(step.size);
-}
-template <>
-std::string DescribeStep<Op::kUnmap>(const Plan& plan, const PlanStep& step, const StepRecord& r) {
-  return plan.buffers[step.buffer].name + " · " + SyncText(r);
-}
 
 }  // namespace vmm
