@@ -1,8 +1,11 @@
 // NullEngine: an engine whose calls do nothing and succeed, from any number of threads at once
 // (ConcurrentVmm), so that a benchmark times the runner alone (runner_overhead_bench,
-// thread_scaling_bench --null).
+// thread_scaling_bench --null). Given `call_us`, each VMM call instead spins that long on the
+// clock, standing in for a driver call with none of its noise (runner_overhead_bench --backend
+// spin): the runner's time over such calls is its own work on the run's thread.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -17,27 +20,42 @@ inline constexpr uint64_t kNullPage = 2ull << 20;
 class NullEngine final : public vmm::Engine {
  public:
   bool ConcurrentVmm() const override { return true; }
-  NullEngine() {
-    info_.backend = "null";
+  explicit NullEngine(double call_us = 0) : call_us_(call_us) {
+    info_.backend = call_us > 0 ? "spin" : "null";
     info_.granularity_min = info_.granularity_recommended = kNullPage;
   }
   const vmm::DeviceInfo& info() const override { return info_; }
   vmm::Status Reserve(uint64_t, uint64_t, vmm::DevicePtr, vmm::DevicePtr* va) override {
+    Spin();
     *va = 0x100000000;
     return {};
   }
-  vmm::Status Free(vmm::DevicePtr, uint64_t) override { return {}; }
+  vmm::Status Free(vmm::DevicePtr, uint64_t) override {
+    Spin();
+    return {};
+  }
   vmm::Status Create(const vmm::AllocProps&, vmm::AllocHandle* out) override {
+    Spin();
     out->value = 1;
     return {};
   }
-  vmm::Status Release(vmm::AllocHandle, vmm::SyncNote*) override { return {}; }
-  vmm::Status Map(vmm::DevicePtr, uint64_t, uint64_t, vmm::AllocHandle) override { return {}; }
-  vmm::Status SetAccess(vmm::DevicePtr, uint64_t, std::span<const vmm::DeviceAccess>,
-                        vmm::SyncNote*) override {
+  vmm::Status Release(vmm::AllocHandle, vmm::SyncNote*) override {
+    Spin();
     return {};
   }
-  vmm::Status Unmap(vmm::DevicePtr, uint64_t, vmm::SyncNote*) override { return {}; }
+  vmm::Status Map(vmm::DevicePtr, uint64_t, uint64_t, vmm::AllocHandle) override {
+    Spin();
+    return {};
+  }
+  vmm::Status SetAccess(vmm::DevicePtr, uint64_t, std::span<const vmm::DeviceAccess>,
+                        vmm::SyncNote*) override {
+    Spin();
+    return {};
+  }
+  vmm::Status Unmap(vmm::DevicePtr, uint64_t, vmm::SyncNote*) override {
+    Spin();
+    return {};
+  }
   vmm::Status LaunchKernel(const vmm::KernelNodeParams&, vmm::OpTiming*) override { return {}; }
   vmm::Status BeginCapture() override { return {}; }
   vmm::Status EndCapture(vmm::GraphHandle*) override { return {}; }
@@ -64,6 +82,16 @@ class NullEngine final : public vmm::Engine {
   vmm::Status Synchronize() override { return {}; }
 
  private:
+  // Busy-waits call_us_ (no sleep: a sleeping thread's wake-up would be noise of its own).
+  void Spin() const {
+    if (call_us_ <= 0) return;
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(call_us_);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  }
+
+  double call_us_ = 0;
   vmm::DeviceInfo info_;
 };
 

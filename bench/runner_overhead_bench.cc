@@ -8,8 +8,12 @@
 // ordering effects hit all of them; ratios are taken within a round (paired) and summarized as
 // median [min, max] over the rounds. Prints figures; asserts nothing.
 //
-//   runner_overhead_bench [--backend auto|host|cuda|null] [--cycles N] [--rounds R]
+//   runner_overhead_bench [--backend auto|host|cuda|null|spin] [--cycles N] [--rounds R]
+//                         [--call-us U]
 // `--backend null` times only the executor on an engine that does nothing (for profiling).
+// `--backend spin` runs every variant on an engine whose VMM calls each spin U µs (10 by default):
+// runner / engine there is the runner's own work on the run's thread, on any machine, without a
+// driver's noise (but also without what a driver call does to the caches).
 #include <sys/resource.h>
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -147,14 +151,17 @@ double TickReadNs() {
 int main(int argc, char** argv) {
   std::string backend = "auto";
   int cycles = 500, rounds = 12;
+  double call_us = 10;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--backend")) backend = argv[i + 1];
+    if (!std::strcmp(argv[i], "--call-us")) call_us = std::atof(argv[i + 1]);
     if (!std::strcmp(argv[i], "--cycles")) cycles = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--rounds")) rounds = std::atoi(argv[i + 1]);
   }
-  if (cycles < 1 || rounds < 1) {
+  if (cycles < 1 || rounds < 1 || !(call_us > 0)) {
     std::fprintf(stderr,
-                 "usage: runner_overhead_bench [--backend B] [--cycles N>=1] [--rounds R>=1]\n");
+                 "usage: runner_overhead_bench [--backend B] [--cycles N>=1] [--rounds R>=1] "
+                 "[--call-us U>0]\n");
     return 2;
   }
   std::vector<vmm::Diagnostic> diagnostics;
@@ -173,15 +180,21 @@ int main(int argc, char** argv) {
                 *std::min_element(runs.begin(), runs.end()) / (5.0 * cycles + 2));
     return 0;
   }
-  vmm::EngineRequest request;
-  vmm::ParseBackendKind(backend, &request.kind);
-  request.granularity = kPage;
-  vmm::StatusOr<vmm::EngineChoice> choice = vmm::SelectEngine(request);
-  if (!choice.ok()) {
-    std::printf("skipped: %s\n", choice.status().message().c_str());
-    return 0;
+  std::unique_ptr<vmm::Engine> owned;
+  if (backend == "spin") {
+    owned = std::make_unique<vmm::bench::NullEngine>(call_us);
+  } else {
+    vmm::EngineRequest request;
+    vmm::ParseBackendKind(backend, &request.kind);
+    request.granularity = kPage;
+    vmm::StatusOr<vmm::EngineChoice> choice = vmm::SelectEngine(request);
+    if (!choice.ok()) {
+      std::printf("skipped: %s\n", choice.status().message().c_str());
+      return 0;
+    }
+    owned = std::move(choice->engine);
   }
-  vmm::Engine& engine = *choice->engine;
+  vmm::Engine& engine = *owned;
   std::unique_ptr<vmm::bench::RawDriverLoop> driver;
   if (engine.info().backend == "cuda") {
     driver = vmm::bench::MakeRawDriverLoop(engine.info().ordinal, kPage);
@@ -244,8 +257,13 @@ int main(int argc, char** argv) {
 
   const std::vector<double> null_runs = TimeExecutorAlone(plan, rounds);
   const double steps = 5.0 * cycles + 2;
-  std::printf("runner overhead per VMM step (%s backend: %s)\n", engine.info().backend.c_str(),
-              engine.info().name.c_str());
+  if (backend == "spin") {
+    std::printf("runner overhead per VMM step (spin engine: every VMM call spins %.1f us)\n",
+                call_us);
+  } else {
+    std::printf("runner overhead per VMM step (%s backend: %s)\n", engine.info().backend.c_str(),
+                engine.info().name.c_str());
+  }
   std::printf(
       "  %d cycles of create/map/set_access/unmap/release of a 2 MiB page, %d rounds,\n"
       "  variants in rotated order; medians; ratio: median [range] of per-round ratios\n",
