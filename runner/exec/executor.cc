@@ -1,6 +1,7 @@
 #include "runner/exec/executor.h"
 
 #include <algorithm>
+#include <functional>
 #include <new>
 #include <optional>
 #include <string>
@@ -12,7 +13,7 @@
 #include "runner/base/stopwatch.h"
 #include "runner/engine/fault_engine.h"
 #include "runner/engine/shared_engine.h"
-#include "runner/exec/burst_records.h"
+#include "runner/exec/memory_burst.h"
 #include "runner/exec/run_state.h"
 #include "runner/exec/timing_stats.h"
 
@@ -238,15 +239,12 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer, Blo
   const size_t n = plan.steps.size();
   outcome.steps.reserve(n);
   state.records = &outcome.steps;
-  // Consecutive VMM steps that run once are compiled into `burst` and executed back to back (see
-  // RunVmmSteps); their records are built when the burst ends. With an observer every burst is
-  // one step long, so the console shows each step as it ends.
-  std::vector<HotVmmStep> burst;
   // Records are built in place at the end of outcome.steps; `emit` counts and shows the last one.
-  auto emit = [&](const PlanStep& step) {
+  const std::function<void(const PlanStep&)> emit = [&](const PlanStep& step) {
     Count(outcome.steps.back(), summary);
     if (observer != nullptr) observer->OnStep(step, outcome.steps.back());
   };
+  const bool plan_bare = EveryCreateIsBare(plan);
   bool stopped = false;  // a run-time failure or a fatal check: the rest is skipped
   for (size_t i = 0; i < n; ++i) {
     const PlanStep& first = plan.steps[i];
@@ -256,54 +254,16 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer, Blo
       summary.signal = StopSignal();
       summary.stopped_at_step = first.index;
     }
-    // A step with expect_error runs alone: its state is proven around its call.
-    auto burstable = [](const PlanStep& s) {
-      return IsMemoryOp(s.op) && s.repeat <= 1 && s.expect_error == nullptr;
-    };
-    if (!stopped && burstable(first)) {
-      size_t end = i + 1;
-      while (observer == nullptr && end < n && burstable(plan.steps[end])) {
-        ++end;
-      }
-      burst.resize(end - i);
-      bool bare = true;  // every create's record is its handle and size (see BurstRecorder)
-      for (size_t j = i; j < end; ++j) {
-        CompileVmmStep(plan.steps[j], plan, &burst[j - i]);
-        bare = bare && (burst[j - i].op != Op::kCreate || burst[j - i].bare);
-      }
-      // The record of burst step k, whose call succeeded: built here after the burst, or by a
-      // BurstRecorder's thread while the burst runs (it touches only the record, the summary's
-      // counts and state.step_address, none of which the burst's calls use).
-      auto record_done = [&, first_step = i](size_t k) {
-        const PlanStep& step = plan.steps[first_step + k];
-        StepRecord& record = AppendStepRecord(outcome.steps, step);
-        RecordVmmStep(step, burst[k], true, state, record);
-        if (record.check && record.check->verdict == report::Verdict::kFail) {
-          record.status = StepStatus::kFailed;  // a reserve's expect_address (never fatal)
-        }
-        emit(step);
-      };
-      std::optional<BurstRecorder> recorder;
-      if (burst.size() >= kRecordAsideMinSteps && bare && observer == nullptr) {
-        recorder.emplace(record_done);
-        if (!recorder->started()) recorder.reset();  // no thread to be had: built here instead
-      }
-      Status error;
-      const size_t done = RunVmmSteps(burst.data(), burst.size(), state, &error,
-                                      recorder ? &recorder->progress() : nullptr);
-      const size_t built = recorder ? recorder->Finish(done) : 0;
-      for (size_t k = built; k < done; ++k) record_done(k);
-      if (done < burst.size()) {  // the step that failed
-        const PlanStep& step = plan.steps[i + done];
-        StepRecord& record = AppendStepRecord(outcome.steps, step);
-        RecordVmmStep(step, burst[done], false, state, record);
-        record.status = StepStatus::kFailed;
-        record.error = error.message();
-        summary.failed_step = step.index;
+    // Consecutive VMM steps that run once run as one burst (memory_burst.h); a step with
+    // expect_error runs alone: its state is proven around its call.
+    if (!stopped && IsBurstable(first)) {
+      const BurstEnd burst =
+          RunMemoryBurst(i, observer != nullptr, plan_bare, state, outcome.steps, emit);
+      if (burst.failed) {
+        summary.failed_step = plan.steps[burst.last].index;
         stopped = true;
-        emit(step);
       }
-      i += std::min(done, burst.size() - 1);  // the loop's ++i moves past the last one run
+      i = burst.last;  // the loop's ++i moves past it
       continue;
     }
     const PlanStep& step = first;

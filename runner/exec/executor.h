@@ -19,9 +19,10 @@
 //   - Overhead: between the engine calls of consecutive VMM steps the executor only reads the
 //     time-stamp counter (steady_clock off x86-64, and steady_clock once per 32 steps) and stores
 //     plain facts; their records are built after the burst, or, for a burst of at least
-//     kRecordAsideMinSteps, on the process's background thread while the burst runs
-//     (burst_records.h), or right after each step when there is an observer.
-//     bench/runner_overhead_bench measures what is left.
+//     kRecordAsideMinSteps, on the process's background thread while the burst runs, which also
+//     compiles such a burst's later steps ahead of the calls (memory_burst.h, burst_records.h),
+//     or right after each step when there is an observer. bench/runner_overhead_bench measures
+//     what is left.
 // One run per plan and engine at a time. Runs on separate threads share only the process's
 // background thread, which serves one of them at a time (the others build their records
 // themselves).

@@ -113,17 +113,19 @@ struct alignas(64) HotVmmStep {
 };
 static_assert(sizeof(HotVmmStep) == 64, "one cache line per step");
 
-// Fills `out` (a burst's slot, written in place) from the plan step.
+// Fills `out` (a burst's slot: a step, or raw storage for one) from the plan step.
 void CompileVmmStep(const PlanStep& step, const Plan& plan, HotVmmStep* out);
-// Runs `count` compiled steps back to back, updating the run state (buffer addresses, handles).
-// Returns how many succeeded; when that is less than `count`, steps[return value] failed and
-// `*error` says why. A step's wall_us runs from the end of the previous call (or the start) to the
-// end of its own, so it includes the few stores the executor makes in between (nanoseconds), not
-// just the call. Between two calls only the time-stamp counter (steady_clock off x86-64) is read;
-// the steady_clock time of every chunk of steps is shared out in proportion, so the wall_us of the
-// steps run add up to the burst's time. With `progress`, each chunk's steps are published there
-// once their times are final (a BurstRecorder builds their records meanwhile); the burst's last
-// steps are the caller's to hand over (BurstRecorder::Finish).
+// Runs compiled steps back to back, updating the run state (buffer addresses, handles): the
+// `count` given, and, where `progress` has a recorder compiling ahead, as many more as it compiles
+// (BurstProgress::AwaitCompiled). Returns how many succeeded; when a call failed, `*error` says
+// why and steps[return value] is the step that failed (every step before it succeeded). A step's
+// wall_us runs from the end of the previous call (or the start) to the end of its own, so it
+// includes the few stores the executor makes in between (nanoseconds), not just the call. Between
+// two calls only the time-stamp counter (steady_clock off x86-64) is read; the steady_clock time
+// of every chunk of steps is shared out in proportion, so the wall_us of the steps run add up to
+// the burst's time. With `progress`, each chunk's steps are published there once their times are
+// final (a BurstRecorder builds their records meanwhile); the burst's last steps are the caller's
+// to hand over (BurstRecorder::Finish).
 size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* error,
                    BurstProgress* progress = nullptr);
 // The step's report fields from `done` (`ok`: its call succeeded), and its address in

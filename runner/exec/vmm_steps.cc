@@ -11,6 +11,7 @@
 // (Record); their console lines (DescribeStep) are in vmm_step_text.cc. The op table's rows index
 // the call tables below.
 #include <chrono>
+#include <new>
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
@@ -341,8 +342,7 @@ constexpr RecordFn kRecords[] = {
 }  // namespace
 
 void CompileVmmStep(const PlanStep& step, const Plan& plan, HotVmmStep* out) {
-  HotVmmStep& s = *out;
-  s = HotVmmStep{};
+  HotVmmStep& s = *new (out) HotVmmStep{};  // `out` may be raw storage (a burst's buffer)
   s.op = step.op;
   s.access = step.access;
   s.buffer = step.buffer;
@@ -373,12 +373,15 @@ size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* err
   // VM's vDSO); every kTimeChunk steps steady_clock is read and the chunk's time shared out in
   // proportion to each step's ticks, so the steps' wall_us add up to the burst's real time
   // whatever the counter's rate. A chunk's steps are final then, and published to `progress`.
+  // `count` grows when a recorder compiles ahead: at step `count` the loop asks how far it got.
   constexpr size_t kTimeChunk = 32;
   Clock::time_point chunk_start = Clock::now();
   size_t chunk_first = 0;
   uint64_t last = ReadTicks();
-  size_t done = count;
-  for (size_t i = 0; i < count; ++i) {
+  size_t i = 0;
+  bool failed = false;
+  for (;; ++i) {
+    if (i == count && (progress == nullptr || (count = progress->AwaitCompiled(i)) == i)) break;
     Status status = kCalls[static_cast<size_t>(steps[i].op)](steps[i], state);
     const uint64_t now = ReadTicks();
     // Ticks until scaled below; 0 if the thread moved to a core whose counter is behind.
@@ -386,7 +389,7 @@ size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* err
     last = now;
     if (!status.ok()) {
       *error = std::move(status);
-      done = i;
+      failed = true;
       break;
     }
     if (i + 1 - chunk_first == kTimeChunk) {
@@ -397,11 +400,11 @@ size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* err
       if (progress != nullptr) progress->Publish(chunk_first);
     }
   }
-  const size_t timed = done < count ? done + 1 : count;  // the failed step has its time too
+  const size_t timed = failed ? i + 1 : i;  // the failed step has its time too
   if (timed > chunk_first) {
     ShareOutTime(steps + chunk_first, timed - chunk_first, Micros(chunk_start, Clock::now()));
   }
-  return done;
+  return i;
 }
 
 void RecordVmmStep(const PlanStep& step, const HotVmmStep& done, bool ok, RunState& state,
