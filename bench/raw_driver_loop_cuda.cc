@@ -52,8 +52,12 @@ class CudaRawDriverLoop final : public RawDriverLoop {
       for (int t = 0; t < threads; ++t) {
         workers.emplace_back([&] {
           cudaSetDevice(ordinal);  // the primary context, current on this thread
-          std::map<std::string, std::vector<double>> mine;
-          auto timed = [&](const char* op, auto call) {
+          // Latencies by op, in room made before the barrier: between two calls the loop reads the
+          // clock and stores a number, no more than the runner does.
+          enum { kCreate, kMap, kSetAccess, kUnmap, kRelease, kOps };
+          std::vector<double> mine[kOps];
+          for (std::vector<double>& v : mine) v.reserve(static_cast<size_t>(cycles));
+          auto timed = [&](int op, auto call) {
             const auto t0 = std::chrono::steady_clock::now();
             const bool ok = call() == CUDA_SUCCESS;
             mine[op].push_back(
@@ -71,22 +75,27 @@ class CudaRawDriverLoop final : public RawDriverLoop {
           for (int i = 0; ok && i < cycles; ++i) {
             CUmemGenericAllocationHandle h = kept;
             if (map_only) {
-              ok = timed("map", [&] { return api_.cuMemMap(va, page_, 0, h, 0); }) &&
-                   timed("unmap", [&] { return api_.cuMemUnmap(va, page_); });
+              ok = timed(kMap, [&] { return api_.cuMemMap(va, page_, 0, h, 0); }) &&
+                   timed(kUnmap, [&] { return api_.cuMemUnmap(va, page_); });
               continue;
             }
-            ok = timed("create", [&] { return api_.cuMemCreate(&h, page_, &prop_, 0); }) &&
-                 timed("map", [&] { return api_.cuMemMap(va, page_, 0, h, 0); }) &&
-                 timed("set_access", [&] { return api_.cuMemSetAccess(va, page_, &access_, 1); }) &&
-                 timed("unmap", [&] { return api_.cuMemUnmap(va, page_); }) &&
-                 timed("release", [&] { return api_.cuMemRelease(h); });
+            ok = timed(kCreate, [&] { return api_.cuMemCreate(&h, page_, &prop_, 0); }) &&
+                 timed(kMap, [&] { return api_.cuMemMap(va, page_, 0, h, 0); }) &&
+                 timed(kSetAccess, [&] { return api_.cuMemSetAccess(va, page_, &access_, 1); }) &&
+                 timed(kUnmap, [&] { return api_.cuMemUnmap(va, page_); }) &&
+                 timed(kRelease, [&] { return api_.cuMemRelease(h); });
           }
           if (!ok) failed = true;
           if (kept != 0) api_.cuMemRelease(kept);
           if (va != 0) api_.cuMemAddressFree(va, page_);
+          static constexpr const char* kNames[kOps] = {"create", "map", "set_access", "unmap",
+                                                       "release"};
           std::lock_guard<std::mutex> lock(mu);
-          for (auto& [op, v] : mine)
-            out.latency_us[op].insert(out.latency_us[op].end(), v.begin(), v.end());
+          for (int op = 0; op < kOps; ++op) {
+            if (mine[op].empty()) continue;
+            std::vector<double>& all = out.latency_us[kNames[op]];
+            all.insert(all.end(), mine[op].begin(), mine[op].end());
+          }
         });
       }
       while (ready.load() < threads) std::this_thread::yield();
