@@ -3,8 +3,9 @@
 # at 8 and 16 threads? ab_raw.patch makes the raw loop store each latency in room made before the
 # barrier (a clock read and a store between calls, as the runner), where it built a std::string
 # key and looked it up in a std::map per call. thread_scaling_bench --threads 8,16 --cycles 500
-# --rounds 10 --seconds 4, the lean loop (this tree) and the old one (ab_raw.patch reversed)
-# alternated, two runs each.
+# --rounds 10 --seconds 2, the lean loop (this tree) and the old one (ab_raw.patch reversed)
+# alternated, two runs each; each run's output is its own file, so a run cut short by the device
+# budget still leaves the ones before it.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 here=reports/h200/session25
@@ -19,8 +20,9 @@ out="${OUT:-/tmp}"
 for i in 1 2; do
   for t in old new; do
     echo "== thread_scaling_bench $t, run $i (at ${SECONDS}s)"
-    timeout 80 /tmp/$t/thread_scaling_bench --threads 8,16 --cycles 500 --rounds 10 --seconds 4
+    timeout 60 /tmp/$t/thread_scaling_bench --threads 8,16 --cycles 500 --rounds 10 --seconds 2 \
+      >"$out/threads_${t}_$i.txt" 2>&1
+    cut -c1-90 "$out/threads_${t}_$i.txt"
   done
-done >"$out/threads_ab.txt" 2>&1
-cut -c1-90 "$out/threads_ab.txt"
+done
 echo "done at ${SECONDS}s"
