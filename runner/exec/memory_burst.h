@@ -24,7 +24,8 @@
 
 namespace vmm {
 
-// Whether `step` can be part of a burst.
+// Whether `step` can be part of a burst (here, and in a thread of a threads group:
+// thread_steps.cc).
 inline bool IsBurstable(const PlanStep& step) {
   return IsMemoryOp(step.op) && step.repeat <= 1 && step.expect_error == nullptr;
 }

@@ -20,6 +20,7 @@
 
 #include "runner/base/stop_signal.h"
 #include "runner/exec/latency.h"
+#include "runner/exec/memory_burst.h"
 #include "runner/exec/run_state.h"
 
 namespace vmm {
@@ -76,12 +77,6 @@ namespace {
 
 using Samples = LatencySamples;
 
-// A step the thread runs in a burst with its neighbours, as the run's own loop does (executor.cc):
-// a VMM call that runs once, without expect_error.
-bool Burstable(const PlanStep& step) {
-  return IsMemoryOp(step.op) && step.repeat <= 1 && step.expect_error == nullptr;
-}
-
 // A thread's burst of VMM calls whose records are still to be built: steps [first, first +
 // count) of the thread ran (RunVmmSteps, in their compiled slots) and `done` of them succeeded;
 // when done < count, step first + done failed with `error`.
@@ -107,7 +102,7 @@ void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRe
   try {
     hot.resize(steps.size());
     for (size_t i = 0; i < steps.size(); ++i)
-      if (Burstable(steps[i])) CompileVmmStep(steps[i], state.plan, &hot[i]);
+      if (IsBurstable(steps[i])) CompileVmmStep(steps[i], state.plan, &hot[i]);
     out.body.reserve(steps.size());
   } catch (const std::bad_alloc&) {  // the thread still arrives: the others wait for it
     hot.clear();
@@ -145,9 +140,9 @@ void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRe
   try {
     for (size_t i = 0; i < steps.size(); ++i) {
       if (!stopped && StopRequested()) stopped = true;
-      if (!stopped && Burstable(steps[i])) {
+      if (!stopped && IsBurstable(steps[i])) {
         size_t end = i + 1;
-        while (end < steps.size() && Burstable(steps[end])) ++end;
+        while (end < steps.size() && IsBurstable(steps[end])) ++end;
         pending.first = i;
         pending.count = end - i;
         pending.error = Status::Ok();
