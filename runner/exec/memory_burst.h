@@ -4,10 +4,11 @@
 //
 // Contract:
 //   - The burst starts at plan step `first`, which IsBurstable, and takes every burstable step
-//     after it; with an observer it is one step long, so the console shows each step as it ends.
+//     after it; with `one_step` (the run has an observer) it is that step alone, so the console
+//     shows each step as it ends. `plan_bare` is EveryCreateIsBare(state.plan).
 //   - The steps' records are appended to `records` in plan order, each handed to `emit` once
 //     final: the successful steps' in order, then the failed step's (status failed, the error).
-//   - A long burst (at least kRecordAsideMinSteps steps, every create in it `bare`, no observer)
+//   - A long burst (at least kRecordAsideMinSteps steps, every create in it `bare`)
 //     has its records built on the process's background thread while its calls run, and, when
 //     every create of the plan is bare, its steps after the first kRecordAsideMinSteps compiled
 //     there too, ahead of the calls (burst_records.h). `emit` then runs on that thread.
