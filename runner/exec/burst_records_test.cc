@@ -104,30 +104,12 @@ TEST(BurstRecords, ABurstThatFailsAtOnceHasTheSameRecordsAndSummary) {
   ExpectTheSameRecords(p.plan, 1);
 }
 
-// Page cycles in runs of `cycles[i]`, a synchronize between two runs (it ends a burst); the first
-// run starts with the reserve, the last ends with the free, and `then` follows.
-std::string CycleRuns(const std::vector<int>& cycles, const std::string& then = "") {
-  std::string text =
-      "version: 1\nname: runs\ngranularity: 2MiB\nbuffers: {A: {shape: [1024]}}\nsteps:\n"
-      "  - {op: reserve, buffer: A, size: 2MiB}\n";
-  for (size_t r = 0; r < cycles.size(); ++r) {
-    if (r > 0) text += "  - {op: synchronize}\n";
-    for (int i = 0; i < cycles[r]; ++i) {
-      text +=
-          "  - {op: create, alloc: p, size: 2MiB}\n  - {op: map, buffer: A, alloc: p}\n"
-          "  - {op: set_access, buffer: A}\n  - {op: unmap, buffer: A}\n"
-          "  - {op: release, alloc: p}\n";
-    }
-  }
-  return text + "  - {op: free, buffer: A}\n" + then;
-}
-
 // A burst of exactly kRecordAsideMinSteps (the reserve and 51 cycles: its compile ahead finds the
 // end at once), one of 400 cut short by a synchronize, one of 5 (built on the run's thread) and one
 // that runs to the plan's end: each ends where the plan says, aside or not.
 TEST(BurstRecords, BurstsCutShortByOtherStepsEndWhereThePlanSays) {
   static_assert(kRecordAsideMinSteps == 256, "the first run is the reserve and 51 cycles");
-  Planned p(CycleRuns({51, 80, 1, 60}));
+  Planned p(PageCycleRuns({51, 80, 1, 60}));
   ASSERT_EQ(p.errors, "");
   ExpectTheSameRecords(p.plan, 0, 3, 3);
   ExpectTheSameRecords(p.plan, 60, 2, 2);  // map 60 fails in the second run: the rest skipped
@@ -137,9 +119,9 @@ TEST(BurstRecords, BurstsCutShortByOtherStepsEndWhereThePlanSays) {
 // run's thread before their calls; the bare ones among them still have their records built aside.
 // (The fake engine refuses that create, the plan's last step, in both runs.)
 TEST(BurstRecords, APlanWithACreateThatIsNotBareCompilesItsBurstsBeforeTheirCalls) {
-  Planned p(CycleRuns({60, 60},
-                      "  - {op: synchronize}\n"
-                      "  - {op: create, alloc: q, size: 2MiB, granularity: minimum}\n"));
+  Planned p(PageCycleRuns({60, 60},
+                          "  - {op: synchronize}\n"
+                          "  - {op: create, alloc: q, size: 2MiB, granularity: minimum}\n"));
   ASSERT_EQ(p.errors, "");
   ExpectTheSameRecords(p.plan, 0, 2, 0);
 }

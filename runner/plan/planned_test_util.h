@@ -28,20 +28,26 @@ struct Planned {
   std::string errors;
 };
 
-// A scenario of one buffer A reserved once, `cycles` page cycles on it (create p, map, set_access,
-// unmap, release, each a 2 MiB page) and its free: with no observer, one burst of
+// A scenario of one buffer A reserved once, page cycles on it (create p, map, set_access, unmap,
+// release, each a 2 MiB page) in runs of `runs[i]` cycles with a synchronize between two runs
+// (it ends a burst), its free, and then `then`: with no observer and one run, one burst of
 // 5 * cycles + 2 memory steps.
-inline std::string PageCycleScenario(int cycles) {
+inline std::string PageCycleRuns(const std::vector<int>& runs, const std::string& then = "") {
   std::string text =
       "version: 1\nname: cycles\ngranularity: 2MiB\nbuffers: {A: {shape: [1024]}}\nsteps:\n"
       "  - {op: reserve, buffer: A, size: 2MiB}\n";
-  for (int i = 0; i < cycles; ++i) {
-    text +=
-        "  - {op: create, alloc: p, size: 2MiB}\n  - {op: map, buffer: A, alloc: p}\n"
-        "  - {op: set_access, buffer: A}\n  - {op: unmap, buffer: A}\n"
-        "  - {op: release, alloc: p}\n";
+  for (size_t r = 0; r < runs.size(); ++r) {
+    if (r > 0) text += "  - {op: synchronize}\n";
+    for (int i = 0; i < runs[r]; ++i) {
+      text +=
+          "  - {op: create, alloc: p, size: 2MiB}\n  - {op: map, buffer: A, alloc: p}\n"
+          "  - {op: set_access, buffer: A}\n  - {op: unmap, buffer: A}\n"
+          "  - {op: release, alloc: p}\n";
+    }
   }
-  return text + "  - {op: free, buffer: A}\n";
+  return text + "  - {op: free, buffer: A}\n" + then;
 }
+
+inline std::string PageCycleScenario(int cycles) { return PageCycleRuns({cycles}); }
 
 }  // namespace vmm
