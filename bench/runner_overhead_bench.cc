@@ -3,7 +3,9 @@
 //   - raw driver loop: the driver calls themselves (CUDA backend only; the baseline),
 //     run twice per round: the second run against the first (an A/A ratio) is how far two
 //     identical loops differ here, the resolution every other ratio has,
-//   - raw engine loop: the same Engine calls the plan makes, without the runner.
+//   - raw engine loop: the same Engine calls the plan makes, without the runner,
+//   - the runner twice: as it runs, and with the process's background thread held by the bench
+//     (every step compiled and recorded on the run's thread: what the second thread buys).
 // Every round runs each variant once, in an order rotated from round to round so drift and
 // ordering effects hit all of them; ratios are taken within a round (paired) and summarized as
 // median [min, max] over the rounds. Prints figures; asserts nothing.
@@ -31,6 +33,7 @@
 
 #include "bench/null_engine.h"
 #include "bench/raw_driver_loop.h"
+#include "runner/base/background_thread.h"
 #include "runner/base/stopwatch.h"
 #include "runner/engine/select/engine_select.h"
 #include "runner/exec/burst_records.h"
@@ -201,11 +204,50 @@ int main(int argc, char** argv) {
     if (!driver) return 4;
   }
 
-  std::vector<double> raw_driver, raw_driver_again, raw_engine, runner, inside, faults;
+  std::vector<double> raw_driver, raw_driver_again, raw_engine, runner, runner_alone, inside,
+      faults;
   std::vector<double> driver_cpu, runner_cpu;
   uint64_t aside = 0;  // runner runs whose burst had its records built aside
   uint64_t ahead = 0;  // ... and its later steps compiled there, ahead of the calls
   bool failed = false;
+  // One run of the plan. With `alone`, the bench holds the process's background thread through
+  // the run, so the runner finds none and compiles and records every step on its own thread (what
+  // it does when another run holds it): runner / runner alone is what the second thread buys.
+  auto run_plan = [&](bool alone) {
+    vmm::BackgroundThread* held = alone ? vmm::BackgroundThread::TryAcquire() : nullptr;
+    if (alone && held == nullptr) {
+      std::fprintf(stderr, "no background thread to hold\n");
+      failed = true;
+      return;
+    }
+    const long faults_before = MinorFaults();
+    const double cpu_before = ProcessCpuUs();
+    const uint64_t aside_before = vmm::BurstsRecordedAside();
+    const uint64_t ahead_before = vmm::BurstsCompiledAhead();
+    vmm::Stopwatch watch;
+    vmm::RunOutcome outcome = vmm::RunPlan(plan, engine, nullptr);
+    const double us = watch.ElapsedUs();
+    if (held != nullptr) {  // given back: Run once, then Wait (background_thread.h)
+      held->Run([] {});
+      held->Wait();
+    }
+    if (outcome.summary.exit_code != 0) {
+      std::fprintf(stderr, "run failed (exit %d)\n", outcome.summary.exit_code);
+      failed = true;
+    }
+    if (alone) {
+      runner_alone.push_back(us);
+      return;
+    }
+    runner.push_back(us);
+    runner_cpu.push_back(ProcessCpuUs() - cpu_before);
+    aside += vmm::BurstsRecordedAside() - aside_before;
+    ahead += vmm::BurstsCompiledAhead() - ahead_before;
+    faults.push_back(static_cast<double>(MinorFaults() - faults_before));
+    double engine_us = 0;
+    for (const vmm::report::StepRecord& step : outcome.steps) engine_us += step.wall_us;
+    inside.push_back(engine_us);
+  };
   const std::function<void()> variants[] = {
       [&] {
         if (!driver) return;
@@ -217,36 +259,18 @@ int main(int argc, char** argv) {
         if (driver) raw_driver_again.push_back(driver->Run(cycles));
       },
       [&] { raw_engine.push_back(RawLoop(engine, cycles)); },
-      [&] {
-        const long faults_before = MinorFaults();
-        const double cpu_before = ProcessCpuUs();
-        const uint64_t aside_before = vmm::BurstsRecordedAside();
-        const uint64_t ahead_before = vmm::BurstsCompiledAhead();
-        vmm::Stopwatch watch;
-        vmm::RunOutcome outcome = vmm::RunPlan(plan, engine, nullptr);
-        runner.push_back(watch.ElapsedUs());
-        runner_cpu.push_back(ProcessCpuUs() - cpu_before);
-        aside += vmm::BurstsRecordedAside() - aside_before;
-        ahead += vmm::BurstsCompiledAhead() - ahead_before;
-        faults.push_back(static_cast<double>(MinorFaults() - faults_before));
-        double engine_us = 0;
-        for (const vmm::report::StepRecord& step : outcome.steps) engine_us += step.wall_us;
-        inside.push_back(engine_us);
-        if (outcome.summary.exit_code != 0) {
-          std::fprintf(stderr, "run failed (exit %d)\n", outcome.summary.exit_code);
-          failed = true;
-        }
-      },
+      [&] { run_plan(false); },
+      [&] { run_plan(true); },
   };
   // Warm-up: every variant once, untimed.
   for (const auto& variant : variants) variant();
   raw_driver.clear(), raw_driver_again.clear(), raw_engine.clear(), runner.clear();
-  inside.clear(), faults.clear(), driver_cpu.clear(), runner_cpu.clear();
+  runner_alone.clear(), inside.clear(), faults.clear(), driver_cpu.clear(), runner_cpu.clear();
   aside = ahead = 0;
-  int order[] = {0, 1, 2, 3};
+  int order[] = {0, 1, 2, 3, 4};
   for (int r = 0; r < rounds && !failed; ++r) {
     for (int v : order) variants[v]();
-    std::next_permutation(std::begin(order), std::end(order));  // all 24 orders, in turn
+    std::next_permutation(std::begin(order), std::end(order));  // all 120 orders, in turn
   }
   const bool bad = [&] {
     for (const auto* series : {&raw_driver, &raw_driver_again, &raw_engine}) {
@@ -278,6 +302,7 @@ int main(int argc, char** argv) {
   if (driver) line("raw driver loop", raw_driver);
   line("raw engine loop", raw_engine);
   line("runner (plan)", runner);
+  line("runner, 1 thread", runner_alone);
   if (driver) {
     std::printf("  runner / driver : %s   (target <= 1.02)\n",
                 RatioSummary(runner, raw_driver).c_str());
@@ -289,6 +314,8 @@ int main(int argc, char** argv) {
   }
   std::printf("  runner / engine : %s%s\n", RatioSummary(runner, raw_engine).c_str(),
               driver ? "" : "   (no driver on this backend)");
+  std::printf("  1 thread / engine: %s   (the runner without its background thread)\n",
+              RatioSummary(runner_alone, raw_engine).c_str());
   std::printf(
       "  inside engine   : %10.1f us total (sum of the steps' wall_us), so %.3f us/step\n"
       "                    outside the engine calls (setup, records), %.0f page faults\n",
