@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Session 26, device call 3: A/B of ab_prefetch.patch on runner_overhead_bench --backend cuda
-# (--cycles 1000 --rounds 96): RunVmmSteps prefetches the next compiled step (a line the
+# (--cycles 1000 --rounds 64): RunVmmSteps prefetches the next compiled step (a line the
 # background thread may have written: a cross-core read), and a burst reserves its records before
 # the recorder starts (no vector growth on the background thread). This tree (new) and the patch
 # reversed (old), one build directory, alternated, three runs each; each run's output its own file.
+# Then, on this tree, the evidence script (CTest with the GPU tests, every scenario against the host
+# and H200 baselines; no sanitizer, no benchmarks; logs straight to $OUT/e, so a call cut short by
+# the device budget keeps what ran) and generated scenarios (8 jobs x 20 s, seed 2602). Call 4
+# (call4.sh) is the same evidence alone, for when this call cannot finish it.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 export NCCL_NVLS_ENABLE=0
@@ -19,10 +23,20 @@ echo "built at ${SECONDS}s"
 for i in 1 2 3; do
   for t in old new; do
     echo "== runner_overhead_bench $t, run $i (at ${SECONDS}s)"
-    timeout 90 /tmp/$t/runner_overhead_bench --backend cuda --cycles 1000 --rounds 96 \
+    timeout 90 /tmp/$t/runner_overhead_bench --backend cuda --cycles 1000 --rounds 64 \
       >"$out/overhead_${t}_$i.txt" 2>&1
     grep -E "us/step|runner / driver|engine / driver|driver / driver|runner / engine|1 thread|CPU" \
       "$out/overhead_${t}_$i.txt"
   done
 done
-echo "done at ${SECONDS}s"
+echo "A/B done at ${SECONDS}s"
+rm -rf build-gpu
+export PATH=/usr/local/cuda/bin:$PATH
+mkdir -p "$out/e"
+RUN_BENCH=0 SANITIZE=none SANITIZE_SWEEPS=0 CTEST_SECONDS=200 OUT="$out/e" \
+  tools/h200_evidence.sh -DVMMRUN_WERROR=ON >"$out/e/evidence.log" 2>&1
+echo "evidence exit $? at ${SECONDS}s"
+grep -E "tests passed|Failed|FAIL|regression|scenarios,|added" "$out/e/evidence.log" | head -30
+PROBE=0 JOBS=8 COUNT=200 SEED=2602 TIME_LIMIT=20 OUT="$out" tools/h200_crosscheck.sh \
+  --isolate-percent 40 2>&1 | tail -6
+echo "all done at ${SECONDS}s"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Session 26, device call 4, on the tree of call 3 (ab_prefetch.patch in): the evidence script
 # (CTest with the GPU tests; every scenario against the host and H200 baselines; no sanitizer, no
-# benchmarks), then generated scenarios on the H200 and the twin (tools/h200_crosscheck.sh, 8 jobs x 30 s, seed 2602).
+# benchmarks), then generated scenarios on the H200 and the twin (tools/h200_crosscheck.sh, 8 jobs
+# x 30 s, seed 2602).
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 rm -rf build-gpu
