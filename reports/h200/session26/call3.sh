@@ -5,8 +5,8 @@
 # the recorder starts (no vector growth on the background thread). This tree (new) and the patch
 # reversed (old), one build directory, alternated, three runs each; each run's output its own file.
 # Then, on this tree, the evidence script (CTest with the GPU tests, every scenario against the host
-# and H200 baselines; no sanitizer, no benchmarks; logs straight to $OUT/e, so a call cut short by
-# the device budget keeps what ran) and generated scenarios (8 jobs x 20 s, seed 2602). Call 4
+# and H200 baselines; no sanitizer, no benchmarks; its summary log straight to $OUT/e, so a call
+# cut short by the device budget keeps what ran) and generated scenarios (8 jobs x 20 s, seed 2602). Call 4
 # (call4.sh) is the same evidence alone, for when this call cannot finish it.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
@@ -32,10 +32,11 @@ done
 echo "A/B done at ${SECONDS}s"
 rm -rf build-gpu
 export PATH=/usr/local/cuda/bin:$PATH
-mkdir -p "$out/e"
-RUN_BENCH=0 SANITIZE=none SANITIZE_SWEEPS=0 CTEST_SECONDS=200 OUT="$out/e" \
+mkdir -p "$out/e" /tmp/e
+RUN_BENCH=0 SANITIZE=none SANITIZE_SWEEPS=0 CTEST_SECONDS=200 OUT=/tmp/e \
   tools/h200_evidence.sh -DVMMRUN_WERROR=ON >"$out/e/evidence.log" 2>&1
 echo "evidence exit $? at ${SECONDS}s"
+for f in run ctest; do gzip -c /tmp/e/$f.log >"$out/e/$f.log.gz" 2>/dev/null; done
 grep -E "tests passed|Failed|FAIL|regression|scenarios,|added" "$out/e/evidence.log" | head -30
 PROBE=0 JOBS=8 COUNT=200 SEED=2602 TIME_LIMIT=20 OUT="$out" tools/h200_crosscheck.sh \
   --isolate-percent 40 2>&1 | tail -6
