@@ -39,18 +39,37 @@ class CudaRawDriverLoop final : public RawDriverLoop {
     return watch.ElapsedUs();
   }
 
-  Threaded RunThreaded(int threads, int cycles, bool map_only) override {
+  Threaded RunThreaded(int threads, int cycles, bool map_only, bool setup_on_caller) override {
     Threaded out;
     std::mutex mu;
     std::atomic<int> ready{0};
     std::atomic<bool> go{false}, failed{false};
     int ordinal = 0;
     cudaGetDevice(&ordinal);
+    // Set up here with setup_on_caller (else each thread's own, made and freed by it).
+    std::vector<CUdeviceptr> vas(static_cast<size_t>(threads), 0);
+    std::vector<CUmemGenericAllocationHandle> kepts(static_cast<size_t>(threads), 0);
+    bool set_up = true;
+    for (int t = 0; setup_on_caller && set_up && t < threads; ++t) {
+      set_up = api_.cuMemAddressReserve(&vas[t], page_, page_, 0, 0) == CUDA_SUCCESS &&
+               (!map_only || api_.cuMemCreate(&kepts[t], page_, &prop_, 0) == CUDA_SUCCESS);
+    }
+    auto tear_down = [&] {
+      for (int t = 0; setup_on_caller && t < threads; ++t) {
+        if (kepts[t] != 0) api_.cuMemRelease(kepts[t]);
+        if (vas[t] != 0) api_.cuMemAddressFree(vas[t], page_);
+      }
+    };
+    if (!set_up) {
+      tear_down();
+      Fail("threaded loop's setup");
+      return out;
+    }
     std::chrono::steady_clock::time_point start;
     {
       std::vector<std::jthread> workers;
       for (int t = 0; t < threads; ++t) {
-        workers.emplace_back([&] {
+        workers.emplace_back([&, t] {
           cudaSetDevice(ordinal);  // the primary context, current on this thread
           // Latencies by op, in room made before the barrier: between two calls the loop reads the
           // clock and stores a number, no more than the runner does.
@@ -66,10 +85,11 @@ class CudaRawDriverLoop final : public RawDriverLoop {
             if (!ok) failed = true;
             return ok;
           };
-          CUdeviceptr va = 0;
-          CUmemGenericAllocationHandle kept = 0;
-          bool ok = api_.cuMemAddressReserve(&va, page_, page_, 0, 0) == CUDA_SUCCESS &&
-                    (!map_only || api_.cuMemCreate(&kept, page_, &prop_, 0) == CUDA_SUCCESS);
+          CUdeviceptr va = vas[t];
+          CUmemGenericAllocationHandle kept = kepts[t];
+          bool ok = setup_on_caller ||
+                    (api_.cuMemAddressReserve(&va, page_, page_, 0, 0) == CUDA_SUCCESS &&
+                     (!map_only || api_.cuMemCreate(&kept, page_, &prop_, 0) == CUDA_SUCCESS));
           ++ready;
           while (!go.load()) std::this_thread::yield();
           for (int i = 0; ok && i < cycles; ++i) {
@@ -86,8 +106,8 @@ class CudaRawDriverLoop final : public RawDriverLoop {
                  timed(kRelease, [&] { return api_.cuMemRelease(h); });
           }
           if (!ok) failed = true;
-          if (kept != 0) api_.cuMemRelease(kept);
-          if (va != 0) api_.cuMemAddressFree(va, page_);
+          if (!setup_on_caller && kept != 0) api_.cuMemRelease(kept);
+          if (!setup_on_caller && va != 0) api_.cuMemAddressFree(va, page_);
           static constexpr const char* kNames[kOps] = {"create", "map", "set_access", "unmap",
                                                        "release"};
           std::lock_guard<std::mutex> lock(mu);
@@ -104,6 +124,7 @@ class CudaRawDriverLoop final : public RawDriverLoop {
     }  // joined
     out.wall_us =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    tear_down();
     if (failed) {
       Fail("threaded loop");
       out.wall_us = -1;

@@ -12,7 +12,11 @@
 // identical runs differ there, the resolution of the runner's ratio) and each op's p99 latency
 // on both sides. Asserts nothing (CUDA only: the twin's calls go one at a time).
 //
-//   thread_scaling_bench [--cycles N] [--rounds R] [--seconds S] [--threads 1,2,4,8,16] [--null]
+//   thread_scaling_bench [--cycles N] [--rounds R] [--seconds S] [--threads 1,2,4,8,16]
+//                        [--setup threads|caller] [--null]
+// `--setup caller`: the raw loop reserves every thread's page (and creates its allocation) on the
+// calling thread before the start, and frees them after the wall is taken, as the runner's
+// scenario does in steps around its threads group; by default each raw thread sets up its own.
 // `--null` times only the runner, on an engine whose calls do nothing (any machine): µs per step
 // of a threads group against the same steps run by the run's own loop.
 #include <algorithm>
@@ -91,7 +95,9 @@ int main(int argc, char** argv) {
   int cycles = 200, rounds = 5;
   double min_seconds = 3;  // a point runs at least this long (up to 10 R rounds)
   std::vector<int> thread_counts{1, 2, 4, 8, 16};
+  std::string setup = "threads";
   for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--setup")) setup = argv[i + 1];
     if (!std::strcmp(argv[i], "--cycles")) cycles = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--rounds")) rounds = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--seconds")) min_seconds = std::atof(argv[i + 1]);
@@ -106,13 +112,15 @@ int main(int argc, char** argv) {
   }
   bool null_engine = false;
   for (int i = 1; i < argc; ++i) null_engine = null_engine || !std::strcmp(argv[i], "--null");
-  if (cycles < 1 || rounds < 1 || thread_counts.empty() || !(min_seconds >= 0)) {
+  if (cycles < 1 || rounds < 1 || thread_counts.empty() || !(min_seconds >= 0) ||
+      (setup != "threads" && setup != "caller")) {
     std::fprintf(stderr,
                  "usage: thread_scaling_bench [--cycles N] [--rounds R] [--seconds S] "
-                 "[--threads 1,2]\n");
+                 "[--threads 1,2] [--setup threads|caller]\n");
     return 2;
   }
   if (null_engine) return RunnerAlone(thread_counts, cycles, rounds);
+  const bool setup_on_caller = setup == "caller";
   vmm::EngineRequest request;
   request.kind = vmm::BackendKind::kCuda;
   request.granularity = kPage;
@@ -128,8 +136,9 @@ int main(int argc, char** argv) {
   if (raw == nullptr) return 3;
   std::printf(
       "%s, %d cycles per thread, at least %d rounds and %.0f s a point (median of the "
-      "rounds)\n",
-      engine.info().name.c_str(), cycles, rounds, min_seconds);
+      "rounds); the raw loop's pages set up by %s\n",
+      engine.info().name.c_str(), cycles, rounds, min_seconds,
+      setup == "caller" ? "the calling thread, as the runner's" : "each thread");
   std::printf("%-9s %7s %7s %13s %13s %11s %8s %-46s %-46s\n", "mix", "threads", "rounds",
               "raw cyc/s", "runner cyc/s", "runner/raw", "raw/raw", "raw p99 µs per op",
               "runner p99 µs per op");
@@ -160,13 +169,14 @@ int main(int argc, char** argv) {
         double raw_us = -1, again_us = -1, runner_us = -1;
         vmm::report::StepRecord group;
         auto run_raw = [&] {
-          vmm::bench::RawDriverLoop::Threaded t = raw->RunThreaded(threads, cycles, map_only);
+          vmm::bench::RawDriverLoop::Threaded t =
+              raw->RunThreaded(threads, cycles, map_only, setup_on_caller);
           raw_us = t.wall_us;
           for (const std::string& op : ops)
             raw_p99[op].push_back(vmm::ComputeStats(t.latency_us[op]).p99_us);
         };
         auto run_raw_again = [&] {
-          again_us = raw->RunThreaded(threads, cycles, map_only).wall_us;
+          again_us = raw->RunThreaded(threads, cycles, map_only, setup_on_caller).wall_us;
         };
         auto run_runner = [&] {
           vmm::RunOutcome out = vmm::RunPlan(plan, engine, nullptr);

@@ -4,10 +4,15 @@
 # background thread may have written: a cross-core read), and a burst reserves its records before
 # the recorder starts (no vector growth on the background thread). This tree (new) and the patch
 # reversed (old), one build directory, alternated, three runs each; each run's output its own file.
-# Then, on this tree, the evidence script (CTest with the GPU tests, every scenario against the host
-# and H200 baselines; no sanitizer, no benchmarks; its summary log straight to $OUT/e, so a call
-# cut short by the device budget keeps what ran) and generated scenarios (8 jobs x 20 s, seed 2602). Call 4
-# (call4.sh) is the same evidence alone, for when this call cannot finish it.
+# Then, on this tree:
+#  - the evidence script (CTest with the GPU tests, every scenario against the host and H200
+#    baselines; no sanitizer, no benchmarks; its summary log straight to $OUT/e, so a call cut
+#    short by the device budget keeps what ran);
+#  - thread_scaling_bench --threads 8,16 with the raw loop's pages set up by each thread (as
+#    before) and by the calling thread (--setup caller, as the runner's scenario does): is where
+#    the pages and allocations are made part of the runner's ratio at 8 and 16 threads?
+#  - generated scenarios (8 jobs x 20 s, seed 2602).
+# Call 4 (call4.sh) is the same evidence alone, for when this call cannot finish it.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 export NCCL_NVLS_ENABLE=0
@@ -38,6 +43,12 @@ RUN_BENCH=0 SANITIZE=none SANITIZE_SWEEPS=0 CTEST_SECONDS=200 OUT=/tmp/e \
 echo "evidence exit $? at ${SECONDS}s"
 for f in run ctest; do gzip -c /tmp/e/$f.log >"$out/e/$f.log.gz" 2>/dev/null; done
 grep -E "tests passed|Failed|FAIL|regression|scenarios,|added" "$out/e/evidence.log" | head -30
+for setup in threads caller; do
+  echo "== thread_scaling_bench --setup $setup (at ${SECONDS}s)"
+  timeout 80 build-gpu/bench/thread_scaling_bench --threads 8,16 --cycles 500 --rounds 10 \
+    --seconds 2 --setup "$setup" >"$out/threads_setup_$setup.txt" 2>&1
+  cut -c1-90 "$out/threads_setup_$setup.txt"
+done
 PROBE=0 JOBS=8 COUNT=200 SEED=2602 TIME_LIMIT=20 OUT="$out" tools/h200_crosscheck.sh \
   --isolate-percent 40 2>&1 | tail -6
 echo "all done at ${SECONDS}s"
