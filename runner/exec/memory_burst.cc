@@ -73,9 +73,6 @@ BurstEnd RunMemoryBurst(size_t first, bool one_step, bool plan_bare, RunState& s
     CompileVmmStep(plan.steps[first + k], plan, &burst[k]);
     return true;
   };
-  // Room for every record the burst can add, made here: the recorder's thread then appends in
-  // place instead of moving every record built so far each time the vector grows.
-  records.reserve(records.size() + (streamed ? n - first : end - first));
   std::optional<BurstRecorder> recorder;
   if (streamed) {
     recorder.emplace(record_done, compile_ahead, end - first);

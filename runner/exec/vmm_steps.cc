@@ -382,9 +382,6 @@ size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* err
   bool failed = false;
   for (;; ++i) {
     if (i == count && (progress == nullptr || (count = progress->AwaitCompiled(i)) == i)) break;
-    // The next step's line is read one call from now; a recorder's thread may have compiled it,
-    // and a line another core wrote is a slow read that the prefetch takes off the calls' path.
-    __builtin_prefetch(steps + i + 1);
     Status status = kCalls[static_cast<size_t>(steps[i].op)](steps[i], state);
     const uint64_t now = ReadTicks();
     // Ticks until scaled below; 0 if the thread moved to a core whose counter is behind.
