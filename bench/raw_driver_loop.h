@@ -21,19 +21,26 @@ class RawDriverLoop {
   // binds its context there); < 0 on a driver error.
   virtual double ContextQueryNs() = 0;
 
-  // `threads` host threads, started together, each doing `cycles` cycles on a page of its own:
-  // the page cycle above (`map_only` false), or map + unmap of one allocation made before.
+  // `threads` host threads, started together, each doing `cycles` cycles on a page of its own.
   // Returns the wall time from the start to the last thread's end (< 0 on a driver error) and
   // every call's latency by op name ("create", "map", ...), each call timed by the thread.
-  // Each thread reserves its page (and, for map + unmap, creates its allocation) before the start
-  // and frees it before its end; with `setup_on_caller` the calling thread does both for every
-  // thread, before the start and after the wall is taken, as a runner's scenario does (its
-  // reserves and creates are steps before the threads group, its frees and releases after).
   struct Threaded {
     double wall_us = -1;
     std::map<std::string, std::vector<double>> latency_us;
   };
-  virtual Threaded RunThreaded(int threads, int cycles, bool map_only, bool setup_on_caller) = 0;
+  struct ThreadedOptions {
+    // The page cycle above (false), or map + unmap of one allocation made before (true).
+    bool map_only = false;
+    // Each thread reserves its page (and, for map + unmap, creates its allocation) before the
+    // start and frees it before its end (false); or the calling thread does both for every
+    // thread, before the start and after the wall is taken (true), as a runner's scenario does
+    // (its reserves and creates are steps before the threads group, its frees and releases after).
+    bool setup_on_caller = false;
+    // After each call a thread spins at least this long before its next (0: not at all): how much
+    // the rate hangs on how soon a thread comes back to the driver.
+    double gap_ns = 0;
+  };
+  virtual Threaded RunThreaded(int threads, int cycles, const ThreadedOptions& options) = 0;
 };
 
 // For the CUDA device `ordinal` (already initialized by the engine); nullptr when this build has no

@@ -39,7 +39,10 @@ class CudaRawDriverLoop final : public RawDriverLoop {
     return watch.ElapsedUs();
   }
 
-  Threaded RunThreaded(int threads, int cycles, bool map_only, bool setup_on_caller) override {
+  Threaded RunThreaded(int threads, int cycles, const ThreadedOptions& options) override {
+    const bool map_only = options.map_only, setup_on_caller = options.setup_on_caller;
+    const auto gap = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double, std::nano>(options.gap_ns));
     Threaded out;
     std::mutex mu;
     std::atomic<int> ready{0};
@@ -79,10 +82,13 @@ class CudaRawDriverLoop final : public RawDriverLoop {
           auto timed = [&](int op, auto call) {
             const auto t0 = std::chrono::steady_clock::now();
             const bool ok = call() == CUDA_SUCCESS;
-            mine[op].push_back(
-                std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
-                    .count());
+            const auto t1 = std::chrono::steady_clock::now();
+            mine[op].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
             if (!ok) failed = true;
+            if (gap.count() > 0) {
+              while (std::chrono::steady_clock::now() - t1 < gap) {
+              }
+            }
             return ok;
           };
           CUdeviceptr va = vas[t];

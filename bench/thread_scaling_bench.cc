@@ -13,10 +13,12 @@
 // on both sides. Asserts nothing (CUDA only: the twin's calls go one at a time).
 //
 //   thread_scaling_bench [--cycles N] [--rounds R] [--seconds S] [--threads 1,2,4,8,16]
-//                        [--setup threads|caller] [--null]
+//                        [--setup threads|caller] [--raw-gap-ns G] [--null]
 // `--setup caller`: the raw loop reserves every thread's page (and creates its allocation) on the
 // calling thread before the start, and frees them after the wall is taken, as the runner's
 // scenario does in steps around its threads group; by default each raw thread sets up its own.
+// `--raw-gap-ns G`: each raw thread spins at least G ns after each call before its next (how much
+// a point's rate hangs on how soon a thread comes back to the driver; 0 by default).
 // `--null` times only the runner, on an engine whose calls do nothing (any machine): µs per step
 // of a threads group against the same steps run by the run's own loop.
 #include <algorithm>
@@ -96,8 +98,10 @@ int main(int argc, char** argv) {
   double min_seconds = 3;  // a point runs at least this long (up to 10 R rounds)
   std::vector<int> thread_counts{1, 2, 4, 8, 16};
   std::string setup = "threads";
+  double gap_ns = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--setup")) setup = argv[i + 1];
+    if (!std::strcmp(argv[i], "--raw-gap-ns")) gap_ns = std::atof(argv[i + 1]);
     if (!std::strcmp(argv[i], "--cycles")) cycles = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--rounds")) rounds = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--seconds")) min_seconds = std::atof(argv[i + 1]);
@@ -113,14 +117,13 @@ int main(int argc, char** argv) {
   bool null_engine = false;
   for (int i = 1; i < argc; ++i) null_engine = null_engine || !std::strcmp(argv[i], "--null");
   if (cycles < 1 || rounds < 1 || thread_counts.empty() || !(min_seconds >= 0) ||
-      (setup != "threads" && setup != "caller")) {
+      (setup != "threads" && setup != "caller") || !(gap_ns >= 0)) {
     std::fprintf(stderr,
                  "usage: thread_scaling_bench [--cycles N] [--rounds R] [--seconds S] "
-                 "[--threads 1,2] [--setup threads|caller]\n");
+                 "[--threads 1,2] [--setup threads|caller] [--raw-gap-ns G>=0]\n");
     return 2;
   }
   if (null_engine) return RunnerAlone(thread_counts, cycles, rounds);
-  const bool setup_on_caller = setup == "caller";
   vmm::EngineRequest request;
   request.kind = vmm::BackendKind::kCuda;
   request.granularity = kPage;
@@ -136,9 +139,9 @@ int main(int argc, char** argv) {
   if (raw == nullptr) return 3;
   std::printf(
       "%s, %d cycles per thread, at least %d rounds and %.0f s a point (median of the "
-      "rounds); the raw loop's pages set up by %s\n",
+      "rounds); the raw loop's pages set up by %s; %.0f ns spun after each raw call\n",
       engine.info().name.c_str(), cycles, rounds, min_seconds,
-      setup == "caller" ? "the calling thread, as the runner's" : "each thread");
+      setup == "caller" ? "the calling thread, as the runner's" : "each thread", gap_ns);
   std::printf("%-9s %7s %7s %13s %13s %11s %8s %-46s %-46s\n", "mix", "threads", "rounds",
               "raw cyc/s", "runner cyc/s", "runner/raw", "raw/raw", "raw p99 µs per op",
               "runner p99 µs per op");
@@ -147,6 +150,10 @@ int main(int argc, char** argv) {
     const std::vector<std::string> ops =
         map_only ? std::vector<std::string>{"map", "unmap"}
                  : std::vector<std::string>{"create", "map", "set_access", "unmap", "release"};
+    vmm::bench::RawDriverLoop::ThreadedOptions options;
+    options.map_only = map_only;
+    options.setup_on_caller = setup == "caller";
+    options.gap_ns = gap_ns;
     for (int threads : thread_counts) {
       std::vector<vmm::Diagnostic> diagnostics;
       std::optional<vmm::Scenario> scenario =
@@ -169,15 +176,12 @@ int main(int argc, char** argv) {
         double raw_us = -1, again_us = -1, runner_us = -1;
         vmm::report::StepRecord group;
         auto run_raw = [&] {
-          vmm::bench::RawDriverLoop::Threaded t =
-              raw->RunThreaded(threads, cycles, map_only, setup_on_caller);
+          vmm::bench::RawDriverLoop::Threaded t = raw->RunThreaded(threads, cycles, options);
           raw_us = t.wall_us;
           for (const std::string& op : ops)
             raw_p99[op].push_back(vmm::ComputeStats(t.latency_us[op]).p99_us);
         };
-        auto run_raw_again = [&] {
-          again_us = raw->RunThreaded(threads, cycles, map_only, setup_on_caller).wall_us;
-        };
+        auto run_raw_again = [&] { again_us = raw->RunThreaded(threads, cycles, options).wall_us; };
         auto run_runner = [&] {
           vmm::RunOutcome out = vmm::RunPlan(plan, engine, nullptr);
           if (out.summary.exit_code != 0) return;
