@@ -81,8 +81,7 @@ BurstEnd RunMemoryBurst(size_t first, bool one_step, bool plan_bare, RunState& s
   }
   if (recorder && !recorder->started()) {  // no thread to be had: all of it here instead
     recorder.reset();
-    for (; streamed && compile_ahead(end - first); ++end) {
-    }
+    while (streamed && compile_ahead(end - first)) ++end;
   }
   Status error;
   const size_t done = RunVmmSteps(burst.data(), end - first, state, &error,

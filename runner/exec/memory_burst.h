@@ -8,10 +8,10 @@
 //     shows each step as it ends. `plan_bare` is EveryCreateIsBare(state.plan).
 //   - The steps' records are appended to `records` in plan order, each handed to `emit` once
 //     final: the successful steps' in order, then the failed step's (status failed, the error).
-//   - A long burst (at least kRecordAsideMinSteps steps, every create in it `bare`)
-//     has its records built on the process's background thread while its calls run, and, when
-//     every create of the plan is bare, its steps after the first kRecordAsideMinSteps compiled
-//     there too, ahead of the calls (burst_records.h). `emit` then runs on that thread.
+//   - A long burst (at least kRecordAsideMinSteps steps, every create in it `bare`) has its
+//     records built on the process's background thread while its calls run, and, when every
+//     create of the plan is bare, its steps after the first kRecordAsideMinSteps compiled there
+//     too, ahead of the calls (burst_records.h). `emit` then runs on that thread.
 //     Otherwise the run's thread compiles the whole burst before its first call and builds the
 //     records after its last.
 //   - Stop requests are not polled inside a burst: the caller polls at its boundaries.
