@@ -9,8 +9,10 @@
 // short points (map + unmap on few threads: milliseconds a round) get the rounds their noise
 // needs. Prints, per point, the cycles per second of each, the runner's time over raw (median of
 // the rounds' ratios), the second raw run over the first (the same loop twice: how far two
-// identical runs differ there, the resolution of the runner's ratio) and each op's p99 latency
-// on both sides. Asserts nothing (CUDA only: the twin's calls go one at a time).
+// identical runs differ there, the resolution of the runner's ratio) and each op's p50 and p99
+// latency on both sides (a raw latency is the call alone; a runner step's runs from the end of the
+// thread's previous call, so its p50 holds the runner's time between calls too). Asserts nothing
+// (CUDA only: the twin's calls go one at a time).
 //
 //   thread_scaling_bench [--cycles N] [--rounds R] [--seconds S] [--threads 1,2,4,8,16]
 //                        [--setup threads|caller] [--raw-gap-ns G] [--null]
@@ -99,13 +101,31 @@ int main(int argc, char** argv) {
   std::vector<int> thread_counts{1, 2, 4, 8, 16};
   std::string setup = "threads";
   double gap_ns = 0;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--setup")) setup = argv[i + 1];
-    if (!std::strcmp(argv[i], "--raw-gap-ns")) gap_ns = std::atof(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--cycles")) cycles = std::atoi(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--rounds")) rounds = std::atoi(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--seconds")) min_seconds = std::atof(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--threads")) {
+  bool null_engine = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--null")) {
+      null_engine = true;
+      continue;
+    }
+    if (i + 1 == argc) {  // a flag without its value: the usage below
+      cycles = 0;
+      break;
+    }
+    if (!std::strcmp(argv[i], "--setup")) {
+      setup = argv[i + 1];
+    } else if (!std::strcmp(argv[i], "--raw-gap-ns")) {
+      gap_ns = std::atof(argv[i + 1]);
+    } else if (!std::strcmp(argv[i], "--cycles")) {
+      cycles = std::atoi(argv[i + 1]);
+    } else if (!std::strcmp(argv[i], "--rounds")) {
+      rounds = std::atoi(argv[i + 1]);
+    } else if (!std::strcmp(argv[i], "--seconds")) {
+      min_seconds = std::atof(argv[i + 1]);
+    } else if (std::strcmp(argv[i], "--threads") != 0) {
+      std::fprintf(stderr, "thread_scaling_bench: unknown flag '%s'\n", argv[i]);
+      cycles = 0;  // the usage below
+      break;
+    } else {
       thread_counts.clear();
       for (const char* s = argv[i + 1]; *s != '\0';) {
         thread_counts.push_back(std::atoi(s));
@@ -113,14 +133,13 @@ int main(int argc, char** argv) {
         if (*s == ',') ++s;
       }
     }
+    ++i;  // past the value
   }
-  bool null_engine = false;
-  for (int i = 1; i < argc; ++i) null_engine = null_engine || !std::strcmp(argv[i], "--null");
   if (cycles < 1 || rounds < 1 || thread_counts.empty() || !(min_seconds >= 0) ||
       (setup != "threads" && setup != "caller") || !(gap_ns >= 0)) {
     std::fprintf(stderr,
                  "usage: thread_scaling_bench [--cycles N] [--rounds R] [--seconds S] "
-                 "[--threads 1,2] [--setup threads|caller] [--raw-gap-ns G>=0]\n");
+                 "[--threads 1,2] [--setup threads|caller] [--raw-gap-ns G>=0] [--null]\n");
     return 2;
   }
   if (null_engine) return RunnerAlone(thread_counts, cycles, rounds);
@@ -142,9 +161,9 @@ int main(int argc, char** argv) {
       "rounds); the raw loop's pages set up by %s; %.0f ns spun after each raw call\n",
       engine.info().name.c_str(), cycles, rounds, min_seconds,
       setup == "caller" ? "the calling thread, as the runner's" : "each thread", gap_ns);
-  std::printf("%-9s %7s %7s %13s %13s %11s %8s %-46s %-46s\n", "mix", "threads", "rounds",
-              "raw cyc/s", "runner cyc/s", "runner/raw", "raw/raw", "raw p99 µs per op",
-              "runner p99 µs per op");
+  std::printf("%-9s %7s %7s %13s %13s %11s %8s %-62s %-62s\n", "mix", "threads", "rounds",
+              "raw cyc/s", "runner cyc/s", "runner/raw", "raw/raw", "raw p50/p99 µs per op",
+              "runner p50/p99 µs per op");
   for (bool map_only : {false, true}) {
     const char* mix = map_only ? "map-only" : "cycle";
     const std::vector<std::string> ops =
@@ -165,7 +184,7 @@ int main(int argc, char** argv) {
         return 1;
       }
       std::vector<double> raw_wall, runner_wall, ratio, again_ratio;
-      std::map<std::string, std::vector<double>> raw_p99, runner_p99;
+      std::map<std::string, std::vector<double>> raw_p50, raw_p99, runner_p50, runner_p99;
       const auto point_start = std::chrono::steady_clock::now();
       auto point_seconds = [&] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - point_start)
@@ -178,8 +197,11 @@ int main(int argc, char** argv) {
         auto run_raw = [&] {
           vmm::bench::RawDriverLoop::Threaded t = raw->RunThreaded(threads, cycles, options);
           raw_us = t.wall_us;
-          for (const std::string& op : ops)
-            raw_p99[op].push_back(vmm::ComputeStats(t.latency_us[op]).p99_us);
+          for (const std::string& op : ops) {
+            const vmm::report::TimingStats stats = vmm::ComputeStats(t.latency_us[op]);
+            raw_p50[op].push_back(stats.median_us);
+            raw_p99[op].push_back(stats.p99_us);
+          }
         };
         auto run_raw_again = [&] { again_us = raw->RunThreaded(threads, cycles, options).wall_us; };
         auto run_runner = [&] {
@@ -188,7 +210,10 @@ int main(int argc, char** argv) {
           for (const vmm::report::StepRecord& s : out.steps)
             if (s.op == "threads") group = s;
           runner_us = group.wall_us;
-          for (const std::string& op : ops) runner_p99[op].push_back(Detail(group, op + "_p99_us"));
+          for (const std::string& op : ops) {
+            runner_p50[op].push_back(Detail(group, op + "_p50_us"));
+            runner_p99[op].push_back(Detail(group, op + "_p99_us"));
+          }
         };
         const std::function<void()> variants[] = {run_raw, run_raw_again, run_runner};
         for (int v = 0; v < 3; ++v) variants[(r + v) % 3]();  // each goes first in turn
@@ -205,13 +230,15 @@ int main(int argc, char** argv) {
       const double total = static_cast<double>(threads) * cycles;
       std::string raw_ops, runner_ops;
       for (const std::string& op : ops) {
-        char buf[48];
-        std::snprintf(buf, sizeof buf, "%s %.0f ", op.c_str(), Median(raw_p99[op]));
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%s %.2f/%.0f ", op.c_str(), Median(raw_p50[op]),
+                      Median(raw_p99[op]));
         raw_ops += buf;
-        std::snprintf(buf, sizeof buf, "%s %.0f ", op.c_str(), Median(runner_p99[op]));
+        std::snprintf(buf, sizeof buf, "%s %.2f/%.0f ", op.c_str(), Median(runner_p50[op]),
+                      Median(runner_p99[op]));
         runner_ops += buf;
       }
-      std::printf("%-9s %7d %7d %13.0f %13.0f %11.3f %8.3f %-46s %-46s\n", mix, threads, r,
+      std::printf("%-9s %7d %7d %13.0f %13.0f %11.3f %8.3f %-62s %-62s\n", mix, threads, r,
                   total / Median(raw_wall) * 1e6, total / Median(runner_wall) * 1e6, Median(ratio),
                   Median(again_ratio), raw_ops.c_str(), runner_ops.c_str());
       std::fflush(stdout);
