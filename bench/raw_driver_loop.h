@@ -39,6 +39,9 @@ class RawDriverLoop {
     // After each call a thread spins at least this long before its next (0: not at all): how much
     // the rate hangs on how soon a thread comes back to the driver.
     double gap_ns = 0;
+    // Before each call a thread asks the driver which context is current (cuCtxGetCurrent), as
+    // the engine does before each of its calls outside a burst.
+    bool context_query = false;
   };
   virtual Threaded RunThreaded(int threads, int cycles, const ThreadedOptions& options) = 0;
 };

@@ -80,6 +80,10 @@ class CudaRawDriverLoop final : public RawDriverLoop {
           std::vector<double> mine[kOps];
           for (std::vector<double>& v : mine) v.reserve(static_cast<size_t>(cycles));
           auto timed = [&](int op, auto call) {
+            if (options.context_query) {
+              CUcontext current = nullptr;
+              if (api_.cuCtxGetCurrent(&current) != CUDA_SUCCESS) failed = true;
+            }
             const auto t0 = std::chrono::steady_clock::now();
             const bool ok = call() == CUDA_SUCCESS;
             const auto t1 = std::chrono::steady_clock::now();

@@ -15,12 +15,15 @@
 // (CUDA only: the twin's calls go one at a time).
 //
 //   thread_scaling_bench [--cycles N] [--rounds R] [--seconds S] [--threads 1,2,4,8,16]
-//                        [--setup threads|caller] [--raw-gap-ns G] [--null]
+//                        [--setup threads|caller] [--raw-gap-ns G] [--raw-context-query]
+//                        [--null]
 // `--setup caller`: the raw loop reserves every thread's page (and creates its allocation) on the
 // calling thread before the start, and frees them after the wall is taken, as the runner's
 // scenario does in steps around its threads group; by default each raw thread sets up its own.
 // `--raw-gap-ns G`: each raw thread spins at least G ns after each call before its next (how much
 // a point's rate hangs on how soon a thread comes back to the driver; 0 by default).
+// `--raw-context-query`: each raw thread asks the driver which context is current before each
+// call (cuCtxGetCurrent, as the engine's calls do outside a burst).
 // `--null` times only the runner, on an engine whose calls do nothing (any machine): µs per step
 // of a threads group against the same steps run by the run's own loop.
 #include <algorithm>
@@ -101,10 +104,14 @@ int main(int argc, char** argv) {
   std::vector<int> thread_counts{1, 2, 4, 8, 16};
   std::string setup = "threads";
   double gap_ns = 0;
-  bool null_engine = false;
+  bool null_engine = false, context_query = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--null")) {
       null_engine = true;
+      continue;
+    }
+    if (!std::strcmp(argv[i], "--raw-context-query")) {
+      context_query = true;
       continue;
     }
     if (i + 1 == argc) {  // a flag without its value: the usage below
@@ -139,7 +146,8 @@ int main(int argc, char** argv) {
       (setup != "threads" && setup != "caller") || !(gap_ns >= 0)) {
     std::fprintf(stderr,
                  "usage: thread_scaling_bench [--cycles N] [--rounds R] [--seconds S] "
-                 "[--threads 1,2] [--setup threads|caller] [--raw-gap-ns G>=0] [--null]\n");
+                 "[--threads 1,2] [--setup threads|caller] [--raw-gap-ns G>=0] "
+                 "[--raw-context-query] [--null]\n");
     return 2;
   }
   if (null_engine) return RunnerAlone(thread_counts, cycles, rounds);
@@ -158,9 +166,10 @@ int main(int argc, char** argv) {
   if (raw == nullptr) return 3;
   std::printf(
       "%s, %d cycles per thread, at least %d rounds and %.0f s a point (median of the "
-      "rounds); the raw loop's pages set up by %s; %.0f ns spun after each raw call\n",
+      "rounds); the raw loop's pages set up by %s; %.0f ns spun after each raw call%s\n",
       engine.info().name.c_str(), cycles, rounds, min_seconds,
-      setup == "caller" ? "the calling thread, as the runner's" : "each thread", gap_ns);
+      setup == "caller" ? "the calling thread, as the runner's" : "each thread", gap_ns,
+      context_query ? "; cuCtxGetCurrent before each raw call" : "");
   std::printf("%-9s %7s %7s %13s %13s %11s %8s %-62s %-62s\n", "mix", "threads", "rounds",
               "raw cyc/s", "runner cyc/s", "runner/raw", "raw/raw", "raw p50/p99 µs per op",
               "runner p50/p99 µs per op");
@@ -173,6 +182,7 @@ int main(int argc, char** argv) {
     options.map_only = map_only;
     options.setup_on_caller = setup == "caller";
     options.gap_ns = gap_ns;
+    options.context_query = context_query;
     for (int threads : thread_counts) {
       std::vector<vmm::Diagnostic> diagnostics;
       std::optional<vmm::Scenario> scenario =
