@@ -304,6 +304,13 @@ class Engine {
   // the plan gives such a thread VMM calls only, which the driver takes without one). Safe from
   // any thread.
   virtual void PrepareThread(bool with_context) { (void)with_context; }
+  // Brackets a burst of memory calls on the calling thread (HoldContext(true) before its first,
+  // HoldContext(false) after its last): in between, the thread runs nothing but this engine's
+  // memory calls (reserve, free, create, release, map, set_access, unmap, export, import and the
+  // queries a create makes), so a context the engine made current stays current unless the
+  // engine itself changes it (CUDA: its calls then skip asking the driver which context is
+  // current). Outside a bracket every call asks. Nesting is not allowed. The default does nothing.
+  virtual void HoldContext(bool hold) { (void)hold; }
   // True while this process is checkpointed (CheckpointProcess, and no RestoreProcess that
   // succeeded since): then a CUDA call other than those engine_calls.def names would block for
   // good, so the run ends without one (no synchronize, no teardown).

@@ -38,6 +38,7 @@ class SharedEngine final : public Engine {
   bool ConcurrentVmm() const override { return concurrent_vmm_; }
   bool WaitForWork() override { return inner_.WaitForWork(); }
   void PrepareThread(bool with_context) override { inner_.PrepareThread(with_context); }
+  void HoldContext(bool hold) override { inner_.HoldContext(hold); }
   bool Checkpointed() const override { return inner_.Checkpointed(); }
   void EndHelpers() override { inner_.EndHelpers(); }
   Status SelectDevice(int device) override {

@@ -125,7 +125,8 @@ void CompileVmmStep(const PlanStep& step, const Plan& plan, HotVmmStep* out);
 // of every chunk of steps is shared out in proportion, so the wall_us of the steps run add up to
 // the burst's time. With `progress`, each chunk's steps are published there once their times are
 // final (a BurstRecorder builds their records meanwhile); the burst's last steps are the caller's
-// to hand over (BurstRecorder::Finish).
+// to hand over (BurstRecorder::Finish). The loop runs inside an Engine::HoldContext bracket: it
+// makes no engine call but the steps' memory calls.
 size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* error,
                    BurstProgress* progress = nullptr);
 // The step's report fields from `done` (`ok`: its call succeeded), and its address in

@@ -375,6 +375,12 @@ size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* err
   // whatever the counter's rate. A chunk's steps are final then, and published to `progress`.
   // `count` grows when a recorder compiles ahead: at step `count` the loop asks how far it got.
   constexpr size_t kTimeChunk = 32;
+  // Nothing but the engine's memory calls runs on this thread until the loop ends.
+  struct ContextHold {
+    Engine& engine;
+    explicit ContextHold(Engine& e) : engine(e) { engine.HoldContext(true); }
+    ~ContextHold() { engine.HoldContext(false); }
+  } hold(state.engine);
   Clock::time_point chunk_start = Clock::now();
   size_t chunk_first = 0;
   uint64_t last = ReadTicks();

@@ -169,6 +169,7 @@ class CudaEngine final : public Engine {
   // a wait for in-flight work (which the runtime makes in the context) leaves none current again.
   // A failure is the first call's to report.
   void PrepareThread(bool with_context) override;
+  void HoldContext(bool hold) override;
 
   // Equal handle values are the same allocation. Different values of the same size are mapped
   // side by side in a scratch reservation; the first word of `a` is flipped and read through `b`,
@@ -208,7 +209,9 @@ class CudaEngine final : public Engine {
   static void CUDART_CB HostCall(void* engine);
 
   // Makes the selected lane's context current on the calling thread when it is not already; does
-  // nothing on a thread prepared without a context (PrepareThread(false)).
+  // nothing on a thread prepared without a context (PrepareThread(false)). Inside a HoldContext
+  // bracket, once BindLane has seen or made a lane's context current, it trusts that until the
+  // bracket ends or LeaveNoContext runs (the only other way the engine's memory calls change it).
   Status Bind() { return ThreadHasNoContext() ? Status::Ok() : BindLane(*lane_); }
   // The calling thread was prepared without a context; LeaveNoContext makes none current again
   // on such a thread (after a wait), and does nothing on any other.
