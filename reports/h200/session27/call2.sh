@@ -8,11 +8,14 @@
 #    alternated, two runs each;
 #  - runner_overhead_bench --backend cuda --cycles 1000 --rounds 96, base against hold,
 #    alternated, two runs each.
-# Each run's output is its own file under $OUT, so a call cut short keeps the ones before it.
+# Each run's output is its own file, tarred into $OUT/call2.tgz after every run (a call brings
+# back 8 files at most; one cut short keeps the runs before it).
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 export NCCL_NVLS_ENABLE=0
-out="${OUT:-/tmp}"
+out=/tmp/call2
+mkdir -p "$out"
+keep() { tar czf "${OUT:-/tmp}/call2.tgz" -C "$out" .; }
 tools/h200_build.sh thread_scaling_bench runner_overhead_bench || exit 1
 echo "built at ${SECONDS}s"
 patch=reports/h200/session27/ab_hold.patch
@@ -33,6 +36,7 @@ for i in 1 2; do
     timeout 70 $bin --threads 8,16 --cycles 500 --rounds 10 --seconds 2 --setup caller $extra \
       >"$out/threads_${v}_$i.txt" 2>&1
     cut -c1-90 "$out/threads_${v}_$i.txt"
+    keep
   done
 done
 for i in 1 2; do
@@ -41,6 +45,7 @@ for i in 1 2; do
     timeout 60 /tmp/$v/runner_overhead_bench --backend cuda --cycles 1000 --rounds 96 \
       >"$out/overhead_${v}_$i.txt" 2>&1
     grep -E "/ driver|/ engine" "$out/overhead_${v}_$i.txt"
+    keep
   done
 done
 echo "done at ${SECONDS}s"
