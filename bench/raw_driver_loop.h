@@ -27,6 +27,7 @@ class RawDriverLoop {
   struct Threaded {
     double wall_us = -1;
     std::map<std::string, std::vector<double>> latency_us;
+    std::vector<double> finish_us;  // by thread: the end of its last call, from the start
   };
   struct ThreadedOptions {
     // The page cycle above (false), or map + unmap of one allocation made before (true).

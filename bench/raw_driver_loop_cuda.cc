@@ -69,6 +69,7 @@ class CudaRawDriverLoop final : public RawDriverLoop {
       return out;
     }
     std::chrono::steady_clock::time_point start;
+    std::vector<std::chrono::steady_clock::time_point> finished(static_cast<size_t>(threads));
     {
       std::vector<std::jthread> workers;
       for (int t = 0; t < threads; ++t) {
@@ -115,6 +116,7 @@ class CudaRawDriverLoop final : public RawDriverLoop {
                  timed(kUnmap, [&] { return api_.cuMemUnmap(va, page_); }) &&
                  timed(kRelease, [&] { return api_.cuMemRelease(h); });
           }
+          finished[t] = std::chrono::steady_clock::now();
           if (!ok) failed = true;
           if (!setup_on_caller && kept != 0) api_.cuMemRelease(kept);
           if (!setup_on_caller && va != 0) api_.cuMemAddressFree(va, page_);
@@ -134,6 +136,8 @@ class CudaRawDriverLoop final : public RawDriverLoop {
     }  // joined
     out.wall_us =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    for (const auto& end : finished)
+      out.finish_us.push_back(std::chrono::duration<double, std::micro>(end - start).count());
     tear_down();
     if (failed) {
       Fail("threaded loop");

@@ -11,7 +11,10 @@
 // the rounds' ratios), the second raw run over the first (the same loop twice: how far two
 // identical runs differ there, the resolution of the runner's ratio) and each op's p50 and p99
 // latency on both sides (a raw latency is the call alone; a runner step's runs from the end of the
-// thread's previous call, so its p50 holds the runner's time between calls too). Asserts nothing
+// thread's previous call, so its p50 holds the runner's time between calls too), and on each side
+// when the first thread ended as a fraction of when the last did (where the driver's lock favours
+// some threads, the others finish alone, on a less contended driver: a tail that differs between
+// the two sides moves their walls apart). Asserts nothing
 // (CUDA only: the twin's calls go one at a time).
 //
 //   thread_scaling_bench [--cycles N] [--rounds R] [--seconds S] [--threads 1,2,4,8,16]
@@ -88,6 +91,13 @@ int RunnerAlone(const std::vector<int>& thread_counts, int cycles, int rounds);
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// The first of `ends` over the last (1: every thread ended together); 0 when there are none.
+double FirstOverLast(const std::vector<double>& ends) {
+  if (ends.empty()) return 0;
+  const auto [first, last] = std::minmax_element(ends.begin(), ends.end());
+  return *last > 0 ? *first / *last : 0;
 }
 
 double Detail(const vmm::report::StepRecord& r, const std::string& key) {
@@ -170,9 +180,9 @@ int main(int argc, char** argv) {
       engine.info().name.c_str(), cycles, rounds, min_seconds,
       setup == "caller" ? "the calling thread, as the runner's" : "each thread", gap_ns,
       context_query ? "; cuCtxGetCurrent before each raw call" : "");
-  std::printf("%-9s %7s %7s %13s %13s %11s %8s %-62s %-62s\n", "mix", "threads", "rounds",
-              "raw cyc/s", "runner cyc/s", "runner/raw", "raw/raw", "raw p50/p99 µs per op",
-              "runner p50/p99 µs per op");
+  std::printf("%-9s %7s %7s %13s %13s %11s %8s %11s %11s %-62s %-62s\n", "mix", "threads", "rounds",
+              "raw cyc/s", "runner cyc/s", "runner/raw", "raw/raw", "raw 1st/end", "run 1st/end",
+              "raw p50/p99 µs per op", "runner p50/p99 µs per op");
   for (bool map_only : {false, true}) {
     const char* mix = map_only ? "map-only" : "cycle";
     const std::vector<std::string> ops =
@@ -193,7 +203,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s", vmm::FormatDiagnostics(diagnostics).c_str());
         return 1;
       }
-      std::vector<double> raw_wall, runner_wall, ratio, again_ratio;
+      std::vector<double> raw_wall, runner_wall, ratio, again_ratio, raw_first, runner_first;
       std::map<std::string, std::vector<double>> raw_p50, raw_p99, runner_p50, runner_p99;
       const auto point_start = std::chrono::steady_clock::now();
       auto point_seconds = [&] {
@@ -207,6 +217,7 @@ int main(int argc, char** argv) {
         auto run_raw = [&] {
           vmm::bench::RawDriverLoop::Threaded t = raw->RunThreaded(threads, cycles, options);
           raw_us = t.wall_us;
+          raw_first.push_back(FirstOverLast(t.finish_us));
           for (const std::string& op : ops) {
             const vmm::report::TimingStats stats = vmm::ComputeStats(t.latency_us[op]);
             raw_p50[op].push_back(stats.median_us);
@@ -220,6 +231,9 @@ int main(int argc, char** argv) {
           for (const vmm::report::StepRecord& s : out.steps)
             if (s.op == "threads") group = s;
           runner_us = group.wall_us;
+          std::vector<double> ends;  // each thread's wall, from its start after the barrier
+          for (const vmm::report::StepRecord& thread : group.body) ends.push_back(thread.wall_us);
+          runner_first.push_back(FirstOverLast(ends));
           for (const std::string& op : ops) {
             runner_p50[op].push_back(Detail(group, op + "_p50_us"));
             runner_p99[op].push_back(Detail(group, op + "_p99_us"));
@@ -248,9 +262,10 @@ int main(int argc, char** argv) {
                       Median(runner_p99[op]));
         runner_ops += buf;
       }
-      std::printf("%-9s %7d %7d %13.0f %13.0f %11.3f %8.3f %-62s %-62s\n", mix, threads, r,
-                  total / Median(raw_wall) * 1e6, total / Median(runner_wall) * 1e6, Median(ratio),
-                  Median(again_ratio), raw_ops.c_str(), runner_ops.c_str());
+      std::printf("%-9s %7d %7d %13.0f %13.0f %11.3f %8.3f %11.3f %11.3f %-62s %-62s\n", mix,
+                  threads, r, total / Median(raw_wall) * 1e6, total / Median(runner_wall) * 1e6,
+                  Median(ratio), Median(again_ratio), Median(raw_first), Median(runner_first),
+                  raw_ops.c_str(), runner_ops.c_str());
       std::fflush(stdout);
     }
   }
