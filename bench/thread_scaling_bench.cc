@@ -3,19 +3,22 @@
 // release of a 2 MiB page; map-only: map + unmap of an allocation made before), each thread on a
 // page of its own, it runs in the same process:
 //   - raw: a plain C++ loop of the driver calls on std::threads (bench/raw_driver_loop_cuda.cc),
-//   - runner: a threads group of the same calls, parsed, planned and run by the executor.
-// Every round runs the raw loop twice and the runner once, in an order rotated from round to
-// round. A point runs at least R rounds, and more (up to 10 R) until it has taken 3 s, so the
-// short points (map + unmap on few threads: milliseconds a round) get the rounds their noise
-// needs. Prints, per point, the cycles per second of each, the runner's time over raw (median of
-// the rounds' ratios), the second raw run over the first (the same loop twice: how far two
-// identical runs differ there, the resolution of the runner's ratio) and each op's p50 and p99
-// latency on both sides (a raw latency is the call alone; a runner step's runs from the end of the
-// thread's previous call, so its p50 holds the runner's time between calls too), and on each side
-// when the first thread ended as a fraction of when the last did (where the driver's lock favours
-// some threads, the others finish alone, on a less contended driver: a tail that differs between
-// the two sides moves their walls apart). Asserts nothing
-// (CUDA only: the twin's calls go one at a time).
+//   - runner: a threads group of the same calls, parsed, planned and run by the executor,
+//   - engine: std::threads making the same calls through the engine the runner uses (its
+//     PrepareThread, then Map, Unmap, ... from a loop that times each call as the raw one does):
+//     what the engine's path adds under contention, apart from the executor's.
+// Every round runs the raw loop twice, the runner and the engine loop once each, in an order
+// rotated from round to round. A point runs at least R rounds, and more (up to 10 R) until it has
+// taken 3 s, so the short points (map + unmap on few threads: milliseconds a round) get the rounds
+// their noise needs. Prints, per point, the cycles per second of each, the runner's and the engine
+// loop's time over raw (medians of the rounds' ratios), the second raw run over the first (the same
+// loop twice: how far two identical runs differ there, the resolution of the runner's ratio) and
+// each op's p50 and p99 latency on both sides (a raw latency is the call alone; a runner step's
+// runs from the end of the thread's previous call, so its p50 holds the runner's time between calls
+// too), and on each side when the first thread ended as a fraction of when the last did (where the
+// driver's lock favours some threads, the others finish alone, on a less contended driver: a tail
+// that differs between the two sides moves their walls apart). Asserts nothing (CUDA only: the
+// twin's calls go one at a time).
 //
 //   thread_scaling_bench [--cycles N] [--rounds R] [--seconds S] [--threads 1,2,4,8,16]
 //                        [--setup threads|caller] [--raw-gap-ns G] [--raw-context-query]
@@ -30,6 +33,7 @@
 // `--null` times only the runner, on an engine whose calls do nothing (any machine): µs per step
 // of a threads group against the same steps run by the run's own loop.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -38,6 +42,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -104,6 +109,71 @@ double Detail(const vmm::report::StepRecord& r, const std::string& key) {
   for (const vmm::report::Detail& d : r.details)
     if (d.first == key) return std::get<double>(d.second);
   return -1;
+}
+
+// `threads` std::threads, started together (each spins on a flag, as the raw loop's), each doing
+// `cycles` cycles through `engine` on a page of its own, reserved (and, for map + unmap, created)
+// on the calling thread before the start and freed after the wall is taken. Returns the wall
+// from the start to the last thread's end, in µs; < 0 if a call failed.
+double RunEngineThreaded(vmm::Engine& engine, int threads, int cycles, bool map_only) {
+  std::vector<vmm::DevicePtr> vas(static_cast<size_t>(threads), 0);
+  std::vector<vmm::AllocHandle> kept(static_cast<size_t>(threads));
+  bool ok = true;
+  for (int t = 0; ok && t < threads; ++t) {
+    ok = engine.Reserve(kPage, kPage, &vas[t]).ok() &&
+         (!map_only || engine.Create(kPage, &kept[t]).ok());
+  }
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false}, failed{!ok};
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  if (ok) {
+    std::vector<std::jthread> workers;
+    for (int t = 0; t < threads; ++t) {
+      workers.emplace_back([&, t] {
+        engine.PrepareThread(true);
+        const vmm::DevicePtr va = vas[t];
+        ++ready;
+        while (!go.load()) std::this_thread::yield();
+        // Each call timed as the raw loop times its own (two clock reads, a store in room made
+        // before the start), so that the two differ by the engine's path alone.
+        std::vector<double> latency;
+        latency.reserve(static_cast<size_t>(cycles) * (map_only ? 2 : 5));
+        auto timed = [&](auto call) {
+          const auto t0 = std::chrono::steady_clock::now();
+          const bool done = call().ok();
+          latency.push_back(
+              std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                  .count());
+          return done;
+        };
+        bool fine = true;
+        for (int i = 0; fine && i < cycles; ++i) {
+          if (map_only) {
+            fine = timed([&] { return engine.Map(va, kPage, 0, kept[t]); }) &&
+                   timed([&] { return engine.Unmap(va, kPage, nullptr); });
+            continue;
+          }
+          vmm::AllocHandle h;
+          fine = timed([&] { return engine.Create(kPage, &h); }) &&
+                 timed([&] { return engine.Map(va, kPage, 0, h); }) &&
+                 timed([&] { return engine.SetAccess(va, kPage, vmm::Access::kReadWrite); }) &&
+                 timed([&] { return engine.Unmap(va, kPage, nullptr); }) &&
+                 timed([&] { return engine.Release(h, nullptr); });
+        }
+        if (!fine) failed = true;
+      });
+    }
+    while (ready.load() < threads) std::this_thread::yield();
+    start = std::chrono::steady_clock::now();
+    go = true;
+  }  // joined
+  const double wall_us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  for (int t = 0; t < threads; ++t) {
+    if (kept[t].value != 0) (void)engine.Release(kept[t], nullptr);
+    if (vas[t] != 0) (void)engine.Free(vas[t], kPage);
+  }
+  return failed ? -1 : wall_us;
 }
 
 }  // namespace
@@ -180,9 +250,9 @@ int main(int argc, char** argv) {
       engine.info().name.c_str(), cycles, rounds, min_seconds,
       setup == "caller" ? "the calling thread, as the runner's" : "each thread", gap_ns,
       context_query ? "; cuCtxGetCurrent before each raw call" : "");
-  std::printf("%-9s %7s %7s %13s %13s %11s %8s %11s %11s %-62s %-62s\n", "mix", "threads", "rounds",
-              "raw cyc/s", "runner cyc/s", "runner/raw", "raw/raw", "raw 1st/end", "run 1st/end",
-              "raw p50/p99 µs per op", "runner p50/p99 µs per op");
+  std::printf("%-9s %7s %7s %13s %13s %11s %11s %8s %11s %11s %-62s %-62s\n", "mix", "threads",
+              "rounds", "raw cyc/s", "runner cyc/s", "runner/raw", "engine/raw", "raw/raw",
+              "raw 1st/end", "run 1st/end", "raw p50/p99 µs per op", "runner p50/p99 µs per op");
   for (bool map_only : {false, true}) {
     const char* mix = map_only ? "map-only" : "cycle";
     const std::vector<std::string> ops =
@@ -203,7 +273,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s", vmm::FormatDiagnostics(diagnostics).c_str());
         return 1;
       }
-      std::vector<double> raw_wall, runner_wall, ratio, again_ratio, raw_first, runner_first;
+      std::vector<double> raw_wall, runner_wall, ratio, again_ratio, raw_first, runner_first,
+          engine_ratio;
       std::map<std::string, std::vector<double>> raw_p50, raw_p99, runner_p50, runner_p99;
       const auto point_start = std::chrono::steady_clock::now();
       auto point_seconds = [&] {
@@ -212,7 +283,7 @@ int main(int argc, char** argv) {
       };
       int r = 0;
       for (; r < rounds || (point_seconds() < min_seconds && r < 10 * rounds); ++r) {
-        double raw_us = -1, again_us = -1, runner_us = -1;
+        double raw_us = -1, again_us = -1, runner_us = -1, engine_us = -1;
         vmm::report::StepRecord group;
         auto run_raw = [&] {
           vmm::bench::RawDriverLoop::Threaded t = raw->RunThreaded(threads, cycles, options);
@@ -239,13 +310,17 @@ int main(int argc, char** argv) {
             runner_p99[op].push_back(Detail(group, op + "_p99_us"));
           }
         };
-        const std::function<void()> variants[] = {run_raw, run_raw_again, run_runner};
-        for (int v = 0; v < 3; ++v) variants[(r + v) % 3]();  // each goes first in turn
-        if (raw_us <= 0 || again_us <= 0 || runner_us <= 0) {
-          std::fprintf(stderr, "a run failed (raw %.0f µs, again %.0f µs, runner %.0f µs)\n",
-                       raw_us, again_us, runner_us);
+        auto run_engine = [&] { engine_us = RunEngineThreaded(engine, threads, cycles, map_only); };
+        const std::function<void()> variants[] = {run_raw, run_raw_again, run_runner, run_engine};
+        for (int v = 0; v < 4; ++v) variants[(r + v) % 4]();  // each goes first in turn
+        if (raw_us <= 0 || again_us <= 0 || runner_us <= 0 || engine_us <= 0) {
+          std::fprintf(stderr,
+                       "a run failed (raw %.0f µs, again %.0f µs, runner %.0f µs, engine %.0f "
+                       "µs)\n",
+                       raw_us, again_us, runner_us, engine_us);
           return 1;
         }
+        engine_ratio.push_back(engine_us / raw_us);
         raw_wall.push_back(raw_us);
         runner_wall.push_back(runner_us);
         ratio.push_back(runner_us / raw_us);
@@ -262,10 +337,10 @@ int main(int argc, char** argv) {
                       Median(runner_p99[op]));
         runner_ops += buf;
       }
-      std::printf("%-9s %7d %7d %13.0f %13.0f %11.3f %8.3f %11.3f %11.3f %-62s %-62s\n", mix,
+      std::printf("%-9s %7d %7d %13.0f %13.0f %11.3f %11.3f %8.3f %11.3f %11.3f %-62s %-62s\n", mix,
                   threads, r, total / Median(raw_wall) * 1e6, total / Median(runner_wall) * 1e6,
-                  Median(ratio), Median(again_ratio), Median(raw_first), Median(runner_first),
-                  raw_ops.c_str(), runner_ops.c_str());
+                  Median(ratio), Median(engine_ratio), Median(again_ratio), Median(raw_first),
+                  Median(runner_first), raw_ops.c_str(), runner_ops.c_str());
       std::fflush(stdout);
     }
   }
