@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/engine/host/host_engine.h"
+#include "runner/engine/host/host_test_util.h"
 #include "runner/exec/executor.h"
 #include "runner/plan/planned_test_util.h"
 
@@ -131,9 +131,7 @@ steps:
 TEST(ContextHold, OnlyMemoryCallsRunInsideABracketAndEveryBurstIsBracketed) {
   Planned p(kMixed);
   ASSERT_EQ(p.errors, "");
-  HostEngineOptions options;
-  options.granularity = 2 << 20;
-  std::unique_ptr<Engine> twin = std::move(CreateHostEngine(options)).value();
+  std::unique_ptr<Engine> twin = TestTwin();
   HoldWatchEngine engine(*twin);
   RunOutcome out = RunPlan(p.plan, engine, nullptr);
   ASSERT_EQ(out.summary.exit_code, 0) << out.steps.back().error;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "runner/engine/fault_engine.h"
-#include "runner/engine/host/host_engine.h"
+#include "runner/engine/host/host_test_util.h"
 #include "runner/engine/shared_engine.h"
 #include "runner/exec/executor.h"
 #include "runner/plan/planned_test_util.h"
@@ -48,12 +48,6 @@ steps:
           - {op: check_equal, buffer: B, other: A}
 )";
 
-std::unique_ptr<Engine> Twin() {
-  HostEngineOptions options;
-  options.granularity = 2 << 20;
-  return std::move(CreateHostEngine(options)).value();
-}
-
 const report::Scalar* Detail(const report::StepRecord& r, const std::string& key) {
   for (const report::Detail& d : r.details)
     if (d.first == key) return &d.second;
@@ -63,7 +57,7 @@ const report::Scalar* Detail(const report::StepRecord& r, const std::string& key
 TEST(ThreadsRun, EachThreadRunsItsStepsAndTheRecordNestsThemWithLatencies) {
   Planned p(kTwoMappers);
   ASSERT_EQ(p.errors, "");
-  std::unique_ptr<Engine> engine = Twin();
+  std::unique_ptr<Engine> engine = TestTwin();
   RunOutcome out = RunPlan(p.plan, *engine, nullptr);
   ASSERT_EQ(out.summary.exit_code, 0) << out.steps.back().error;
   EXPECT_EQ(out.summary.checks_passed, 1);  // the thread's check counts
@@ -105,7 +99,7 @@ TEST(ThreadsRun, AThreadWithoutAContextMapsAndItsRecordSaysSo) {
   ASSERT_EQ(p.plan.steps[2].body.size(), 2u);
   EXPECT_TRUE(p.plan.steps[2].body[0].no_context);
   EXPECT_FALSE(p.plan.steps[2].body[1].no_context);
-  std::unique_ptr<Engine> engine = Twin();
+  std::unique_ptr<Engine> engine = TestTwin();
   RunOutcome out = RunPlan(p.plan, *engine, nullptr);
   ASSERT_EQ(out.summary.exit_code, 0) << out.steps.back().error;
   const report::StepRecord& group = out.steps[2];
@@ -135,7 +129,7 @@ steps:
           - {op: signal, point: pong 2}
 )");
   ASSERT_EQ(p.errors, "");
-  std::unique_ptr<Engine> engine = Twin();
+  std::unique_ptr<Engine> engine = TestTwin();
   RunOutcome out = RunPlan(p.plan, *engine, nullptr);
   EXPECT_EQ(out.summary.exit_code, 0);
   EXPECT_EQ(out.steps[0].body[1].body.size(), 4u);
@@ -178,7 +172,7 @@ steps:
 )");
   ASSERT_EQ(p.errors, "");
   ASSERT_TRUE(p.plan.injects_errors);
-  std::unique_ptr<Engine> engine = Twin();
+  std::unique_ptr<Engine> engine = TestTwin();
   const auto start = std::chrono::steady_clock::now();
   RunOutcome out = RunPlan(p.plan, *engine, nullptr);
   EXPECT_EQ(out.summary.exit_code, 0) << out.steps[4].error;
@@ -191,7 +185,7 @@ steps:
 TEST(ThreadsRun, AWaitForAPointOfAStoppedThreadFailsInsteadOfHanging) {
   Planned p(kTwoMappers);
   ASSERT_EQ(p.errors, "");
-  std::unique_ptr<Engine> twin = Twin();
+  std::unique_ptr<Engine> twin = TestTwin();
   // The first create fails: thread one's or thread two's, whichever comes first.
   FaultEngine faulty(*twin, FaultPlan{FaultKind::kCreate, 1});
   RunOutcome first = RunPlan(p.plan, faulty, nullptr);
@@ -244,7 +238,7 @@ steps:
           - {op: release, alloc: a}
 )");
   ASSERT_EQ(p.errors, "");
-  std::unique_ptr<Engine> twin = Twin();
+  std::unique_ptr<Engine> twin = TestTwin();
   FaultEngine faulty(*twin, FaultPlan{FaultKind::kMap, 1});
   RunOutcome out = RunPlan(p.plan, faulty, nullptr);
   EXPECT_EQ(out.summary.exit_code, 4);

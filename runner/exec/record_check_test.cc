@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "runner/engine/host/host_engine.h"
+#include "runner/engine/host/host_test_util.h"
 #include "runner/exec/executor.h"
 #include "runner/plan/planned_test_util.h"
 
@@ -45,9 +45,7 @@ steps:
 TEST(RecordCheck, JudgesAnEarlierStepsFactsNestedOrNot) {
   Planned p(kScenario);
   ASSERT_EQ(p.errors, "");
-  HostEngineOptions options;
-  options.granularity = 2 << 20;
-  std::unique_ptr<Engine> engine = std::move(CreateHostEngine(options)).value();
+  std::unique_ptr<Engine> engine = TestTwin();
   RunOutcome out = RunPlan(p.plan, *engine, nullptr);
   ASSERT_EQ(out.steps.size(), 11u);
   auto check = [&](size_t i) {
@@ -84,9 +82,7 @@ steps:
   - {op: free, buffer: K}
 )");
   ASSERT_EQ(p.errors, "");
-  HostEngineOptions options;
-  options.granularity = 2 << 20;
-  std::unique_ptr<Engine> engine = std::move(CreateHostEngine(options)).value();
+  std::unique_ptr<Engine> engine = TestTwin();
   RunOutcome out = RunPlan(p.plan, *engine, nullptr);
   ASSERT_TRUE(out.steps[8].check.has_value());
   EXPECT_EQ(out.steps[8].check->verdict, report::Verdict::kPass) << out.steps[8].check->actual;
