@@ -132,12 +132,12 @@ double RunEngineThreaded(vmm::Engine& engine, int threads, int cycles, bool map_
       workers.emplace_back([&, t] {
         engine.PrepareThread(true);
         const vmm::DevicePtr va = vas[t];
-        ++ready;
-        while (!go.load()) std::this_thread::yield();
         // Each call timed as the raw loop times its own (two clock reads, a store in room made
         // before the start), so that the two differ by the engine's path alone.
         std::vector<double> latency;
         latency.reserve(static_cast<size_t>(cycles) * (map_only ? 2 : 5));
+        ++ready;
+        while (!go.load()) std::this_thread::yield();
         auto timed = [&](auto call) {
           const auto t0 = std::chrono::steady_clock::now();
           const bool done = call().ok();
