@@ -2,7 +2,10 @@
 // (ConcurrentVmm), so that a benchmark times the runner alone (runner_overhead_bench,
 // thread_scaling_bench --null). Given `call_us`, each VMM call instead spins that long on the
 // clock, standing in for a driver call with none of its noise (runner_overhead_bench --backend
-// spin): the runner's time over such calls is its own work on the run's thread.
+// spin): the runner's time over such calls is its own work on the run's thread. Given
+// `touch_bytes` too, each such call first writes one byte in every 64 of a private buffer that
+// large, as a driver call leaves the caches and the TLB to the next code cold (the spin then
+// covers the rest of call_us; one thread at a time, as runner_overhead_bench calls).
 #pragma once
 
 #include <chrono>
@@ -20,7 +23,8 @@ inline constexpr uint64_t kNullPage = 2ull << 20;
 class NullEngine final : public vmm::Engine {
  public:
   bool ConcurrentVmm() const override { return true; }
-  explicit NullEngine(double call_us = 0) : call_us_(call_us) {
+  explicit NullEngine(double call_us = 0, size_t touch_bytes = 0)
+      : call_us_(call_us), touched_(touch_bytes) {
     info_.backend = call_us > 0 ? "spin" : "null";
     info_.granularity_min = info_.granularity_recommended = kNullPage;
   }
@@ -83,15 +87,17 @@ class NullEngine final : public vmm::Engine {
 
  private:
   // Busy-waits call_us_ (no sleep: a sleeping thread's wake-up would be noise of its own).
-  void Spin() const {
+  void Spin() {
     if (call_us_ <= 0) return;
     const auto until =
         std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(call_us_);
+    for (size_t i = 0; i < touched_.size(); i += 64) ++touched_[i];
     while (std::chrono::steady_clock::now() < until) {
     }
   }
 
   double call_us_ = 0;
+  std::vector<uint8_t> touched_;  // Spin writes it through
   vmm::DeviceInfo info_;
 };
 

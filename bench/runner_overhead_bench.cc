@@ -11,11 +11,12 @@
 // median [min, max] over the rounds. Prints figures; asserts nothing.
 //
 //   runner_overhead_bench [--backend auto|host|cuda|null|spin] [--cycles N] [--rounds R]
-//                         [--call-us U]
+//                         [--call-us U] [--call-touch-kib K]
 // `--backend null` times only the executor on an engine that does nothing (for profiling).
 // `--backend spin` runs every variant on an engine whose VMM calls each spin U µs (10 by default):
 // runner / engine there is the runner's own work on the run's thread, on any machine, without a
-// driver's noise (but also without what a driver call does to the caches).
+// driver's noise (but also without what a driver call does to the caches, unless
+// `--call-touch-kib K`: each call then first writes a line in every 64 bytes of K KiB of its own).
 #include <sys/resource.h>
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -154,17 +155,18 @@ double TickReadNs() {
 int main(int argc, char** argv) {
   std::string backend = "auto";
   int cycles = 500, rounds = 12;
-  double call_us = 10;
+  double call_us = 10, touch_kib = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--backend")) backend = argv[i + 1];
     if (!std::strcmp(argv[i], "--call-us")) call_us = std::atof(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--call-touch-kib")) touch_kib = std::atof(argv[i + 1]);
     if (!std::strcmp(argv[i], "--cycles")) cycles = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--rounds")) rounds = std::atoi(argv[i + 1]);
   }
-  if (cycles < 1 || rounds < 1 || !(call_us > 0)) {
+  if (cycles < 1 || rounds < 1 || !(call_us > 0) || !(touch_kib >= 0)) {
     std::fprintf(stderr,
                  "usage: runner_overhead_bench [--backend B] [--cycles N>=1] [--rounds R>=1] "
-                 "[--call-us U>0]\n");
+                 "[--call-us U>0] [--call-touch-kib K>=0]\n");
     return 2;
   }
   std::vector<vmm::Diagnostic> diagnostics;
@@ -185,7 +187,8 @@ int main(int argc, char** argv) {
   }
   std::unique_ptr<vmm::Engine> owned;
   if (backend == "spin") {
-    owned = std::make_unique<vmm::bench::NullEngine>(call_us);
+    owned =
+        std::make_unique<vmm::bench::NullEngine>(call_us, static_cast<size_t>(touch_kib * 1024));
   } else {
     vmm::EngineRequest request;
     vmm::ParseBackendKind(backend, &request.kind);
@@ -285,8 +288,10 @@ int main(int argc, char** argv) {
   const std::vector<double> null_runs = TimeExecutorAlone(plan, rounds);
   const double steps = 5.0 * cycles + 2;
   if (backend == "spin") {
-    std::printf("runner overhead per VMM step (spin engine: every VMM call spins %.1f us)\n",
-                call_us);
+    std::printf(
+        "runner overhead per VMM step (spin engine: every VMM call spins %.1f us, %.0f KiB "
+        "written through first)\n",
+        call_us, touch_kib);
   } else {
     std::printf("runner overhead per VMM step (%s backend: %s)\n", engine.info().backend.c_str(),
                 engine.info().name.c_str());
