@@ -11,11 +11,13 @@
 // thread's details, overall in the group's (`<op>_n`, `_min_us`, `_p50_us`, `_p99_us`,
 // `_max_us`, one sample per run of a step).
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
 #include <new>
+#include <system_error>
 #include <thread>
 
 #include "runner/base/stop_signal.h"
@@ -37,9 +39,11 @@ struct ThreadSync {
   std::condition_variable changed;
   std::vector<Point> state;               // by sync point slot
   std::vector<std::string> abandoned_by;  // by slot: the thread that stopped without signalling
-  size_t arrived = 0;                     // the start barrier
-  size_t waiting;                         // threads still to arrive
-  std::chrono::steady_clock::time_point started;  // when the last one arrived
+  std::atomic<size_t> arrived{0};         // the start barrier
+  std::atomic<bool> go{false};            // set by the last to arrive (or by CallOff)
+  std::atomic<bool> called_off{false};
+  size_t waiting;                                 // threads in the group
+  std::chrono::steady_clock::time_point started;  // when the last one arrived (written before go)
 
   void Set(int point, Point to, const std::string& by = "") {
     {
@@ -50,15 +54,25 @@ struct ThreadSync {
     }
     changed.notify_all();
   }
-  // Every thread waits here until all have arrived, so that they start together.
-  void Arrive() {
-    std::unique_lock<std::mutex> lock(mu);
-    if (++arrived == waiting) {
+  // Every thread waits here until all have arrived, so that they start together: spinning (with a
+  // yield, for a machine with fewer cores than threads), as a raw threaded loop's threads wait on
+  // a flag. A sleep on a condition variable would have the last thread's wake-ups start the others
+  // one by one, tens of µs apart on a VM, inside the group's wall.
+  // False when the group was called off instead (CallOff): the thread then runs nothing.
+  bool Arrive() {
+    if (arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == waiting) {
       started = std::chrono::steady_clock::now();
-      changed.notify_all();
-      return;
+      go.store(true, std::memory_order_release);
+      return true;
     }
-    changed.wait(lock, [&] { return arrived == waiting; });
+    while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+    return !called_off.load(std::memory_order_relaxed);
+  }
+  // Not every thread could be started: releases those waiting at the barrier, to run nothing.
+  void CallOff() {
+    called_off.store(true, std::memory_order_relaxed);
+    started = std::chrono::steady_clock::now();
+    go.store(true, std::memory_order_release);
   }
   // Until `point` is signalled (ok), abandoned or a stop is requested (an error saying which).
   Status Wait(int point, const std::string& name) {
@@ -108,7 +122,11 @@ void RunThread(const PlanStep& thread, RunState& state, ThreadSync& sync, StepRe
     hot.clear();
   }
   state.engine.PrepareThread(!thread.no_context);  // before the barrier, as a program's threads
-  sync.Arrive();
+  if (!sync.Arrive()) {
+    finished = sync.started;
+    out.status = StepStatus::kSkipped;
+    return;
+  }
   const std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   bool stopped = hot.size() != steps.size();
   if (stopped) {
@@ -203,14 +221,29 @@ Status RunStep<Op::kThreads>(const PlanStep& step, RunState& state, StepRecord& 
   std::vector<std::chrono::steady_clock::time_point> finished(step.body.size());
   threads.reserve(step.body.size());
   for (const PlanStep& thread : step.body) threads.push_back(NewStepRecord(thread));
+  std::string not_started;  // why a thread could not be started (the system's words)
   {
     std::vector<std::jthread> running;
     running.reserve(step.body.size());
-    for (size_t t = 0; t < step.body.size(); ++t) {
-      running.emplace_back(
-          [&, t] { RunThread(step.body[t], state, sync, threads[t], samples[t], finished[t]); });
+    try {
+      for (size_t t = 0; t < step.body.size(); ++t) {
+        running.emplace_back(
+            [&, t] { RunThread(step.body[t], state, sync, threads[t], samples[t], finished[t]); });
+      }
+    } catch (const std::system_error& e) {  // EAGAIN: the process's thread limit
+      not_started = "thread '" + step.body[running.size()].label + "' could not be started (" +
+                    e.what() + ")";
+      sync.CallOff();
     }
   }  // joined here
+  if (!not_started.empty()) {
+    state.sync = nullptr;
+    for (StepRecord& t : threads) t.status = StepStatus::kSkipped;
+    record.body = std::move(threads);
+    return RuntimeError(not_started +
+                        "; no thread of the group ran a step. Lower the thread count "
+                        "or raise the limit (ulimit -u)");
+  }
   // From the barrier (every thread ready) to the end of the last thread's last step: starting the
   // threads and building their records after are not the group's work.
   const auto last = *std::max_element(finished.begin(), finished.end());
