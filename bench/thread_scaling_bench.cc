@@ -6,7 +6,10 @@
 //   - runner: a threads group of the same calls, parsed, planned and run by the executor,
 //   - engine: std::threads making the same calls through the engine the runner uses (its
 //     PrepareThread, then Map, Unmap, ... from a loop that times each call as the raw one does):
-//     what the engine's path adds under contention, apart from the executor's.
+//     what the engine's path adds under contention, apart from the executor's. By default each
+//     call is made outside a context-hold bracket (the engine asks the driver for the current
+//     context every call); `--engine-hold` brackets each thread's loop as the runner brackets its
+//     bursts (Engine::HoldContext), so that engine / raw is the engine's share of runner / raw.
 // Every round runs the raw loop twice, the runner and the engine loop once each, in an order
 // rotated from round to round. A point runs at least R rounds, and more (up to 10 R) until it has
 // taken 3 s, so the short points (map + unmap on few threads: milliseconds a round) get the rounds
@@ -22,7 +25,7 @@
 //
 //   thread_scaling_bench [--cycles N] [--rounds R] [--seconds S] [--threads 1,2,4,8,16]
 //                        [--setup threads|caller] [--raw-gap-ns G] [--raw-context-query]
-//                        [--null]
+//                        [--engine-hold] [--null]
 // `--setup caller`: the raw loop reserves every thread's page (and creates its allocation) on the
 // calling thread before the start, and frees them after the wall is taken, as the runner's
 // scenario does in steps around its threads group; by default each raw thread sets up its own.
@@ -115,7 +118,7 @@ double Detail(const vmm::report::StepRecord& r, const std::string& key) {
 // `cycles` cycles through `engine` on a page of its own, reserved (and, for map + unmap, created)
 // on the calling thread before the start and freed after the wall is taken. Returns the wall
 // from the start to the last thread's end, in µs; < 0 if a call failed.
-double RunEngineThreaded(vmm::Engine& engine, int threads, int cycles, bool map_only) {
+double RunEngineThreaded(vmm::Engine& engine, int threads, int cycles, bool map_only, bool hold) {
   std::vector<vmm::DevicePtr> vas(static_cast<size_t>(threads), 0);
   std::vector<vmm::AllocHandle> kept(static_cast<size_t>(threads));
   bool ok = true;
@@ -138,6 +141,7 @@ double RunEngineThreaded(vmm::Engine& engine, int threads, int cycles, bool map_
         latency.reserve(static_cast<size_t>(cycles) * (map_only ? 2 : 5));
         ++ready;
         while (!go.load()) std::this_thread::yield();
+        if (hold) engine.HoldContext(true);
         auto timed = [&](auto call) {
           const auto t0 = std::chrono::steady_clock::now();
           const bool done = call().ok();
@@ -160,6 +164,7 @@ double RunEngineThreaded(vmm::Engine& engine, int threads, int cycles, bool map_
                  timed([&] { return engine.Unmap(va, kPage, nullptr); }) &&
                  timed([&] { return engine.Release(h, nullptr); });
         }
+        if (hold) engine.HoldContext(false);
         if (!fine) failed = true;
       });
     }
@@ -184,7 +189,7 @@ int main(int argc, char** argv) {
   std::vector<int> thread_counts{1, 2, 4, 8, 16};
   std::string setup = "threads";
   double gap_ns = 0;
-  bool null_engine = false, context_query = false;
+  bool null_engine = false, context_query = false, engine_hold = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--null")) {
       null_engine = true;
@@ -192,6 +197,10 @@ int main(int argc, char** argv) {
     }
     if (!std::strcmp(argv[i], "--raw-context-query")) {
       context_query = true;
+      continue;
+    }
+    if (!std::strcmp(argv[i], "--engine-hold")) {
+      engine_hold = true;
       continue;
     }
     if (i + 1 == argc) {  // a flag without its value: the usage below
@@ -227,7 +236,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: thread_scaling_bench [--cycles N] [--rounds R] [--seconds S] "
                  "[--threads 1,2] [--setup threads|caller] [--raw-gap-ns G>=0] "
-                 "[--raw-context-query] [--null]\n");
+                 "[--raw-context-query] [--engine-hold] [--null]\n");
     return 2;
   }
   if (null_engine) return RunnerAlone(thread_counts, cycles, rounds);
@@ -246,10 +255,12 @@ int main(int argc, char** argv) {
   if (raw == nullptr) return 3;
   std::printf(
       "%s, %d cycles per thread, at least %d rounds and %.0f s a point (median of the "
-      "rounds); the raw loop's pages set up by %s; %.0f ns spun after each raw call%s\n",
+      "rounds); the raw loop's pages set up by %s; %.0f ns spun after each raw call%s; the "
+      "engine loop's calls %s a context-hold bracket\n",
       engine.info().name.c_str(), cycles, rounds, min_seconds,
       setup == "caller" ? "the calling thread, as the runner's" : "each thread", gap_ns,
-      context_query ? "; cuCtxGetCurrent before each raw call" : "");
+      context_query ? "; cuCtxGetCurrent before each raw call" : "",
+      engine_hold ? "inside" : "outside");
   std::printf("%-9s %7s %7s %13s %13s %11s %11s %8s %11s %11s %-62s %-62s\n", "mix", "threads",
               "rounds", "raw cyc/s", "runner cyc/s", "runner/raw", "engine/raw", "raw/raw",
               "raw 1st/end", "run 1st/end", "raw p50/p99 µs per op", "runner p50/p99 µs per op");
@@ -310,7 +321,9 @@ int main(int argc, char** argv) {
             runner_p99[op].push_back(Detail(group, op + "_p99_us"));
           }
         };
-        auto run_engine = [&] { engine_us = RunEngineThreaded(engine, threads, cycles, map_only); };
+        auto run_engine = [&] {
+          engine_us = RunEngineThreaded(engine, threads, cycles, map_only, engine_hold);
+        };
         const std::function<void()> variants[] = {run_raw, run_raw_again, run_runner, run_engine};
         for (int v = 0; v < 4; ++v) variants[(r + v) % 4]();  // each goes first in turn
         if (raw_us <= 0 || again_us <= 0 || runner_us <= 0 || engine_us <= 0) {
