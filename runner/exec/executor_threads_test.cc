@@ -3,9 +3,14 @@
 // abandons its sync points so that nobody waits forever. SharedEngine's own contract is tested
 // against an engine that counts how many of its calls overlap.
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <variant>
@@ -213,6 +218,62 @@ TEST(ThreadsRun, AWaitForAPointOfAStoppedThreadFailsInsteadOfHanging) {
   } else {
     EXPECT_EQ(two.body[0].status, report::StepStatus::kFailed);
   }
+}
+
+// A group whose threads cannot all be started (the process's address space capped so that only
+// the first few thread stacks fit) fails naming the thread, with no step run by any thread, and
+// the threads already started are released from the barrier instead of waiting forever there. In a
+// child process: the cap would break the test runner's own threads (and a sanitizer's shadow).
+TEST(ThreadsRun, AThreadThatCannotStartFailsTheGroupWithNoStepRun) {
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "a sanitizer's shadow memory does not live under an address-space cap";
+#endif
+  std::string text = "version: 1\nname: many\nsteps:\n  - threads:\n";
+  for (int t = 0; t < 16; ++t) {
+    const std::string n = std::to_string(t);
+    text +=
+        "      - thread: t" + n + "\n        steps:\n          - {op: signal, point: p" + n + "}\n";
+  }
+  Planned p(text);
+  ASSERT_EQ(p.errors, "");
+  std::unique_ptr<Engine> engine = TestTwin();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(30);  // a group left waiting at its barrier ends the child by SIGALRM
+    // Room for two and a half thread stacks (the process's default size) above what it has mapped.
+    size_t stack = 8u << 20;
+    pthread_attr_t attr;
+    if (pthread_getattr_default_np(&attr) == 0) {
+      (void)pthread_attr_getstacksize(&attr, &stack);
+      pthread_attr_destroy(&attr);
+    }
+    long pages = 0;
+    if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
+      std::fclose(statm);
+    }
+    const rlim_t cap = static_cast<rlim_t>(pages) * sysconf(_SC_PAGESIZE) + stack * 5 / 2;
+    const rlimit limit{cap, cap};
+    if (pages == 0 || setrlimit(RLIMIT_AS, &limit) != 0) _exit(10);
+    RunOutcome out = RunPlan(p.plan, *engine, nullptr);
+    const report::StepRecord& group = out.steps[0];
+    int code = 0;
+    if (out.summary.exit_code == 0) code = 11;  // every thread started: the cap was too loose
+    if (group.error.find("could not be started") == std::string::npos) code = code ? code : 12;
+    if (group.body.size() != 16) code = code ? code : 13;
+    for (const report::StepRecord& thread : group.body)
+      if (thread.status != report::StepStatus::kSkipped || !thread.body.empty())
+        code = code ? code : 14;
+    _exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child ended by signal " << WTERMSIG(status)
+                                 << " (14: SIGALRM, the group hung)";
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "10: no cap set, 11: every thread started, 12: the error does not say which thread, 13: "
+         "not a record per thread, 14: a thread ran a step";
 }
 
 // A thread whose steps are all VMM calls runs them as one burst and builds their records after
