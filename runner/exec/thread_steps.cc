@@ -241,8 +241,8 @@ Status RunStep<Op::kThreads>(const PlanStep& step, RunState& state, StepRecord& 
     for (StepRecord& t : threads) t.status = StepStatus::kSkipped;
     record.body = std::move(threads);
     return RuntimeError(not_started +
-                        "; no thread of the group ran a step. Lower the thread count "
-                        "or raise the limit (ulimit -u)");
+                        "; no thread of the group ran a step. Lower the thread count or raise the "
+                        "process's limits (ulimit -u: threads, ulimit -v: address space)");
   }
   // From the barrier (every thread ready) to the end of the last thread's last step: starting the
   // threads and building their records after are not the group's work.
