@@ -10,12 +10,13 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <variant>
 #include <vector>
 
+#include "runner/base/input_file.h"
 #include "runner/engine/fault_engine.h"
 #include "runner/engine/host/host_test_util.h"
 #include "runner/engine/shared_engine.h"
@@ -248,11 +249,8 @@ TEST(ThreadsRun, AThreadThatCannotStartFailsTheGroupWithNoStepRun) {
       (void)pthread_attr_getstacksize(&attr, &stack);
       pthread_attr_destroy(&attr);
     }
-    long pages = 0;
-    if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
-      if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
-      std::fclose(statm);
-    }
+    const StatusOr<std::string> statm = ReadInputFile("/proc/self/statm", 4096);
+    const long pages = statm.ok() ? std::atol(statm->c_str()) : 0;  // the first field: all mapped
     const rlim_t cap = static_cast<rlim_t>(pages) * sysconf(_SC_PAGESIZE) + stack * 5 / 2;
     const rlimit limit{cap, cap};
     if (pages == 0 || setrlimit(RLIMIT_AS, &limit) != 0) _exit(10);
