@@ -25,7 +25,7 @@
 //
 //   thread_scaling_bench [--cycles N] [--rounds R] [--seconds S] [--threads 1,2,4,8,16]
 //                        [--setup threads|caller] [--raw-gap-ns G] [--raw-context-query]
-//                        [--engine-hold] [--null]
+//                        [--engine-hold] [--mix cycle|map-only|both] [--print-rounds] [--null]
 // `--setup caller`: the raw loop reserves every thread's page (and creates its allocation) on the
 // calling thread before the start, and frees them after the wall is taken, as the runner's
 // scenario does in steps around its threads group; by default each raw thread sets up its own.
@@ -33,6 +33,10 @@
 // a point's rate hangs on how soon a thread comes back to the driver; 0 by default).
 // `--raw-context-query`: each raw thread asks the driver which context is current before each
 // call (cuCtxGetCurrent, as the engine's calls do outside a burst).
+// `--mix` runs one of the two mixes only (both by default). `--print-rounds` prints, after each
+// point, a line per round ("round <mix> <threads> <runner/raw> <engine/raw> <raw/raw>"), so that
+// an A/B of two binaries can pool the rounds of many short runs (the median of 10 rounds moves by
+// a few percent from run to run at 16 threads; the effects looked for are about 1 %).
 // `--null` times only the runner, on an engine whose calls do nothing (any machine): µs per step
 // of a threads group against the same steps run by the run's own loop.
 #include <algorithm>
@@ -189,7 +193,8 @@ int main(int argc, char** argv) {
   std::vector<int> thread_counts{1, 2, 4, 8, 16};
   std::string setup = "threads";
   double gap_ns = 0;
-  bool null_engine = false, context_query = false, engine_hold = false;
+  bool null_engine = false, context_query = false, engine_hold = false, print_rounds = false;
+  std::string mixes = "both";
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--null")) {
       null_engine = true;
@@ -203,12 +208,18 @@ int main(int argc, char** argv) {
       engine_hold = true;
       continue;
     }
+    if (!std::strcmp(argv[i], "--print-rounds")) {
+      print_rounds = true;
+      continue;
+    }
     if (i + 1 == argc) {  // a flag without its value: the usage below
       cycles = 0;
       break;
     }
     if (!std::strcmp(argv[i], "--setup")) {
       setup = argv[i + 1];
+    } else if (!std::strcmp(argv[i], "--mix")) {
+      mixes = argv[i + 1];
     } else if (!std::strcmp(argv[i], "--raw-gap-ns")) {
       gap_ns = std::atof(argv[i + 1]);
     } else if (!std::strcmp(argv[i], "--cycles")) {
@@ -232,11 +243,13 @@ int main(int argc, char** argv) {
     ++i;  // past the value
   }
   if (cycles < 1 || rounds < 1 || thread_counts.empty() || !(min_seconds >= 0) ||
-      (setup != "threads" && setup != "caller") || !(gap_ns >= 0)) {
+      (setup != "threads" && setup != "caller") || !(gap_ns >= 0) ||
+      (mixes != "both" && mixes != "cycle" && mixes != "map-only")) {
     std::fprintf(stderr,
                  "usage: thread_scaling_bench [--cycles N] [--rounds R] [--seconds S] "
                  "[--threads 1,2] [--setup threads|caller] [--raw-gap-ns G>=0] "
-                 "[--raw-context-query] [--engine-hold] [--null]\n");
+                 "[--raw-context-query] [--engine-hold] [--mix cycle|map-only|both] "
+                 "[--print-rounds] [--null]\n");
     return 2;
   }
   if (null_engine) return RunnerAlone(thread_counts, cycles, rounds);
@@ -266,6 +279,7 @@ int main(int argc, char** argv) {
               "raw 1st/end", "run 1st/end", "raw p50/p99 µs per op", "runner p50/p99 µs per op");
   for (bool map_only : {false, true}) {
     const char* mix = map_only ? "map-only" : "cycle";
+    if (mixes != "both" && mixes != mix) continue;
     const std::vector<std::string> ops =
         map_only ? std::vector<std::string>{"map", "unmap"}
                  : std::vector<std::string>{"create", "map", "set_access", "unmap", "release"};
@@ -354,6 +368,10 @@ int main(int argc, char** argv) {
                   threads, r, total / Median(raw_wall) * 1e6, total / Median(runner_wall) * 1e6,
                   Median(ratio), Median(engine_ratio), Median(again_ratio), Median(raw_first),
                   Median(runner_first), raw_ops.c_str(), runner_ops.c_str());
+      for (size_t k = 0; print_rounds && k < ratio.size(); ++k) {
+        std::printf("round %s %d %.4f %.4f %.4f\n", mix, threads, ratio[k], engine_ratio[k],
+                    again_ratio[k]);
+      }
       std::fflush(stdout);
     }
   }

@@ -1,42 +1,67 @@
 #!/usr/bin/env bash
-# Session 29, call 1 (session 28's next_call.sh, with #32 runs after): where the
-# 5.5 % of map + unmap at 16 threads lies (#30 item 4), and whether the hot-text patch moves it.
-# thread_scaling_bench --threads 16 --setup caller --engine-hold (the engine loop's threads call
-# inside a context-hold bracket, as the runner's bursts: engine / raw is then the engine's share
-# of runner / raw; near runner / raw: the gap is the engine's path; near 1: the executor's), two
-# binaries alternated, three runs each:
-#  - base: this tree;
-#  - hot: ab_hot.patch (VMM_HOT on the path between two driver calls; session 28 call 2 read
-#    1.039, 1.054 against the base's 1.055, 1.055 at this point: three runs more to resolve it).
+# Session 29, call 1: where the 5.5 % of map + unmap at 16 threads lies (#30 item 4), with the
+# power to see 1 %: rounds pooled over many short runs (thread_scaling_bench --print-rounds).
+#  - thread_scaling_bench --threads 16 --mix map-only --setup caller --engine-hold, 30 rounds a
+#    run, five runs of each binary alternated (150 rounds each). --engine-hold brackets the engine
+#    loop's threads as the runner's bursts: engine / raw is then the engine's share of runner /
+#    raw (near it: the gap is the engine's path; near 1: the executor's).
+#  - binaries: base (this tree); pack (ab_pack.patch: what a memory call reads of the engine on
+#    one cache line, the lane's busy counters beside its context, one lane asked alone); hotpack
+#    (pack + ../session28/ab_hot.patch, the path's code gathered into 25 KiB).
+#  - runner_overhead_bench --backend cuda --cycles 1000 --rounds 96 (#32 item 1), base and
+#    hotpack alternated, two runs each.
 # Outputs tarred into $OUT/call1.tgz after every run (a call brings back 8 files at most).
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 export NCCL_NVLS_ENABLE=0
 out=/tmp/call1
-mkdir -p "$out" /tmp/base /tmp/hot
+mkdir -p "$out" /tmp/base /tmp/pack /tmp/hotpack
 keep() { tar czf "${OUT:-/tmp}/call1.tgz" -C "$out" .; }
-tools/h200_build.sh thread_scaling_bench runner_overhead_bench || exit 1
-cp build-gpu/bench/thread_scaling_bench build-gpu/bench/runner_overhead_bench /tmp/base/
+benches=(thread_scaling_bench runner_overhead_bench)
+tools/h200_build.sh "${benches[@]}" || exit 1
+for b in "${benches[@]}"; do cp "build-gpu/bench/$b" /tmp/base/; done
 echo "built at ${SECONDS}s"
-patch=reports/h200/session28/ab_hot.patch
-git apply "$patch" && cmake --build build-gpu --target thread_scaling_bench >/tmp/build_hot.log 2>&1 &&
-  cmake --build build-gpu --target runner_overhead_bench >>/tmp/build_hot.log 2>&1 &&
-  cp build-gpu/bench/thread_scaling_bench build-gpu/bench/runner_overhead_bench /tmp/hot/ ||
-  { echo "A/B build failed"; tail -20 /tmp/build_hot.log; exit 1; }
-git apply -R "$patch"
+build_variant() {  # build_variant DIR PATCH...: the benches with the patches applied, then reverted
+  local dir=$1 ok=1
+  shift
+  for p in "$@"; do git apply "$p" || ok=0; done
+  if [ $ok = 1 ] && cmake --build build-gpu --target "${benches[@]}" >"/tmp/build_$(basename "$dir").log" 2>&1; then
+    for b in "${benches[@]}"; do cp "build-gpu/bench/$b" "$dir/"; done
+  else
+    ok=0
+    tail -20 "/tmp/build_$(basename "$dir").log"
+  fi
+  for ((k = $#; k >= 1; k--)); do git apply -R "${!k}"; done
+  [ $ok = 1 ]
+}
+pack=reports/h200/session29/ab_pack.patch
+hot=reports/h200/session28/ab_hot.patch
+build_variant /tmp/pack "$pack" || { echo "pack build failed"; exit 1; }
+build_variant /tmp/hotpack "$pack" "$hot" || { echo "hotpack build failed"; exit 1; }
 echo "A/B built at ${SECONDS}s"
-for i in 1 2 3; do
-  for v in base hot; do
+for i in 1 2 3 4 5; do
+  for v in base pack hotpack; do
     echo "== thread_scaling_bench $v, run $i (at ${SECONDS}s)"
-    timeout 80 /tmp/$v/thread_scaling_bench --threads 16 --cycles 500 --rounds 10 --seconds 2 \
-      --setup caller --engine-hold >"$out/threads_${v}_$i.txt" 2>&1
-    cut -c1-120 "$out/threads_${v}_$i.txt"
-    keep
+    timeout 60 /tmp/$v/thread_scaling_bench --threads 16 --mix map-only --cycles 500 --rounds 30 \
+      --seconds 0 --setup caller --engine-hold --print-rounds >"$out/threads_${v}_$i.txt" 2>&1
+    grep -v '^round' "$out/threads_${v}_$i.txt" | tail -1 | cut -c1-120
   done
+  keep
 done
-# #32 item 1: runner / driver, base and hot alternated, two runs each (pooled with session 28's).
+python3 - "$out" <<'PY'
+import glob, statistics, sys
+for v in ("base", "pack", "hotpack"):
+    rows = [l.split() for f in sorted(glob.glob(f"{sys.argv[1]}/threads_{v}_*.txt"))
+            for l in open(f) if l.startswith("round ")]
+    if not rows:
+        print(v, "no rounds"); continue
+    col = lambda k: [float(r[k]) for r in rows]
+    print(f"{v:8s} rounds {len(rows):4d}  runner/raw {statistics.median(col(3)):.4f}  "
+          f"engine/raw {statistics.median(col(4)):.4f}  raw/raw {statistics.median(col(5)):.4f}")
+PY
+echo "threads done at ${SECONDS}s"
 for i in 1 2; do
-  for v in base hot; do
+  for v in base hotpack; do
     echo "== runner_overhead_bench $v, run $i (at ${SECONDS}s)"
     timeout 70 /tmp/$v/runner_overhead_bench --backend cuda --cycles 1000 --rounds 96 \
       >"$out/overhead_${v}_$i.txt" 2>&1
