@@ -48,17 +48,8 @@ for i in 1 2 3 4 5; do
   done
   keep
 done
-python3 - "$out" <<'PY'
-import glob, statistics, sys
-for v in ("base", "pack", "hotpack"):
-    rows = [l.split() for f in sorted(glob.glob(f"{sys.argv[1]}/threads_{v}_*.txt"))
-            for l in open(f) if l.startswith("round ")]
-    if not rows:
-        print(v, "no rounds"); continue
-    col = lambda k: [float(r[k]) for r in rows]
-    print(f"{v:8s} rounds {len(rows):4d}  runner/raw {statistics.median(col(3)):.4f}  "
-          f"engine/raw {statistics.median(col(4)):.4f}  raw/raw {statistics.median(col(5)):.4f}")
-PY
+python3 tools/pool_rounds.py base="$out/threads_base_*.txt" pack="$out/threads_pack_*.txt" \
+  hotpack="$out/threads_hotpack_*.txt" | tee "$out/pooled.txt"
 echo "threads done at ${SECONDS}s"
 for i in 1 2; do
   for v in base hotpack; do
