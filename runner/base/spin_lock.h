@@ -17,7 +17,22 @@ namespace vmm {
 
 class SpinLock {
  public:
+  // The uncontended path is one exchange, inlined where the lock is taken; the wait is out of line.
   void lock() noexcept {
+    if (!held_.exchange(true, std::memory_order_acquire)) [[likely]]
+      return;
+    LockContended();
+  }
+  bool try_lock() noexcept {
+    return !held_.load(std::memory_order_relaxed) &&
+           !held_.exchange(true, std::memory_order_acquire);
+  }
+  void unlock() noexcept { held_.store(false, std::memory_order_release); }
+
+ private:
+  static constexpr int kSpinsPerYield = 128;
+
+  [[gnu::noinline]] void LockContended() noexcept {
     while (held_.exchange(true, std::memory_order_acquire)) {
       // Wait reading (the line stays shared) until it looks free, then try again.
       for (int spins = 1; held_.load(std::memory_order_relaxed); ++spins) {
@@ -29,14 +44,6 @@ class SpinLock {
       }
     }
   }
-  bool try_lock() noexcept {
-    return !held_.load(std::memory_order_relaxed) &&
-           !held_.exchange(true, std::memory_order_acquire);
-  }
-  void unlock() noexcept { held_.store(false, std::memory_order_release); }
-
- private:
-  static constexpr int kSpinsPerYield = 128;
   static void Pause() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
     _mm_pause();

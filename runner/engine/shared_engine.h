@@ -76,7 +76,22 @@ class SharedEngine final : public Engine {
   static void Find(SyncNote* note, NoteArg* found) { *found = NoteArg{true, note}; }
   template <typename T>
   static void Find(const T&, NoteArg*) {}
-  static bool IsVmm(FaultKind kind);
+  // Known where each forwarder is compiled (its kind is a constant there), so that a VMM call on an
+  // engine that takes them concurrently goes straight to it, with no call in between.
+  static constexpr bool IsVmm(FaultKind kind) {
+    switch (kind) {
+      case FaultKind::kReserve:
+      case FaultKind::kFree:
+      case FaultKind::kCreate:
+      case FaultKind::kRelease:
+      case FaultKind::kMap:
+      case FaultKind::kSetAccess:
+      case FaultKind::kUnmap:
+        return true;
+      default:
+        return false;
+    }
+  }
   // A call the twin (an engine that is not concurrent) runs only after the stream's work: its
   // kernels but Busy and SetFlag, its copies and data checks.
   static bool RunsAfterWork(FaultKind kind, std::string_view name);

@@ -19,9 +19,10 @@
 
 namespace vmm {
 
-RunState::RunState(const Plan& p, Engine& e, BlockRunner* b)
+RunState::RunState(const Plan& p, Engine& e, BlockRunner* b, Engine* vmm)
     : plan(p),
       engine(e),
+      vmm_engine(vmm != nullptr ? *vmm : e),
       blocks(b),
       buffer_va(p.buffers.size(), 0),
       allocs(p.allocs.size()),
@@ -230,7 +231,8 @@ RunOutcome RunPlan(const Plan& plan, Engine& engine, StepObserver* observer, Blo
   Engine& base = faults ? static_cast<Engine&>(*faults) : engine;
   std::optional<SharedEngine> shared;
   if (plan.has_threads) shared.emplace(base);
-  RunState state(plan, shared ? *shared : base, blocks);
+  RunState state(plan, shared ? *shared : base, blocks,
+                 shared && base.ConcurrentVmm() ? &base : nullptr);
   if (faults) state.faults = &*faults;
   state.shared_handles = std::move(shared_handles);
   RunOutcome outcome;

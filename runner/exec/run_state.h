@@ -32,10 +32,17 @@ class BurstProgress;  // burst_records.h: how far a burst has got
 struct ThreadSync;    // thread_steps.cc: a threads group's sync points while it runs
 
 struct RunState {
-  RunState(const Plan& p, Engine& e, BlockRunner* b = nullptr);
+  // `vmm` is where the VMM calls go (below); null: to `e`.
+  RunState(const Plan& p, Engine& e, BlockRunner* b = nullptr, Engine* vmm = nullptr);
 
   const Plan& plan;
   Engine& engine;
+  // The engine the VMM calls (reserve, free, create, release, map, set_access, unmap) go to:
+  // `engine`, or, where that is a threads group's SharedEngine over an engine that takes them
+  // from several threads at once (ConcurrentVmm), that engine itself, which SharedEngine would
+  // forward them to unlocked anyway: a thread's call then reaches the driver one virtual call
+  // sooner. Every other call goes to `engine`.
+  Engine& vmm_engine;
   BlockRunner* blocks;  // runs isolate blocks; null where there is none (then they fail)
   std::vector<DevicePtr> buffer_va;                    // by buffer slot (0 = not reserved)
   std::vector<AllocHandle> allocs;                     // by alloc slot

@@ -17,6 +17,7 @@
 #endif
 
 #include "runner/base/format.h"
+#include "runner/base/hot_path.h"
 #include "runner/exec/burst_records.h"
 #include "runner/exec/run_state.h"
 
@@ -32,7 +33,7 @@ double Micros(Clock::time_point from, Clock::time_point to) {
 
 // A cheap, steadily increasing count: the CPU's time-stamp counter where there is one (x86-64:
 // constant and non-stop on every machine vmm-run targets), else steady_clock's nanoseconds.
-uint64_t ReadTicks() {
+VMM_HOT uint64_t ReadTicks() {
 #if defined(__x86_64__)
   return __rdtsc();
 #else
@@ -42,7 +43,7 @@ uint64_t ReadTicks() {
 
 // steps[0, n) hold ticks in wall_us; turns them into microseconds that add up to `total_us`
 // (all-zero ticks: an equal share each).
-void ShareOutTime(HotVmmStep* steps, size_t n, double total_us) {
+VMM_HOT void ShareOutTime(HotVmmStep* steps, size_t n, double total_us) {
   double ticks = 0;
   for (size_t i = 0; i < n; ++i) ticks += steps[i].wall_us;
   for (size_t i = 0; i < n; ++i) {
@@ -51,7 +52,7 @@ void ShareOutTime(HotVmmStep* steps, size_t n, double total_us) {
 }
 
 // Keeps what Unmap/Release said about in-flight work in the compiled step.
-void KeepSync(const SyncNote& note, HotVmmStep& s) {
+VMM_HOT void KeepSync(const SyncNote& note, HotVmmStep& s) {
   s.waited = note.waited;
   s.wait_us = note.wait_us;
 }
@@ -78,10 +79,10 @@ struct MemoryOp {
 
 template <>
 struct MemoryOp<Op::kReserve> {
-  static Status Call(HotVmmStep& s, RunState& state) {
+  VMM_HOT static Status Call(HotVmmStep& s, RunState& state) {
     DevicePtr va = 0;
     if (s.alloc >= 0) s.offset += state.last_va[s.alloc];  // {at: B} or {after: B}
-    Status status = state.engine.Reserve(s.size, s.aux, s.offset, &va);
+    Status status = state.vmm_engine.Reserve(s.size, s.aux, s.offset, &va);
     if (status.ok()) {
       state.buffer_va[s.buffer] = state.last_va[s.buffer] = s.result = va;
       s.hint_honoured = s.offset != 0 && va == s.offset;
@@ -109,10 +110,10 @@ struct MemoryOp<Op::kReserve> {
 
 template <>
 struct MemoryOp<Op::kFree> {
-  static Status Call(HotVmmStep& s, RunState& state) {
+  VMM_HOT static Status Call(HotVmmStep& s, RunState& state) {
     DevicePtr va = state.buffer_va[s.buffer];
     if (va == 0) va = state.last_va[s.buffer];  // a second free (expect_error): the same range
-    Status status = state.engine.Free(va, s.size);
+    Status status = state.vmm_engine.Free(va, s.size);
     if (status.ok()) state.buffer_va[s.buffer] = 0;
     return status;
   }
@@ -135,7 +136,7 @@ Status CreateWithSpec(const AllocSpec& spec, const AllocProps& props, int slot, 
                           "; size " + FormatBytes(spec.props.size) + " is not a multiple of it");
     }
   }
-  VMM_RETURN_IF_ERROR(state.engine.Create(props, handle));
+  VMM_RETURN_IF_ERROR(state.vmm_engine.Create(props, handle));
   if (!spec.read_back) return Status::Ok();
   AllocProps granted;
   VMM_RETURN_IF_ERROR(state.engine.AllocProperties(*handle, &granted));
@@ -158,19 +159,19 @@ namespace {
 
 template <>
 struct MemoryOp<Op::kCreate> {
-  static Status Call(HotVmmStep& s, RunState& state) {
+  VMM_HOT static Status Call(HotVmmStep& s, RunState& state) {
     AllocHandle handle;
     const AllocSpec& spec = state.plan.alloc_specs[s.alloc];
     Status status;
     if (s.aux == 0 || spec.props.location != MemLocation::kDevice) {
       // The scenario's device 0 is the engine's own (location_id -1); host RAM names no device.
       status = spec.read_back ? CreateWithSpec(spec, spec.props, s.alloc, state, &handle)
-                              : state.engine.Create(spec.props, &handle);
+                              : state.vmm_engine.Create(spec.props, &handle);
     } else {
       AllocProps props = spec.props;
       props.location_id = state.device_ordinal[s.aux];
       status = spec.read_back ? CreateWithSpec(spec, props, s.alloc, state, &handle)
-                              : state.engine.Create(props, &handle);
+                              : state.vmm_engine.Create(props, &handle);
     }
     if (status.ok()) {
       state.allocs[s.alloc] = handle;
@@ -199,10 +200,10 @@ struct MemoryOp<Op::kCreate> {
 
 template <>
 struct MemoryOp<Op::kRelease> {
-  static Status Call(HotVmmStep& s, RunState& state) {
+  VMM_HOT static Status Call(HotVmmStep& s, RunState& state) {
     SyncNote note;
     note.wait = s.wait;
-    Status status = state.engine.Release(state.allocs[s.alloc], &note);
+    Status status = state.vmm_engine.Release(state.allocs[s.alloc], &note);
     KeepSync(note, s);
     return status;
   }
@@ -214,9 +215,9 @@ struct MemoryOp<Op::kRelease> {
 
 template <>
 struct MemoryOp<Op::kMap> {
-  static Status Call(HotVmmStep& s, RunState& state) {
+  VMM_HOT static Status Call(HotVmmStep& s, RunState& state) {
     s.result = state.buffer_va[s.buffer] + s.offset;
-    return state.engine.Map(s.result, s.size, s.aux, state.allocs[s.alloc]);
+    return state.vmm_engine.Map(s.result, s.size, s.aux, state.allocs[s.alloc]);
   }
   static void Record(const PlanStep& step, const HotVmmStep& done, bool ok, RunState& state,
                      StepRecord& record) {
@@ -232,7 +233,7 @@ struct MemoryOp<Op::kMap> {
 
 template <>
 struct MemoryOp<Op::kSetAccess> {
-  static Status Call(HotVmmStep& s, RunState& state) {
+  VMM_HOT static Status Call(HotVmmStep& s, RunState& state) {
     const DevicePtr va = state.buffer_va[s.buffer] + s.offset;
     SyncNote note;
     note.wait = s.wait;
@@ -246,7 +247,7 @@ struct MemoryOp<Op::kSetAccess> {
       });
     }
     Status status =
-        state.engine.SetAccess(va, s.size, std::span<const DeviceAccess>(list, n), &note);
+        state.vmm_engine.SetAccess(va, s.size, std::span<const DeviceAccess>(list, n), &note);
     KeepSync(note, s);
     return status;
   }
@@ -270,10 +271,10 @@ struct MemoryOp<Op::kSetAccess> {
 
 template <>
 struct MemoryOp<Op::kUnmap> {
-  static Status Call(HotVmmStep& s, RunState& state) {
+  VMM_HOT static Status Call(HotVmmStep& s, RunState& state) {
     SyncNote note;
     note.wait = s.wait;
-    Status status = state.engine.Unmap(state.buffer_va[s.buffer] + s.offset, s.size, &note);
+    Status status = state.vmm_engine.Unmap(state.buffer_va[s.buffer] + s.offset, s.size, &note);
     KeepSync(note, s);
     return status;
   }
@@ -367,8 +368,8 @@ void CompileVmmStep(const PlanStep& step, const Plan& plan, HotVmmStep* out) {
   }
 }
 
-size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* error,
-                   BurstProgress* progress) {
+VMM_HOT size_t RunVmmSteps(HotVmmStep* steps, size_t count, RunState& state, Status* error,
+                           BurstProgress* progress) {
   // Between two calls only the time-stamp counter is read (about half a steady_clock read through a
   // VM's vDSO); every kTimeChunk steps steady_clock is read and the chunk's time shared out in
   // proportion to each step's ticks, so the steps' wall_us add up to the burst's real time

@@ -10,6 +10,7 @@
 
 #include "kernels/check_kernels.h"
 #include "runner/base/format.h"
+#include "runner/base/hot_path.h"
 #include "runner/engine/cuda/cuda_call.h"
 #include "runner/engine/cuda/cuda_engine_impl.h"
 
@@ -241,44 +242,34 @@ CudaEngine::~CudaEngine() {
   }
 }
 
-namespace {
-thread_local bool thread_has_no_context = false;  // PrepareThread(false) on this thread
-// Inside a HoldContext bracket: whether one is open on this thread, and the context BindLane saw
-// or made current since it opened (nullptr: none known, ask the driver).
-thread_local bool thread_holds_context = false;
-thread_local CUcontext thread_known_context = nullptr;
-}  // namespace
-
-bool CudaEngine::ThreadHasNoContext() { return thread_has_no_context; }
-
 Status CudaEngine::LeaveNoContext() {
-  if (!thread_has_no_context) return Status::Ok();
-  thread_known_context = nullptr;
+  if (!t_context.has_no_context) return Status::Ok();
+  t_context.known = nullptr;
   return CU_LATE_CALL(api_, cuCtxSetCurrent, v4000, kDriverAbiVersion, (nullptr));
 }
 
 void CudaEngine::HoldContext(bool hold) {
-  thread_holds_context = hold;
-  thread_known_context = nullptr;  // a bracket starts knowing nothing; outside one, nothing holds
+  t_context.holds = hold;
+  t_context.known = nullptr;  // a bracket starts knowing nothing; outside one, nothing holds
 }
 
 void CudaEngine::PrepareThread(bool with_context) {
-  thread_has_no_context = !with_context;
+  t_context.has_no_context = !with_context;
   (void)(with_context ? Bind() : LeaveNoContext());  // a failure is the first call's to report
 }
 
-Status CudaEngine::BindLane(const Lane& lane) {
+VMM_HOT Status CudaEngine::BindLane(const Lane& lane) {
   // Asked every call outside a HoldContext bracket: code sharing the thread may switch contexts.
   // Inside one, only this engine's memory calls run on the thread, so what BindLane saw or made
   // current last stays current. The query is ~10 ns alone, but with threads calling the driver
   // at once it is one more call in the gap between a thread's driver calls, where (measured on
   // the H200) every nanosecond costs several of the threads' throughput.
-  if (thread_known_context != nullptr && thread_known_context == lane.context) return Status::Ok();
-  thread_known_context = nullptr;  // until the driver says (a failure below leaves it unknown)
+  if (t_context.known != nullptr && t_context.known == lane.context) return Status::Ok();
+  t_context.known = nullptr;  // until the driver says (a failure below leaves it unknown)
   CUcontext current = nullptr;
   VMM_RETURN_IF_ERROR(CU_CALL(api_, cuCtxGetCurrent(&current)));
   if (current != lane.context) VMM_RETURN_IF_ERROR(CUDA_CALL(cudaSetDevice(lane.ordinal)));
-  if (thread_holds_context) thread_known_context = lane.context;
+  if (t_context.holds) t_context.known = lane.context;
   return Status::Ok();
 }
 
@@ -322,7 +313,7 @@ Status CudaEngine::Drain(Lane& lane, bool* waited) {
   return SyncStream(lane);
 }
 
-Status CudaEngine::WaitForStream(SyncNote* note) {
+VMM_HOT Status CudaEngine::WaitForStream(SyncNote* note) {
   SyncNote result;
   if (note != nullptr && !note->wait) {  // wait: false (isolate blocks): the call goes out now
     result.wait = false;
@@ -332,9 +323,7 @@ Status CudaEngine::WaitForStream(SyncNote* note) {
   // During a capture nothing is in flight (BeginCapture drained the stream), and querying or
   // synchronizing a capturing stream would invalidate the capture. Idle streams need neither a
   // query nor the clock (the common case, kept off the VMM hot path: one lane, one flag).
-  bool busy = false;
-  for (const std::unique_ptr<Lane>& lane : lanes_) busy = busy || lane->Busy();
-  if (!capturing_ && busy) {
+  if (!capturing_ && AnyLaneBusy()) {
     const auto start = std::chrono::steady_clock::now();
     for (const std::unique_ptr<Lane>& lane : lanes_) {
       if (!lane->Busy()) continue;

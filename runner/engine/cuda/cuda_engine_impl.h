@@ -67,10 +67,30 @@ T* DevicePointer(DevicePtr va) {
   return reinterpret_cast<T*>(static_cast<uintptr_t>(va));
 }
 
+// A thread's context state for the engine's calls (CudaEngine::Bind), in one place so that the
+// check every memory call makes reads one line: whether the thread was prepared without a context
+// (PrepareThread(false)); whether a HoldContext bracket is open on it; and the context BindLane
+// saw or made current since it opened (nullptr: none known, ask the driver).
+struct ThreadContext {
+  bool has_no_context = false;
+  bool holds = false;
+  CUcontext known = nullptr;
+};
+inline thread_local constinit ThreadContext t_context;
+
 // One device's share of the engine (see the header comment).
 struct Lane {
   int ordinal = 0;
   CUcontext context = nullptr;  // the device's primary context (retained by the runtime)
+  // What may be in flight on the stream (beside the context: a memory call reads both), readable
+  // from any thread (a threads group's waiting VMM calls run beside another thread's launches;
+  // SharedEngine). `marked` counts the launches marked (Enqueuing), `idle_at` the marks a
+  // completed wait covered, `launching` the Enqueuing scopes open now: a wait that starts while
+  // one is open may miss its work, so it marks nothing idle.
+  // Busy() is false only when everything enqueued is known to have finished. The stream is
+  // private to the engine, so nothing else puts work on it.
+  std::atomic<uint64_t> marked{0}, idle_at{0};
+  std::atomic<int> launching{0};
   KernelRegistry kernels;
   Stream stream;
   Event start, stop;
@@ -89,14 +109,6 @@ struct Lane {
   // Conditional bodies being captured (cudaStreamBeginCaptureToGraph), one stream per nesting
   // depth, created on first use.
   std::vector<Stream> body_streams;
-  // What may be in flight on the stream, readable from any thread (a threads group's waiting VMM
-  // calls run beside another thread's launches; SharedEngine). `marked` counts the launches marked
-  // (Enqueuing), `idle_at` the marks a completed wait covered, `launching` the Enqueuing scopes
-  // open now: a wait that starts while one is open may miss its work, so it marks nothing idle.
-  // Busy() is false only when everything enqueued is known to have finished. The stream is
-  // private to the engine, so nothing else puts work on it.
-  std::atomic<uint64_t> marked{0}, idle_at{0};
-  std::atomic<int> launching{0};
   bool Busy() const { return idle_at.load() != marked.load(); }
   // Before a wait on the stream: the marks it will cover, or 0 when a launch is under way.
   uint64_t WaitCovers() const {
@@ -212,10 +224,14 @@ class CudaEngine final : public Engine {
   // nothing on a thread prepared without a context (PrepareThread(false)). Inside a HoldContext
   // bracket, once BindLane has seen or made a lane's context current, it trusts that until the
   // bracket ends or LeaveNoContext runs (the only other way the engine's memory calls change it).
-  Status Bind() { return ThreadHasNoContext() ? Status::Ok() : BindLane(*lane_); }
-  // The calling thread was prepared without a context; LeaveNoContext makes none current again
-  // on such a thread (after a wait), and does nothing on any other.
-  static bool ThreadHasNoContext();
+  // Its common case inline: a thread without a context, or a bracket that knows lane_'s is current.
+  Status Bind() {
+    const ThreadContext& t = t_context;
+    if (t.has_no_context || (t.known != nullptr && t.known == lane_->context)) return Status::Ok();
+    return BindLane(*lane_);
+  }
+  // On a thread prepared without a context, makes none current again (after a wait); does
+  // nothing on any other.
   Status LeaveNoContext();
   Status BindLane(const Lane& lane);
   // A lane for `ordinal` with its context, stream, events and kernels (the device's context is
@@ -232,6 +248,21 @@ class CudaEngine final : public Engine {
   // Unmap/Release: Drain every busy lane with the wall time spent, unless capturing (then nothing
   // is in flight) or the note says not to wait (note->wait false).
   Status WaitForStream(SyncNote* note);
+  // WaitForStream with its common case inline: a note that waits (or none) and no lane busy.
+  Status WaitIfBusy(SyncNote* note) {
+    if ((note == nullptr || note->wait) && !AnyLaneBusy()) {
+      if (note != nullptr) *note = SyncNote{};
+      return Status::Ok();
+    }
+    return WaitForStream(note);
+  }
+  // Whether any lane may have work in flight (with one lane, the selected one is it).
+  bool AnyLaneBusy() const {
+    if (lanes_.size() == 1) return lane_->Busy();
+    for (const std::unique_ptr<Lane>& lane : lanes_)
+      if (lane->Busy()) return true;
+    return false;
+  }
   // Keeps program order across devices: when `from` may have work in flight, `to`'s stream waits
   // for it (an event recorded on `from`, cudaStreamWaitEvent on `to`) before anything enqueued on
   // `to` afterwards, as one stream would. Nothing when `from` is idle (no call at all).
@@ -274,11 +305,17 @@ class CudaEngine final : public Engine {
   bool driver_dot_ = false;
   CUcontext context_ = nullptr;  // the device's primary context (retained by the runtime)
   DeviceInfo info_;
-  std::vector<std::unique_ptr<Lane>> lanes_;  // the engine's own first, then in creation order
-  Lane* lane_ = nullptr;                      // the selected lane (SelectDevice)
+  // What every memory call reads on its way to the driver, on one cache line that no memory call
+  // writes: a thread's previous driver call has evicted its first-level cache, and each line the
+  // path reads again is time before the thread is back at the driver (session 29).
+  alignas(64) std::vector<std::unique_ptr<Lane>> lanes_;  // the engine's own first, then others
+  Lane* lane_ = nullptr;                                  // the selected lane (SelectDevice)
   bool capturing_ = false;                    // on lane_ (no device switch while capturing)
-  int capture_lane_ = 0;                      // the capture lane work goes to (0: lane_'s stream)
-  size_t fork_events_used_ = 0;               // of lane_->fork_events, in the current capture
+  std::atomic<bool> allow_released_{false};   // written under vmm_mu_; MemoFor reads it without
+  const uint64_t instance_ = NextInstance();  // this engine among the process's, for the memo
+  static uint64_t NextInstance();
+  int capture_lane_ = 0;         // the capture lane work goes to (0: lane_'s stream)
+  size_t fork_events_used_ = 0;  // of lane_->fork_events, in the current capture
   // record_event / wait_event, by (device ordinal, number): an event belongs to one device.
   std::map<std::pair<int, int>, Event> events_;
   std::unordered_map<cudaEvent_t, int> event_numbers_;
@@ -330,9 +367,8 @@ class CudaEngine final : public Engine {
   SlotMap<PhysicalAlloc> allocs_;
   // Counts the releases (under vmm_mu_): a thread's memo of the allocation it mapped last
   // (MemoFor) holds while no allocation was released since it was made.
-  std::atomic<uint64_t> releases_{0};
-  const uint64_t instance_ = NextInstance();  // this engine among the process's, for the memo
-  static uint64_t NextInstance();
+  // On a line of its own: every release writes it, every map reads it.
+  alignas(64) std::atomic<uint64_t> releases_{0};
   // The driver's handle of `handle` from this thread's memo of its last map, when still valid
   // (no release since, no released handle allowed now); 0 otherwise.
   CUmemGenericAllocationHandle MemoFor(AllocHandle handle) const;
@@ -376,7 +412,6 @@ class CudaEngine final : public Engine {
   };
   std::array<ReleasedHandle, kReleasedHandlesKept> released_{};
   size_t released_next_ = 0;
-  std::atomic<bool> allow_released_{false};  // written under vmm_mu_; MemoFor reads it without
   // The driver's freed handle of `id` when AllowReleasedHandle allows it now (and clears the
   // allowance), else nullopt. Call with vmm_mu_ held.
   std::optional<CUmemGenericAllocationHandle> TakeReleased(uint64_t id);

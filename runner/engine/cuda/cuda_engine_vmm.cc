@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "runner/base/format.h"
+#include "runner/base/hot_path.h"
 #include "runner/engine/cuda/cuda_call.h"
 #include "runner/engine/cuda/cuda_engine.h"
 #include "runner/engine/cuda/cuda_engine_impl.h"
@@ -40,7 +41,7 @@ std::atomic<uint64_t> g_next_instance{1};
 
 uint64_t CudaEngine::NextInstance() { return g_next_instance.fetch_add(1); }
 
-CUmemGenericAllocationHandle CudaEngine::MemoFor(AllocHandle handle) const {
+VMM_HOT CUmemGenericAllocationHandle CudaEngine::MemoFor(AllocHandle handle) const {
   const AllocMemo& memo = t_alloc_memo;
   if (memo.engine != instance_ || memo.handle != handle.value || handle.value == 0) return 0;
   if (memo.releases != releases_.load(std::memory_order_acquire)) return 0;
@@ -48,17 +49,17 @@ CUmemGenericAllocationHandle CudaEngine::MemoFor(AllocHandle handle) const {
   return memo.driver;
 }
 
-void CudaEngine::Memoize(AllocHandle handle, CUmemGenericAllocationHandle driver,
-                         uint64_t releases) const {
+VMM_HOT void CudaEngine::Memoize(AllocHandle handle, CUmemGenericAllocationHandle driver,
+                                 uint64_t releases) const {
   t_alloc_memo = AllocMemo{instance_, handle.value, releases, driver};
 }
 
-CudaEngine::MappingShard& CudaEngine::ThreadShard() {
+VMM_HOT CudaEngine::MappingShard& CudaEngine::ThreadShard() {
   if (t_shard == SIZE_MAX) t_shard = g_next_shard.fetch_add(1) % kMappingShards;
   return mapping_shards_[t_shard];
 }
 
-uint64_t CudaEngine::ForgetMappings(MappingShard& shard, DevicePtr va, uint64_t size) {
+VMM_HOT uint64_t CudaEngine::ForgetMappings(MappingShard& shard, DevicePtr va, uint64_t size) {
   uint64_t covered = 0;
   std::lock_guard<SpinLock> lock(shard.mu);
   std::erase_if(shard.list, [&](Mapping& m) {
@@ -72,7 +73,8 @@ uint64_t CudaEngine::ForgetMappings(MappingShard& shard, DevicePtr va, uint64_t 
   return covered;
 }
 
-Status CudaEngine::Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, DevicePtr* va) {
+VMM_HOT Status CudaEngine::Reserve(uint64_t size, uint64_t alignment, DevicePtr hint,
+                                   DevicePtr* va) {
   auto what = [&] {
     return "Reserve(size=" + FormatBytes(size) + ", alignment=" + FormatBytes(alignment) +
            ", hint=" + Hex(hint) + ")";
@@ -87,7 +89,7 @@ Status CudaEngine::Reserve(uint64_t size, uint64_t alignment, DevicePtr hint, De
   return Status::Ok();
 }
 
-Status CudaEngine::Free(DevicePtr va, uint64_t size) {
+VMM_HOT Status CudaEngine::Free(DevicePtr va, uint64_t size) {
   auto what = [&] { return "Free(va=" + Hex(va) + ", size=" + FormatBytes(size) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   // Taken out of the table while the driver frees it (another thread may use the table); put back
@@ -119,7 +121,7 @@ Status CudaEngine::Free(DevicePtr va, uint64_t size) {
   return Annotate(freed, what);
 }
 
-Status CudaEngine::Create(const AllocProps& props, AllocHandle* out) {
+VMM_HOT Status CudaEngine::Create(const AllocProps& props, AllocHandle* out) {
   auto what = [&] { return "Create(size=" + FormatBytes(props.size) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   StatusOr<PhysicalAlloc> a =
@@ -155,7 +157,7 @@ Status CudaEngine::AllowReleasedHandle() {
   return Status::Ok();
 }
 
-Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
+VMM_HOT Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
   auto what = [&] { return "Release(handle=" + std::to_string(handle.value) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   std::optional<CUmemGenericAllocationHandle> freed;
@@ -176,7 +178,7 @@ Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
   if (freed) return Annotate(CU_CALL(api_, cuMemRelease(*freed)), what);
   if (!memory) return UnknownHandle(what());
   VMM_RETURN_IF_ERROR(
-      Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
+      Annotate(WaitIfBusy(note), [&] { return what() + ": waiting for in-flight work"; }));
   VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemRelease(memory->handle)), what));
   std::lock_guard<SpinLock> lock(vmm_mu_);
   if (PhysicalAlloc* alloc = allocs_.Find(handle.value)) alloc->release();  // released above
@@ -187,7 +189,7 @@ Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
   return Status::Ok();
 }
 
-Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) {
+VMM_HOT Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle handle) {
   auto what = [&] {
     return "Map(va=" + Hex(va) + ", size=" + FormatBytes(size) + ", offset=" + FormatBytes(offset) +
            ", handle=" + std::to_string(handle.value) + ")";
@@ -218,8 +220,8 @@ Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, AllocHandle
   return Status::Ok();
 }
 
-Status CudaEngine::SetAccess(DevicePtr va, uint64_t size, std::span<const DeviceAccess> access,
-                             SyncNote* note) {
+VMM_HOT Status CudaEngine::SetAccess(DevicePtr va, uint64_t size,
+                                     std::span<const DeviceAccess> access, SyncNote* note) {
   auto what = [&] {
     std::string list;
     for (const DeviceAccess& a : access) {
@@ -242,7 +244,7 @@ Status CudaEngine::SetAccess(DevicePtr va, uint64_t size, std::span<const Device
   // cuMemSetAccess does not wait for kernels still using the range: one that writes where the
   // access drops to read faults (seen on the H200, 2026-12-01), so wait here as Unmap does.
   VMM_RETURN_IF_ERROR(
-      Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
+      Annotate(WaitIfBusy(note), [&] { return what() + ": waiting for in-flight work"; }));
   return Annotate(CU_CALL(api_, cuMemSetAccess(va, size, descs, access.size())), what);
 }
 
@@ -330,20 +332,22 @@ Status CudaEngine::Inventory(EngineInventory* out) {
   return Status::Ok();
 }
 
-Status CudaEngine::Unmap(DevicePtr va, uint64_t size, SyncNote* note) {
+VMM_HOT Status CudaEngine::Unmap(DevicePtr va, uint64_t size, SyncNote* note) {
   auto what = [&] { return "Unmap(va=" + Hex(va) + ", size=" + FormatBytes(size) + ")"; };
   VMM_RETURN_IF_ERROR(Bind());
   // cuMemUnmap does not wait for kernels still using the range: wait here, or they fault (unless
   // the scenario asked for exactly that: wait: false inside an isolate block).
   VMM_RETURN_IF_ERROR(
-      Annotate(WaitForStream(note), [&] { return what() + ": waiting for in-flight work"; }));
+      Annotate(WaitIfBusy(note), [&] { return what() + ": waiting for in-flight work"; }));
   VMM_RETURN_IF_ERROR(Annotate(CU_CALL(api_, cuMemUnmap(va, size)), what));
   // The driver unmapped the whole range: forget every mapping it touched, in this thread's shard
   // first; the others only when those did not cover the range.
   MappingShard& own = ThreadShard();
   uint64_t covered = ForgetMappings(own, va, size);
-  for (MappingShard& shard : mapping_shards_)
-    if (covered < size && &shard != &own) covered += ForgetMappings(shard, va, size);
+  if (covered < size) {
+    for (MappingShard& shard : mapping_shards_)
+      if (covered < size && &shard != &own) covered += ForgetMappings(shard, va, size);
+  }
   return Status::Ok();
 }
 

@@ -1,10 +1,11 @@
 #include "runner/engine/cuda/vmm_handles.h"
 
+#include "runner/base/hot_path.h"
 #include "runner/engine/cuda/cuda_call.h"
 
 namespace vmm::cuda {
 
-CUmemAllocationProp DeviceAllocationProp(int ordinal) {
+VMM_HOT CUmemAllocationProp DeviceAllocationProp(int ordinal) {
   CUmemAllocationProp prop = {};  // zero: no handle types, no compression, no win32 metadata
   prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
   prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_NONE;
@@ -13,7 +14,7 @@ CUmemAllocationProp DeviceAllocationProp(int ordinal) {
   return prop;
 }
 
-CUmemAllocationProp AllocationProp(const AllocProps& props, int engine_ordinal) {
+VMM_HOT CUmemAllocationProp AllocationProp(const AllocProps& props, int engine_ordinal) {
   CUmemAllocationProp prop = DeviceAllocationProp(engine_ordinal);
   switch (props.location) {
     case MemLocation::kDevice:
@@ -87,8 +88,9 @@ void PhysicalAllocTraits::Release(const Value& v) noexcept {
   CU_CALL_NOTHROW(*api, cuMemRelease(handle));
 }
 
-StatusOr<PhysicalAlloc> CreatePhysicalAlloc(const DriverApi& api, const CUmemAllocationProp& prop,
-                                            uint64_t size) {
+VMM_HOT StatusOr<PhysicalAlloc> CreatePhysicalAlloc(const DriverApi& api,
+                                                    const CUmemAllocationProp& prop,
+                                                    uint64_t size) {
   CUmemGenericAllocationHandle handle = 0;
   VMM_RETURN_IF_ERROR(CU_CALL(api, cuMemCreate(&handle, size, &prop, 0)));
   return PhysicalAlloc(PhysicalMemory{&api, handle, size});
@@ -107,9 +109,9 @@ void MappingTraits::Release(const Value& v) noexcept {
   CU_CALL_NOTHROW(*v.api, cuMemUnmap(v.va, v.size));
 }
 
-StatusOr<Mapping> CreateMapping(const DriverApi& api, CUdeviceptr va, uint64_t size,
-                                uint64_t offset, CUmemGenericAllocationHandle handle,
-                                uint64_t owner) {
+VMM_HOT StatusOr<Mapping> CreateMapping(const DriverApi& api, CUdeviceptr va, uint64_t size,
+                                        uint64_t offset, CUmemGenericAllocationHandle handle,
+                                        uint64_t owner) {
   VMM_RETURN_IF_ERROR(CU_CALL(api, cuMemMap(va, size, offset, handle, 0)));
   return Mapping(MappedRange{&api, va, size, owner});
 }
