@@ -4,7 +4,9 @@
 //   - where the wrapped engine says ConcurrentVmm() (CUDA), the VMM calls (reserve, free, create,
 //     map, set_access, unmap, release) go to the driver at once, from their own thread, beside the
 //     other threads' calls, waiting for the stream themselves where they wait: the driver's own
-//     serialisation is what a latency figure then shows;
+//     serialisation is what a latency figure then shows (the executor sends these straight to
+//     such an engine, RunState::vmm_engine, one virtual call sooner; the forwarding here serves
+//     any other caller);
 //   - any other call that waits for work in flight (synchronize; on an engine that is not
 //     concurrent, unmap, release and set_access that wait, and the kernels, copies and checks
 //     that the twin runs after the stream's work) first waits outside the lock
