@@ -311,7 +311,7 @@ class CudaEngine final : public Engine {
   alignas(64) std::vector<std::unique_ptr<Lane>> lanes_;  // the engine's own first, then others
   Lane* lane_ = nullptr;                                  // the selected lane (SelectDevice)
   bool capturing_ = false;                    // on lane_ (no device switch while capturing)
-  std::atomic<bool> allow_released_{false};   // written under vmm_mu_, rarely; MemoFor reads it
+  std::atomic<bool> allow_released_{false};   // written under vmm_mu_; MemoFor reads it without
   const uint64_t instance_ = NextInstance();  // this engine among the process's, for the memo
   static uint64_t NextInstance();
   int capture_lane_ = 0;         // the capture lane work goes to (0: lane_'s stream)
@@ -415,12 +415,6 @@ class CudaEngine final : public Engine {
   // The driver's freed handle of `id` when AllowReleasedHandle allows it now (and clears the
   // allowance), else nullopt. Call with vmm_mu_ held.
   std::optional<CUmemGenericAllocationHandle> TakeReleased(uint64_t id);
-  // Ends the allowance at the call it covered (call with vmm_mu_ held). Read first: with none
-  // given (every call but an isolate block's) the line it shares with lanes_ stays unwritten.
-  void EndAllowance() {
-    if (allow_released_.load(std::memory_order_relaxed))
-      allow_released_.store(false, std::memory_order_relaxed);
-  }
   // The driver's handle and size of allocation `handle`, copied under vmm_mu_ (other threads may
   // change the table); nullopt when the engine has none by that id.
   std::optional<PhysicalMemory> FindMemory(AllocHandle handle);

@@ -169,7 +169,7 @@ VMM_HOT Status CudaEngine::Release(AllocHandle handle, SyncNote* note) {
     // The allowance covers this call only, whichever handle it names.
     if (const PhysicalAlloc* alloc = allocs_.Find(handle.value)) {
       memory = alloc->get();
-      EndAllowance();
+      allow_released_.store(false, std::memory_order_relaxed);
     } else {
       freed = TakeReleased(handle.value);
     }
@@ -202,7 +202,7 @@ VMM_HOT Status CudaEngine::Map(DevicePtr va, uint64_t size, uint64_t offset, All
     const PhysicalAlloc* alloc = allocs_.Find(handle.value);
     if (alloc != nullptr) {
       memory = alloc->get().handle;
-      EndAllowance();  // it covers this call only
+      allow_released_.store(false, std::memory_order_relaxed);  // it covers this call only
       Memoize(handle, memory, releases_.load(std::memory_order_relaxed));
     } else if (const std::optional<CUmemGenericAllocationHandle> freed =
                    TakeReleased(handle.value)) {
