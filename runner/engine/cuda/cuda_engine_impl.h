@@ -305,9 +305,11 @@ class CudaEngine final : public Engine {
   bool driver_dot_ = false;
   CUcontext context_ = nullptr;  // the device's primary context (retained by the runtime)
   DeviceInfo info_;
-  // What every memory call reads on its way to the driver, on one cache line that no memory call
-  // writes: a thread's previous driver call has evicted its first-level cache, and each line the
-  // path reads again is time before the thread is back at the driver (session 29).
+  // What every memory call reads on its way to the driver, on one cache line: a thread's previous
+  // driver call has evicted its first-level cache, and each line the path reads again is time
+  // before the thread is back at the driver (session 29). Memory calls write it only where a map
+  // after a release, or a release, clears allow_released_ (reports/h200/session29/
+  // ab_allowance.patch clears it only when set; not yet measured).
   alignas(64) std::vector<std::unique_ptr<Lane>> lanes_;  // the engine's own first, then others
   Lane* lane_ = nullptr;                                  // the selected lane (SelectDevice)
   bool capturing_ = false;                    // on lane_ (no device switch while capturing)
