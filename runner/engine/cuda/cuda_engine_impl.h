@@ -83,11 +83,11 @@ struct Lane {
   int ordinal = 0;
   CUcontext context = nullptr;  // the device's primary context (retained by the runtime)
   // What may be in flight on the stream (beside the context: a memory call reads both), readable
-  // from any thread (a threads group's waiting VMM calls run beside another thread's launches;
-  // SharedEngine). `marked` counts the launches marked (Enqueuing), `idle_at` the marks a
-  // completed wait covered, `launching` the Enqueuing scopes open now: a wait that starts while
-  // one is open may miss its work, so it marks nothing idle.
-  // Busy() is false only when everything enqueued is known to have finished. The stream is
+  // from any thread (a threads group's waiting VMM calls, which reach the engine directly,
+  // RunState::vmm_engine, run beside another thread's launches). `marked` counts the launches
+  // marked (Enqueuing), `idle_at` the marks a completed wait covered, `launching` the Enqueuing
+  // scopes open now: a wait that starts while one is open may miss its work, so it marks nothing
+  // idle. Busy() is false only when everything enqueued is known to have finished. The stream is
   // private to the engine, so nothing else puts work on it.
   std::atomic<uint64_t> marked{0}, idle_at{0};
   std::atomic<int> launching{0};
@@ -307,9 +307,9 @@ class CudaEngine final : public Engine {
   DeviceInfo info_;
   // What every memory call reads on its way to the driver, on one cache line: a thread's previous
   // driver call has evicted its first-level cache, and each line the path reads again is time
-  // before the thread is back at the driver (session 29). Memory calls write it only where a map
-  // after a release, or a release, clears allow_released_ (reports/h200/session29/
-  // ab_allowance.patch clears it only when set; not yet measured).
+  // before the thread is back at the driver (session 29). Memory calls write it only where they
+  // clear allow_released_: a Map whose memo misses, every Release, and AllowReleasedHandle
+  // (reports/h200/session29/ab_allowance.patch clears it only when set; not yet measured).
   alignas(64) std::vector<std::unique_ptr<Lane>> lanes_;  // the engine's own first, then others
   Lane* lane_ = nullptr;                                  // the selected lane (SelectDevice)
   bool capturing_ = false;                    // on lane_ (no device switch while capturing)
