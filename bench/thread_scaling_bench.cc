@@ -244,12 +244,13 @@ int main(int argc, char** argv) {
   }
   if (cycles < 1 || rounds < 1 || thread_counts.empty() || !(min_seconds >= 0) ||
       (setup != "threads" && setup != "caller") || !(gap_ns >= 0) ||
-      (mixes != "both" && mixes != "cycle" && mixes != "map-only")) {
+      (mixes != "both" && mixes != "cycle" && mixes != "map-only") ||
+      (null_engine && (mixes != "both" || print_rounds))) {  // --null runs neither
     std::fprintf(stderr,
                  "usage: thread_scaling_bench [--cycles N] [--rounds R] [--seconds S] "
                  "[--threads 1,2] [--setup threads|caller] [--raw-gap-ns G>=0] "
                  "[--raw-context-query] [--engine-hold] [--mix cycle|map-only|both] "
-                 "[--print-rounds] [--null]\n");
+                 "[--print-rounds] [--null] (--null takes neither --mix nor --print-rounds)\n");
     return 2;
   }
   if (null_engine) return RunnerAlone(thread_counts, cycles, rounds);
