@@ -43,7 +43,8 @@ struct ThreadSync {
   std::atomic<bool> go{false};            // set by the last to arrive (or by CallOff)
   std::atomic<bool> called_off{false};
   size_t waiting;                                 // threads in the group
-  std::chrono::steady_clock::time_point started;  // when the last one arrived (written before go)
+  std::chrono::steady_clock::time_point started;  // when the last one arrived (written before go;
+                                                  // unset when called off)
 
   void Set(int point, Point to, const std::string& by = "") {
     {
@@ -71,7 +72,6 @@ struct ThreadSync {
   // Not every thread could be started: releases those waiting at the barrier, to run nothing.
   void CallOff() {
     called_off.store(true, std::memory_order_relaxed);
-    started = std::chrono::steady_clock::now();
     go.store(true, std::memory_order_release);
   }
   // Until `point` is signalled (ok), abandoned or a stop is requested (an error saying which).
